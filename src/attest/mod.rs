@@ -1,0 +1,3 @@
+//! Hashing, and (with the envelopes work) DSSE envelopes, keys and the recording proxy.
+
+pub mod hash;

@@ -1,0 +1,146 @@
+//! The command line: argument definitions and dispatch. Commands live one per file.
+//!
+//! Exit codes, the same for every command: 0 ok, 1 findings at or above `--fail-on`,
+//! 2 usage error or unreadable input.
+
+mod gen;
+mod output;
+mod summary;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub use output::Out;
+
+/// Exit code: nothing to report.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: findings reached the failure threshold.
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code: usage error or unreadable input.
+pub const EXIT_INPUT: u8 = 2;
+
+/// Proves where every claim in an AI agent's answer came from.
+#[derive(Parser, Debug)]
+#[command(
+    name = "provscope",
+    version,
+    about,
+    long_about = "provscope loads recorded MCP agent sessions (tool calls, tagged results, answers with \
+provenance stamps, signed execution envelopes) and shows where every claim came from.\n\n\
+With no command it opens the bundled sample sessions.",
+    after_help = "Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error or unreadable input."
+)]
+pub struct Cli {
+    /// Skip (with a diagnostic) any log line longer than this many bytes.
+    #[arg(long, global = true, default_value_t = crate::ingest::DEFAULT_MAX_LINE_BYTES, value_name = "BYTES")]
+    pub max_line_bytes: usize,
+    /// Threads used to load several files (default: all cores).
+    #[arg(long, short = 'j', global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The command; none opens the bundled samples.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Open session logs (files or directories); no PATH opens the bundled samples.
+    Open {
+        /// Session logs or directories of `*.jsonl`.
+        paths: Vec<PathBuf>,
+    },
+    /// Print per session: turns, calls, results, claims, envelopes, diagnostics.
+    Summary {
+        /// Session logs or directories of `*.jsonl`; none means the bundled samples.
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = summary::Format::Text)]
+        format: summary::Format,
+    },
+    /// Write deterministic synthetic sessions (every failure mode mixed in at a known rate).
+    Gen(gen::GenArgs),
+    /// Print the arguments hash (SHA-256 of RFC 8785 canonical JSON) of a tool call's arguments.
+    Hash {
+        /// The arguments as JSON; read from stdin when absent.
+        json: Option<String>,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Parses the command line and runs the command.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_INPUT } else { EXIT_OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    ExitCode::from(dispatch(cli))
+}
+
+fn dispatch(cli: Cli) -> u8 {
+    let opts = crate::ingest::LoadOptions {
+        max_line_bytes: cli.max_line_bytes,
+    };
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut out = Out::stdout();
+    match cli.command {
+        None => summary::run(&mut out, &[], summary::Format::Text, &opts, threads),
+        Some(Command::Open { paths }) => {
+            summary::run(&mut out, &paths, summary::Format::Text, &opts, threads)
+        }
+        Some(Command::Summary { paths, format }) => {
+            summary::run(&mut out, &paths, format, &opts, threads)
+        }
+        Some(Command::Gen(args)) => gen::run(&mut out, &args),
+        Some(Command::Hash { json }) => hash(&mut out, json),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = Cli::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "provscope", &mut buf);
+            out.bytes(&buf);
+            EXIT_OK
+        }
+    }
+}
+
+fn hash(out: &mut Out, json: Option<String>) -> u8 {
+    let text = match json {
+        Some(t) => t,
+        None => {
+            let mut s = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+                eprintln!("provscope: cannot read stdin: {e}");
+                return EXIT_INPUT;
+            }
+            s
+        }
+    };
+    let raw = match serde_json::value::RawValue::from_string(text.trim().to_owned()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("provscope: the arguments are not valid JSON: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    match crate::attest::hash::arguments_hash(Some(&raw)) {
+        Ok(h) => {
+            out.line(&h);
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            EXIT_INPUT
+        }
+    }
+}

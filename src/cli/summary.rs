@@ -1,0 +1,137 @@
+//! `provscope summary`: what each session holds, and what was wrong with the input.
+
+use super::{Out, EXIT_INPUT, EXIT_OK};
+use crate::ingest::{self, LoadOptions, Loaded};
+use crate::model::{DiagLevel, Session};
+use crate::text::one_line;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Output formats of `summary`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    /// A table for people.
+    Text,
+    /// One JSON object per session, in an array.
+    Json,
+}
+
+/// One row of the summary.
+#[derive(Serialize)]
+struct Row<'a> {
+    session: &'a str,
+    file: &'a str,
+    turns: usize,
+    calls: usize,
+    results: usize,
+    claims: usize,
+    envelopes: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+fn row(s: &Session) -> Row<'_> {
+    let errors = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Error)
+        .count();
+    Row {
+        session: &s.name,
+        file: &s.source,
+        turns: s.turns.len(),
+        calls: s.calls.len(),
+        results: s.results.len(),
+        claims: s.claim_count(),
+        envelopes: s.envelopes.len(),
+        errors,
+        warnings: s.diagnostics.len() - errors,
+    }
+}
+
+/// Loads `paths` (or the bundled samples) and prints the summary. Diagnostics go to stderr.
+pub fn run(
+    out: &mut Out,
+    paths: &[PathBuf],
+    format: Format,
+    opts: &LoadOptions,
+    threads: usize,
+) -> u8 {
+    let loaded = if paths.is_empty() {
+        Loaded {
+            sessions: ingest::samples::load_all(opts),
+            input_errors: vec![],
+        }
+    } else {
+        ingest::load_paths(paths, opts, threads)
+    };
+    let rows: Vec<Row> = loaded.sessions.iter().map(row).collect();
+    match format {
+        Format::Json => {
+            out.line(&serde_json::to_string_pretty(&rows).unwrap_or_default());
+        }
+        Format::Text => print_table(out, &rows),
+    }
+    for d in loaded.diagnostics() {
+        eprintln!("{}", one_line(&d.to_string()));
+    }
+    if loaded.has_errors() {
+        EXIT_INPUT
+    } else {
+        EXIT_OK
+    }
+}
+
+fn print_table(out: &mut Out, rows: &[Row]) {
+    let w = rows
+        .iter()
+        .map(|r| one_line(r.session).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    out.line(&format!(
+        "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+        "SESSION", "TURNS", "CALLS", "RESULTS", "CLAIMS", "ENVELOPES", "DIAGNOSTICS"
+    ));
+    let mut total = [0usize; 6];
+    for r in rows {
+        let diag = match (r.errors, r.warnings) {
+            (0, 0) => "-".to_owned(),
+            (e, 0) => format!("{e} error{}", if e == 1 { "" } else { "s" }),
+            (0, w) => format!("{w} warning{}", if w == 1 { "" } else { "s" }),
+            (e, w) => format!("{e}E {w}W"),
+        };
+        out.line(&format!(
+            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+            one_line(r.session),
+            r.turns,
+            r.calls,
+            r.results,
+            r.claims,
+            r.envelopes,
+            diag
+        ));
+        for (t, v) in total.iter_mut().zip([
+            r.turns,
+            r.calls,
+            r.results,
+            r.claims,
+            r.envelopes,
+            r.errors + r.warnings,
+        ]) {
+            *t += v;
+        }
+    }
+    if rows.len() > 1 {
+        out.line(&format!(
+            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+            format!("{} sessions", rows.len()),
+            total[0],
+            total[1],
+            total[2],
+            total[3],
+            total[4],
+            total[5]
+        ));
+    }
+}

@@ -1,0 +1,132 @@
+//! Turning command-line paths into session logs, and loading them in parallel.
+
+use super::loader::{load_file, LoadOptions};
+use crate::model::{DiagLevel, Diagnostic, Session};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Sessions loaded from a set of paths, plus problems with the paths themselves.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// One session per log file, in path order.
+    pub sessions: Vec<Session>,
+    /// Problems with the paths (missing, empty directory, unreadable).
+    pub input_errors: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// True when any path or any session had an error-level diagnostic.
+    pub fn has_errors(&self) -> bool {
+        !self.input_errors.is_empty() || self.sessions.iter().any(Session::has_errors)
+    }
+
+    /// Every diagnostic, paths first.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.input_errors
+            .iter()
+            .chain(self.sessions.iter().flat_map(|s| s.diagnostics.iter()))
+    }
+}
+
+fn path_error(p: &Path, message: String) -> Diagnostic {
+    Diagnostic {
+        file: Arc::from(p.display().to_string()),
+        line: 0,
+        column: 0,
+        path: String::new(),
+        level: DiagLevel::Error,
+        message,
+    }
+}
+
+/// Expands paths into log files: files as given, directories searched recursively for `*.jsonl`
+/// (sorted, hidden entries and symlinked directories skipped).
+pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        match std::fs::metadata(p) {
+            Err(e) => errors.push(path_error(
+                p,
+                match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+                    _ => format!("cannot read: {e}"),
+                },
+            )),
+            Ok(m) if m.is_dir() => {
+                let before = files.len();
+                walk(p, &mut files, &mut errors);
+                if files.len() == before {
+                    errors.push(path_error(
+                        p,
+                        "no *.jsonl session logs in this directory".into(),
+                    ));
+                }
+            }
+            Ok(_) => files.push(p.clone()),
+        }
+    }
+    (files, errors)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            errors.push(path_error(dir, format!("cannot list the directory: {e}")));
+            return;
+        }
+    };
+    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => walk(&path, out, errors),
+            Ok(_) if path.extension().is_some_and(|x| x == "jsonl") => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// Discovers and loads every session under `paths`, using up to `threads` threads.
+pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Loaded {
+    let (files, input_errors) = discover(paths);
+    let sessions = load_files_parallel(&files, opts, threads);
+    Loaded {
+        sessions,
+        input_errors,
+    }
+}
+
+fn load_files_parallel(files: &[PathBuf], opts: &LoadOptions, threads: usize) -> Vec<Session> {
+    let threads = threads.clamp(1, files.len().max(1));
+    if threads == 1 {
+        return files.iter().map(|f| load_file(f, opts)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Session>>> = Mutex::new(vec![None; files.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = files.get(i) else { break };
+                let s = load_file(f, opts);
+                if let Ok(mut g) = slots.lock() {
+                    g[i] = Some(s);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
+}

@@ -1,0 +1,729 @@
+//! The streaming session loader: one pass over the log, every valid event kept, every problem
+//! reported as a diagnostic. It never panics and never stops early.
+
+use super::lines::{CappedLines, Line};
+use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
+use crate::model::{
+    Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Session,
+    SessionHeader, Stamp, ToolResult, Turn, FORMAT_VERSION,
+};
+use std::collections::HashSet;
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Default cap on one line: 32 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 32 << 20;
+
+/// Loader settings.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// Lines longer than this are skipped with a diagnostic.
+    pub max_line_bytes: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// Loads one session log from a file. Unreadable files give a session with one diagnostic.
+pub fn load_file(path: &Path, opts: &LoadOptions) -> Session {
+    let source: Arc<str> = Arc::from(path.display().to_string());
+    let name = session_name(path);
+    match std::fs::File::open(path) {
+        Ok(f) => load_reader(name, source, BufReader::with_capacity(256 * 1024, f), opts),
+        Err(e) => {
+            let mut s = Session {
+                name,
+                source: source.clone(),
+                ..Session::default()
+            };
+            s.diagnostics
+                .push(file_diag(&source, format!("cannot read the file: {e}")));
+            s
+        }
+    }
+}
+
+/// Loads a session log from bytes already in memory (the embedded samples, tests).
+pub fn load_bytes(name: &str, source: &str, bytes: &[u8], opts: &LoadOptions) -> Session {
+    load_reader(name.to_owned(), Arc::from(source), bytes, opts)
+}
+
+/// The display name of a session file: its path without the `.jsonl` extension.
+pub fn session_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn file_diag(source: &Arc<str>, message: String) -> Diagnostic {
+    Diagnostic {
+        file: source.clone(),
+        line: 0,
+        column: 0,
+        path: String::new(),
+        level: DiagLevel::Error,
+        message,
+    }
+}
+
+/// Loads a session log from any reader.
+pub fn load_reader<R: Read>(
+    name: String,
+    source: Arc<str>,
+    reader: R,
+    opts: &LoadOptions,
+) -> Session {
+    let mut b = Builder::new(name, source);
+    let reader = BufReader::with_capacity(256 * 1024, reader);
+    let mut lines = CappedLines::new(reader, opts.max_line_bytes);
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => {
+                b.diag_at(
+                    lines_line(&b),
+                    0,
+                    "",
+                    DiagLevel::Error,
+                    format!("read error: {e}"),
+                );
+                break;
+            }
+        };
+        match line {
+            Line::TooLong { line_no, bytes } => b.diag_at(
+                line_no,
+                1,
+                "",
+                DiagLevel::Error,
+                format!(
+                    "line is {bytes} bytes, over the {} byte cap; skipped (raise --max-line-bytes to load it)",
+                    opts.max_line_bytes
+                ),
+            ),
+            Line::Text { line_no, ended } => {
+                if b.binary {
+                    continue;
+                }
+                b.line(line_no, &lines.buf, ended);
+            }
+        }
+    }
+    b.session.bytes = lines.consumed;
+    b.finish()
+}
+
+fn lines_line(b: &Builder) -> u64 {
+    b.last_line + 1
+}
+
+struct Builder {
+    session: Session,
+    last_line: u64,
+    binary: bool,
+    header_seen: bool,
+    any_event: bool,
+    call_ids: HashSet<String>,
+    result_ids: HashSet<String>,
+}
+
+impl Builder {
+    fn new(name: String, source: Arc<str>) -> Self {
+        Builder {
+            session: Session {
+                name,
+                source,
+                ..Session::default()
+            },
+            last_line: 0,
+            binary: false,
+            header_seen: false,
+            any_event: false,
+            call_ids: HashSet::new(),
+            result_ids: HashSet::new(),
+        }
+    }
+
+    fn diag_at(&mut self, line: u64, column: u64, path: &str, level: DiagLevel, message: String) {
+        self.session.diagnostics.push(Diagnostic {
+            file: self.session.source.clone(),
+            line,
+            column,
+            path: path.to_owned(),
+            level,
+            message,
+        });
+    }
+
+    /// A diagnostic about a field: the column is where `"key"` first appears on the line.
+    fn field_diag(
+        &mut self,
+        line_no: u64,
+        text: &str,
+        path: &str,
+        level: DiagLevel,
+        message: String,
+    ) {
+        let key = path
+            .rsplit(['.', '['])
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(']');
+        let column = if key.is_empty() {
+            1
+        } else {
+            text.find(&format!("\"{key}\""))
+                .map_or(1, |b| text[..b].chars().count() as u64 + 1)
+        };
+        self.diag_at(line_no, column, path, level, message);
+    }
+
+    fn line(&mut self, line_no: u64, bytes: &[u8], ended: bool) {
+        self.last_line = line_no;
+        if bytes.iter().all(|c| c.is_ascii_whitespace()) {
+            return;
+        }
+        if let Some(nul) = bytes.iter().position(|&c| c == 0) {
+            if !self.any_event {
+                self.binary = true;
+                self.diag_at(
+                    line_no,
+                    nul as u64 + 1,
+                    "",
+                    DiagLevel::Error,
+                    "this is a binary file, not a JSON Lines session log (NUL byte); skipped"
+                        .into(),
+                );
+                return;
+            }
+        }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let good = e.valid_up_to();
+                let col = String::from_utf8_lossy(&bytes[..good]).chars().count() as u64 + 1;
+                self.diag_at(
+                    line_no,
+                    col,
+                    "",
+                    DiagLevel::Error,
+                    format!(
+                        "invalid UTF-8 at byte {} of the line; line skipped",
+                        good + 1
+                    ),
+                );
+                return;
+            }
+        };
+        match serde_json::from_str::<Event>(text) {
+            Ok(ev) => {
+                self.any_event = true;
+                self.event(line_no, text, ev);
+            }
+            Err(e) => self.parse_error(line_no, text, e, ended),
+        }
+    }
+
+    fn parse_error(&mut self, line_no: u64, text: &str, e: serde_json::Error, ended: bool) {
+        use serde_json::error::Category;
+        let col_chars = |byte_col: usize| -> u64 {
+            let b = byte_col.saturating_sub(1).min(text.len());
+            let mut b = b;
+            while !text.is_char_boundary(b) {
+                b -= 1;
+            }
+            text[..b].chars().count() as u64 + 1
+        };
+        match e.classify() {
+            Category::Eof => {
+                let msg = if ended {
+                    "the JSON object is incomplete; line skipped".to_owned()
+                } else {
+                    "truncated line: the file ends in the middle of an event; line skipped"
+                        .to_owned()
+                };
+                self.diag_at(line_no, col_chars(e.column()), "", DiagLevel::Error, msg);
+            }
+            Category::Syntax | Category::Io => {
+                let msg = format!(
+                    "malformed JSON: {}; line skipped",
+                    strip_pos(&e.to_string())
+                );
+                self.diag_at(line_no, col_chars(e.column()), "", DiagLevel::Error, msg);
+            }
+            Category::Data => {
+                // Re-parse with path tracking to name the field.
+                let mut de = serde_json::Deserializer::from_str(text);
+                let (path, msg, col) = match serde_path_to_error::deserialize::<_, Event>(&mut de) {
+                    Err(pe) => {
+                        let inner = pe.inner();
+                        (
+                            event_path(text, &pe.path().to_string()),
+                            strip_pos(&inner.to_string()),
+                            inner.column(),
+                        )
+                    }
+                    Ok(_) => (String::new(), strip_pos(&e.to_string()), e.column()),
+                };
+                self.diag_at(
+                    line_no,
+                    col_chars(col),
+                    &path,
+                    DiagLevel::Error,
+                    format!("{}; event skipped", humanize(&msg)),
+                );
+            }
+        }
+    }
+
+    fn event(&mut self, line_no: u64, text: &str, ev: Event) {
+        match ev {
+            Event::Session(h) => self.header(line_no, text, h),
+            Event::Turn(t) => self.turn(line_no, text, t),
+            Event::ToolCall(c) => {
+                let id = c
+                    .call_id
+                    .clone()
+                    .unwrap_or_else(|| c.request.id.as_text().to_owned());
+                if c.request.method != "tools/call" {
+                    self.field_diag(
+                        line_no,
+                        text,
+                        "tool_call.request.method",
+                        DiagLevel::Warning,
+                        format!("method is `{}`, expected `tools/call`", c.request.method),
+                    );
+                }
+                if !self.call_ids.insert(id.clone()) {
+                    self.field_diag(
+                        line_no,
+                        text,
+                        "tool_call.request.id",
+                        DiagLevel::Error,
+                        format!("duplicate call id `{id}`; this call is skipped (the first one is kept)"),
+                    );
+                    return;
+                }
+                self.session.calls.push(Call {
+                    id,
+                    turn: c.turn,
+                    server: c.server,
+                    issued_at: c.issued_at,
+                    fanout: c.fanout,
+                    request: c.request,
+                    line: line_no,
+                });
+            }
+            Event::ToolResult(r) => {
+                let id = r.tag.call_id.clone();
+                if !self.result_ids.insert(id.clone()) {
+                    self.field_diag(
+                        line_no,
+                        text,
+                        "tool_result.tag.call_id",
+                        DiagLevel::Error,
+                        format!(
+                            "a result for call `{id}` was already recorded; this one is skipped"
+                        ),
+                    );
+                    return;
+                }
+                if r.response.result.is_none() && r.response.error.is_none() {
+                    self.field_diag(
+                        line_no,
+                        text,
+                        "tool_result.response",
+                        DiagLevel::Warning,
+                        "the response has neither `result` nor `error`".into(),
+                    );
+                }
+                self.session.results.push(ToolResult {
+                    turn: r.turn,
+                    tag: r.tag,
+                    response: r.response,
+                    line: line_no,
+                });
+            }
+            Event::Context(c) => {
+                if self.session.contexts.iter().any(|x| x.turn == c.turn) {
+                    self.field_diag(
+                        line_no,
+                        text,
+                        "context.turn",
+                        DiagLevel::Error,
+                        format!("turn {} already has a context; this one is skipped", c.turn),
+                    );
+                    return;
+                }
+                self.session.contexts.push(Context {
+                    turn: c.turn,
+                    results: c.results,
+                    line: line_no,
+                });
+            }
+            Event::Answer(a) => self.answer(line_no, text, a),
+            Event::Envelope(EnvelopeEvent { call_id, envelope }) => {
+                self.session.envelopes.push(EnvelopeRecord {
+                    call_id,
+                    raw: envelope,
+                    line: line_no,
+                });
+            }
+            Event::Label(LabelEvent {
+                claim_id,
+                turn,
+                fact,
+                source,
+            }) => self.session.labels.push(Label {
+                claim_id,
+                turn,
+                fact,
+                source,
+                line: line_no,
+            }),
+            Event::Unknown(kind) => self.field_diag(
+                line_no,
+                text,
+                "event",
+                DiagLevel::Warning,
+                format!(
+                    "unknown event kind `{kind}` (known: {}); skipped",
+                    crate::model::event::EVENT_KINDS.join(", ")
+                ),
+            ),
+        }
+    }
+
+    fn header(&mut self, line_no: u64, text: &str, h: SessionHeader) {
+        if self.header_seen {
+            self.field_diag(
+                line_no,
+                text,
+                "session",
+                DiagLevel::Error,
+                "a second session header; skipped (one log holds one session)".into(),
+            );
+            return;
+        }
+        self.header_seen = true;
+        if h.version != FORMAT_VERSION {
+            let msg = if h.version > FORMAT_VERSION {
+                format!(
+                    "format version {} is newer than this provscope reads ({FORMAT_VERSION}); loading what it can, upgrade provscope",
+                    h.version
+                )
+            } else {
+                format!(
+                    "unknown format version {} (this provscope reads {FORMAT_VERSION})",
+                    h.version
+                )
+            };
+            self.field_diag(line_no, text, "session.version", DiagLevel::Error, msg);
+        }
+        if self.any_event && !self.session.turns.is_empty() {
+            self.field_diag(
+                line_no,
+                text,
+                "session",
+                DiagLevel::Warning,
+                "the session header should be the first event".into(),
+            );
+        }
+        let mut seen = HashSet::new();
+        for (i, s) in h.servers.iter().enumerate() {
+            if !seen.insert(s.name.clone()) {
+                let name = s.name.clone();
+                self.field_diag(
+                    line_no,
+                    text,
+                    &format!("session.servers[{i}].name"),
+                    DiagLevel::Warning,
+                    format!("server `{name}` is listed twice; the first entry is used"),
+                );
+            } else {
+                self.session.index.server.insert(s.name.clone(), i);
+            }
+        }
+        self.session.header = Some(h);
+    }
+
+    fn turn(&mut self, line_no: u64, text: &str, t: TurnEvent) {
+        if self.session.turns.iter().any(|x| x.index == t.turn) {
+            self.field_diag(
+                line_no,
+                text,
+                "turn.turn",
+                DiagLevel::Error,
+                format!("turn {} appears twice; the second is skipped", t.turn),
+            );
+            return;
+        }
+        self.session.turns.push(Turn {
+            index: t.turn,
+            user: t.user,
+            started_at: t.started_at,
+            ended_at: t.ended_at,
+            line: line_no,
+        });
+    }
+
+    fn answer(&mut self, line_no: u64, text: &str, a: AnswerEvent) {
+        if self.session.answers.iter().any(|x| x.turn == a.turn) {
+            self.field_diag(
+                line_no,
+                text,
+                "answer.turn",
+                DiagLevel::Error,
+                format!("turn {} already has an answer; this one is skipped", a.turn),
+            );
+            return;
+        }
+        let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
+        for (i, raw) in a.claims.iter().enumerate() {
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            match serde_path_to_error::deserialize::<_, Stamp>(&mut de) {
+                Ok(stamp) => {
+                    if claims.iter().any(|c| c.stamp.claim_id == stamp.claim_id) {
+                        let msg = format!(
+                            "claim id `{}` appears twice in this answer; the second is skipped",
+                            stamp.claim_id
+                        );
+                        self.field_diag(
+                            line_no,
+                            text,
+                            &format!("answer.claims[{i}].claim_id"),
+                            DiagLevel::Error,
+                            msg,
+                        );
+                        continue;
+                    }
+                    claims.push(Claim {
+                        stamp,
+                        turn: a.turn,
+                        position: claims.len(),
+                        line: line_no,
+                    });
+                }
+                Err(pe) => {
+                    let field = pe.path().to_string();
+                    let path = if field == "." {
+                        format!("answer.claims[{i}]")
+                    } else {
+                        format!("answer.claims[{i}].{field}")
+                    };
+                    let base = text.find(raw.get()).unwrap_or(0);
+                    let col_in_raw = pe.inner().column().saturating_sub(1);
+                    let mut b = (base + col_in_raw).min(text.len());
+                    while !text.is_char_boundary(b) {
+                        b -= 1;
+                    }
+                    let col = text[..b].chars().count() as u64 + 1;
+                    let msg = humanize(&strip_pos(&pe.inner().to_string()));
+                    self.diag_at(
+                        line_no,
+                        col,
+                        &path,
+                        DiagLevel::Error,
+                        format!("{msg}; this claim is skipped, the rest of the answer loads"),
+                    );
+                }
+            }
+        }
+        self.session.answers.push(Answer {
+            turn: a.turn,
+            generated_at: a.generated_at,
+            text: a.text,
+            claims,
+            line: line_no,
+        });
+    }
+
+    fn finish(mut self) -> Session {
+        if !self.header_seen && self.any_event {
+            self.diag_at(
+                1,
+                1,
+                "session",
+                DiagLevel::Warning,
+                "no session header: every server's tier is unknown".into(),
+            );
+        }
+        if !self.any_event && self.session.diagnostics.is_empty() {
+            self.diag_at(
+                0,
+                0,
+                "",
+                DiagLevel::Error,
+                "the file holds no events (it is empty)".into(),
+            );
+        }
+        let s = &mut self.session;
+        s.turns.sort_by_key(|t| t.index);
+        s.answers.sort_by_key(|a| a.turn);
+        let mut diags = Vec::new();
+        let file = s.source.clone();
+        let mut d = |line: u64, path: &str, level: DiagLevel, message: String| {
+            diags.push(Diagnostic {
+                file: file.clone(),
+                line,
+                column: 1,
+                path: path.to_owned(),
+                level,
+                message,
+            })
+        };
+        let idx = &mut s.index;
+        for (i, t) in s.turns.iter().enumerate() {
+            idx.turn.insert(t.index, i);
+        }
+        for (i, c) in s.calls.iter().enumerate() {
+            idx.call.insert(c.id.clone(), i);
+        }
+        for (i, r) in s.results.iter().enumerate() {
+            idx.result.insert(r.tag.call_id.clone(), i);
+            match idx.call.get(&r.tag.call_id).map(|&c| &s.calls[c]) {
+                None => d(
+                    r.line,
+                    "tool_result.tag.call_id",
+                    DiagLevel::Warning,
+                    format!(
+                        "result for call `{}`, but no such call was recorded",
+                        r.tag.call_id
+                    ),
+                ),
+                Some(call) => {
+                    if call.line > r.line {
+                        d(
+                            r.line,
+                            "tool_result",
+                            DiagLevel::Warning,
+                            format!(
+                                "result for call `{}` is recorded before its call (line {})",
+                                call.id, call.line
+                            ),
+                        );
+                    }
+                    if r.response.id != call.request.id {
+                        d(
+                            r.line,
+                            "tool_result.response.id",
+                            DiagLevel::Error,
+                            format!(
+                                "response id `{}` does not match the request id `{}` of call `{}`",
+                                r.response.id, call.request.id, call.id
+                            ),
+                        );
+                    }
+                    if r.tag.server != call.server || r.tag.tool != call.tool() {
+                        d(
+                            r.line,
+                            "tool_result.tag",
+                            DiagLevel::Warning,
+                            format!(
+                                "tag says {}/{} but the call went to {}/{}",
+                                r.tag.server,
+                                r.tag.tool,
+                                call.server,
+                                call.tool()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        for (i, e) in s.envelopes.iter().enumerate() {
+            idx.envelope.entry(e.call_id.clone()).or_default().push(i);
+            if !idx.call.contains_key(&e.call_id) {
+                d(
+                    e.line,
+                    "envelope.call_id",
+                    DiagLevel::Warning,
+                    format!(
+                        "envelope for call `{}`, but no such call was recorded",
+                        e.call_id
+                    ),
+                );
+            }
+        }
+        for (i, a) in s.answers.iter().enumerate() {
+            idx.answer.insert(a.turn, i);
+            for (j, c) in a.claims.iter().enumerate() {
+                idx.claim
+                    .entry(c.stamp.claim_id.clone())
+                    .or_default()
+                    .push((i, j));
+            }
+        }
+        for (i, c) in s.contexts.iter().enumerate() {
+            idx.context.insert(c.turn, i);
+            for e in &c.results {
+                if !idx.call.contains_key(&e.call_id) && !idx.result.contains_key(&e.call_id) {
+                    d(
+                        c.line,
+                        "context.results.call_id",
+                        DiagLevel::Warning,
+                        format!("context names call `{}`, which was not recorded", e.call_id),
+                    );
+                }
+            }
+        }
+        for l in &s.labels {
+            if !idx.claim.contains_key(&l.claim_id) {
+                d(
+                    l.line,
+                    "label.claim_id",
+                    DiagLevel::Warning,
+                    format!("label for claim `{}`, which no answer states", l.claim_id),
+                );
+            }
+        }
+        s.diagnostics.extend(diags);
+        s.diagnostics.sort_by_key(|d| (d.line, d.column));
+        self.session
+    }
+}
+
+/// Turns serde's `params.name` style paths into `tool_call.params.name` with the event kind in front.
+fn event_path(text: &str, path: &str) -> String {
+    let kind = serde_json::from_str::<KindOnly>(text)
+        .ok()
+        .and_then(|k| k.event)
+        .unwrap_or_default();
+    match (kind.is_empty(), path) {
+        (true, ".") => String::new(),
+        (true, p) => p.to_owned(),
+        (false, ".") => kind,
+        (false, p) => format!("{kind}.{p}"),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct KindOnly {
+    event: Option<String>,
+}
+
+/// Removes serde_json's ` at line 1 column 17` suffix (the diagnostic carries its own position).
+fn strip_pos(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+/// Rewrites serde's phrasing into a plain sentence.
+fn humanize(msg: &str) -> String {
+    if let Some(rest) = msg.strip_prefix("missing field ") {
+        return format!("required field {rest} is missing");
+    }
+    if let Some(rest) = msg.strip_prefix("invalid type: ") {
+        return format!("wrong type: got {rest}");
+    }
+    msg.to_owned()
+}

@@ -1,0 +1,11 @@
+//! Reading input: finding session logs on disk, loading them, the embedded samples.
+
+mod discover;
+mod lines;
+mod loader;
+pub mod samples;
+
+pub use discover::{discover, load_paths, Loaded};
+pub use loader::{
+    load_bytes, load_file, load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
+};

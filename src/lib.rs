@@ -1,0 +1,15 @@
+//! provscope: proves where every claim in an AI agent's answer came from.
+//!
+//! Data flows one way: [`ingest`] reads session logs into [`model`] types; `check` turns a
+//! session into findings; the explorer and exporters render findings. [`attest`] owns hashing
+//! and execution envelopes.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod attest;
+pub mod cli;
+pub mod gen;
+pub mod ingest;
+pub mod model;
+pub mod text;

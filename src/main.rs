@@ -1,0 +1,5 @@
+//! The `provscope` binary: everything lives in the library; this only hands over the exit code.
+
+fn main() -> std::process::ExitCode {
+    provscope::cli::run()
+}

@@ -1,0 +1,401 @@
+//! The MCP JSON-RPC shapes provscope records: `tools/call` requests and their results.
+//!
+//! Results are parsed losslessly: known fields are typed, every other field is kept as raw
+//! JSON, so the result can be re-serialized and hashed exactly as it was received.
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::fmt;
+
+/// A JSON-RPC id: a string or a number. Its canonical text (`"req_1"` -> `req_1`, `7` -> `7`)
+/// is the call id used throughout provscope unless the log sets one explicitly.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RpcId {
+    /// A string id.
+    Str(String),
+    /// A numeric id, kept as its JSON text.
+    Num(String),
+}
+
+impl RpcId {
+    /// The id as text, the form used as a call id.
+    pub fn as_text(&self) -> &str {
+        match self {
+            RpcId::Str(s) | RpcId::Num(s) => s,
+        }
+    }
+}
+
+impl Serialize for RpcId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RpcId::Str(v) => s.serialize_str(v),
+            RpcId::Num(v) => match v.parse::<i64>() {
+                Ok(n) => s.serialize_i64(n),
+                Err(_) => match v.parse::<u64>() {
+                    Ok(n) => s.serialize_u64(n),
+                    Err(_) => s.serialize_f64(v.parse::<f64>().unwrap_or(0.0)),
+                },
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RpcId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RpcId;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON-RPC id (string or number)")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RpcId, E> {
+                Ok(RpcId::Str(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<RpcId, E> {
+                Ok(RpcId::Str(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RpcId, E> {
+                Ok(RpcId::Num(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RpcId, E> {
+                Ok(RpcId::Num(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RpcId, E> {
+                if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                    Ok(RpcId::Num((v as i64).to_string()))
+                } else {
+                    Ok(RpcId::Num(v.to_string()))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl fmt::Display for RpcId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_text())
+    }
+}
+
+/// A JSON-RPC `tools/call` request as sent by the client.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct CallRequest {
+    /// Always `"2.0"`.
+    #[serde(default)]
+    pub jsonrpc: Option<String>,
+    /// The request id that pairs the call with its response.
+    pub id: RpcId,
+    /// `tools/call`.
+    pub method: String,
+    /// The call's parameters.
+    pub params: CallParams,
+}
+
+/// `params` of a `tools/call` request.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct CallParams {
+    /// The tool name.
+    pub name: String,
+    /// The tool arguments (any JSON; usually an object). Absent means `{}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Box<RawValue>>,
+    /// Request metadata (progress token and the like), kept as received.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Box<RawValue>>,
+}
+
+/// A JSON-RPC error object.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct RpcError {
+    /// The error code.
+    pub code: i64,
+    /// The error message (untrusted text).
+    pub message: String,
+    /// Optional error data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Box<RawValue>>,
+}
+
+/// The JSON-RPC response to a `tools/call`, as received: a `result` or an `error`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct CallResponse {
+    /// Always `"2.0"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jsonrpc: Option<String>,
+    /// The id of the request this answers.
+    pub id: RpcId,
+    /// The tool result, when the call did not fail at the protocol level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<CallToolResult>,
+    /// The protocol error, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RpcError>,
+}
+
+/// A `CallToolResult` (MCP 2025-11-25 and 2026-07-28 shapes), parsed losslessly.
+#[derive(Clone, Debug, Default)]
+pub struct CallToolResult {
+    /// Unstructured content blocks.
+    pub content: Vec<ContentBlock>,
+    /// `structuredContent`, kept as raw JSON.
+    pub structured: Option<Box<RawValue>>,
+    /// `isError`.
+    pub is_error: Option<bool>,
+    /// `resultType` (2026-07-28).
+    pub result_type: Option<String>,
+    /// Every other field, raw, in the order received.
+    pub extra: Vec<(String, Box<RawValue>)>,
+}
+
+/// One content block: `text`, `image`, `audio`, `resource_link` or `resource`, parsed losslessly.
+#[derive(Clone, Debug, Default)]
+pub struct ContentBlock {
+    /// The block type.
+    pub kind: String,
+    /// `text` of a text block.
+    pub text: Option<String>,
+    /// `resource` of an embedded resource block; its `text` is citable.
+    pub resource: Option<EmbeddedResource>,
+    /// Every other field (`data`, `mimeType`, `uri`, `annotations`, `_meta`, ...), raw.
+    pub extra: Vec<(String, Box<RawValue>)>,
+}
+
+/// The `resource` object of an embedded resource block.
+#[derive(Clone, Debug, Default)]
+pub struct EmbeddedResource {
+    /// The resource URI.
+    pub uri: Option<String>,
+    /// Text contents, when the resource is text.
+    pub text: Option<String>,
+    /// Every other field (`mimeType`, `blob`, ...), raw.
+    pub extra: Vec<(String, Box<RawValue>)>,
+}
+
+impl ContentBlock {
+    /// The citable text of this block: a text block's `text`, or an embedded text resource's `text`.
+    pub fn citable_text(&self) -> Option<&str> {
+        self.text
+            .as_deref()
+            .or_else(|| self.resource.as_ref().and_then(|r| r.text.as_deref()))
+    }
+
+    /// A raw extra field by name.
+    pub fn extra_field(&self, name: &str) -> Option<&RawValue> {
+        self.extra
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| &**v)
+    }
+}
+
+fn ser_extra<M: SerializeMap>(
+    m: &mut M,
+    extra: &[(String, Box<RawValue>)],
+) -> Result<(), M::Error> {
+    for (k, v) in extra {
+        m.serialize_entry(k, v)?;
+    }
+    Ok(())
+}
+
+impl Serialize for CallToolResult {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("content", &self.content)?;
+        if let Some(v) = &self.structured {
+            m.serialize_entry("structuredContent", v)?;
+        }
+        if let Some(v) = &self.is_error {
+            m.serialize_entry("isError", v)?;
+        }
+        if let Some(v) = &self.result_type {
+            m.serialize_entry("resultType", v)?;
+        }
+        ser_extra(&mut m, &self.extra)?;
+        m.end()
+    }
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", &self.kind)?;
+        if let Some(v) = &self.text {
+            m.serialize_entry("text", v)?;
+        }
+        if let Some(v) = &self.resource {
+            m.serialize_entry("resource", v)?;
+        }
+        ser_extra(&mut m, &self.extra)?;
+        m.end()
+    }
+}
+
+impl Serialize for EmbeddedResource {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(v) = &self.uri {
+            m.serialize_entry("uri", v)?;
+        }
+        if let Some(v) = &self.text {
+            m.serialize_entry("text", v)?;
+        }
+        ser_extra(&mut m, &self.extra)?;
+        m.end()
+    }
+}
+
+/// Rejects a key seen twice in one object, as a clear error rather than last-one-wins.
+fn dup<E: de::Error>(seen: bool, key: &'static str) -> Result<(), E> {
+    if seen {
+        Err(E::duplicate_field(key))
+    } else {
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for CallToolResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CallToolResult;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a CallToolResult object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<CallToolResult, A::Error> {
+                let mut r = CallToolResult::default();
+                let mut seen_content = false;
+                while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "content" => {
+                            dup(seen_content, "content")?;
+                            seen_content = true;
+                            r.content = a.next_value()?;
+                        }
+                        "structuredContent" => {
+                            dup(r.structured.is_some(), "structuredContent")?;
+                            r.structured = Some(a.next_value()?);
+                        }
+                        "isError" => {
+                            dup(r.is_error.is_some(), "isError")?;
+                            r.is_error = a.next_value()?;
+                        }
+                        "resultType" => {
+                            dup(r.result_type.is_some(), "resultType")?;
+                            r.result_type = a.next_value()?;
+                        }
+                        _ => r.extra.push((k.into_owned(), a.next_value()?)),
+                    }
+                }
+                Ok(r)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ContentBlock;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content block object with a `type`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ContentBlock, A::Error> {
+                let mut b = ContentBlock::default();
+                let mut kind: Option<String> = None;
+                while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "type" => {
+                            dup(kind.is_some(), "type")?;
+                            kind = Some(a.next_value()?);
+                        }
+                        "text" => {
+                            dup(b.text.is_some(), "text")?;
+                            b.text = Some(a.next_value()?);
+                        }
+                        "resource" => {
+                            dup(b.resource.is_some(), "resource")?;
+                            b.resource = Some(a.next_value()?);
+                        }
+                        _ => b.extra.push((k.into_owned(), a.next_value()?)),
+                    }
+                }
+                b.kind = kind.ok_or_else(|| de::Error::missing_field("type"))?;
+                Ok(b)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = EmbeddedResource;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an embedded resource object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<EmbeddedResource, A::Error> {
+                let mut r = EmbeddedResource::default();
+                while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "uri" => {
+                            dup(r.uri.is_some(), "uri")?;
+                            r.uri = Some(a.next_value()?);
+                        }
+                        "text" => {
+                            dup(r.text.is_some(), "text")?;
+                            r.text = Some(a.next_value()?);
+                        }
+                        _ => r.extra.push((k.into_owned(), a.next_value()?)),
+                    }
+                }
+                Ok(r)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_round_trips_losslessly() {
+        let src = r#"{"content":[{"type":"text","text":"€19 per seat","annotations":{"audience":["user"]}},{"type":"resource","resource":{"uri":"file:///p.md","mimeType":"text/markdown","text":"Refunds: 5 business days"}},{"type":"image","data":"AAAA","mimeType":"image/png"}],"structuredContent":{"price":19},"isError":false,"resultType":"complete","_meta":{"x":1}}"#;
+        let r: CallToolResult = serde_json::from_str(src).unwrap();
+        assert_eq!(r.content.len(), 3);
+        assert_eq!(r.content[0].citable_text(), Some("€19 per seat"));
+        assert_eq!(
+            r.content[1].citable_text(),
+            Some("Refunds: 5 business days")
+        );
+        assert_eq!(r.content[2].citable_text(), None);
+        let back: serde_json::Value = serde_json::to_value(&r).unwrap();
+        let orig: serde_json::Value = serde_json::from_str(src).unwrap();
+        assert_eq!(back, orig);
+    }
+
+    #[test]
+    fn ids_keep_their_text() {
+        let a: RpcId = serde_json::from_str("7").unwrap();
+        let b: RpcId = serde_json::from_str("\"req_7\"").unwrap();
+        assert_eq!(a.as_text(), "7");
+        assert_eq!(b.as_text(), "req_7");
+        assert!(serde_json::from_str::<RpcId>("null").is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let e = serde_json::from_str::<ContentBlock>(r#"{"type":"text","text":"a","text":"b"}"#);
+        assert!(e.is_err());
+    }
+}

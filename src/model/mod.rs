@@ -1,0 +1,22 @@
+//! The domain's types: events of the session log, the loaded session, tiers, spans, timestamps.
+//! Pure data with serde; no I/O.
+
+mod diag;
+pub mod event;
+pub mod mcp;
+mod session;
+pub mod span;
+mod tier;
+mod timestamp;
+
+pub use diag::{DiagLevel, Diagnostic};
+pub use event::{
+    CacheInfo, ContextEntry, Event, Fact, IngestTag, Origin, Render, ServerInfo, SessionHeader,
+    Span, SpanUnit, Stamp, FORMAT_VERSION,
+};
+pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
+pub use session::{
+    Answer, Call, Claim, Context, EnvelopeRecord, Label, Session, SessionIndex, ToolResult, Turn,
+};
+pub use tier::Tier;
+pub use timestamp::{human_duration, Timestamp};

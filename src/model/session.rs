@@ -1,0 +1,329 @@
+//! A loaded session: every valid event, indexed, plus the diagnostics for everything else.
+
+use super::event::{ContextEntry, Fact, IngestTag, ServerInfo, SessionHeader, SpanUnit, Stamp};
+use super::mcp::{CallRequest, CallResponse};
+use super::{Diagnostic, Tier, Timestamp};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A turn of the conversation.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    /// Turn index (1-based, unique).
+    pub index: u32,
+    /// The user's message.
+    pub user: String,
+    /// When it started.
+    pub started_at: Option<Timestamp>,
+    /// When it ended.
+    pub ended_at: Option<Timestamp>,
+    /// Line in the log.
+    pub line: u64,
+}
+
+/// A recorded `tools/call` request.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// Session-unique call id.
+    pub id: String,
+    /// Turn.
+    pub turn: u32,
+    /// Server name.
+    pub server: String,
+    /// Issue time.
+    pub issued_at: Timestamp,
+    /// Fan-out group.
+    pub fanout: Option<String>,
+    /// The request as sent.
+    pub request: CallRequest,
+    /// Line in the log.
+    pub line: u64,
+}
+
+impl Call {
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        &self.request.params.name
+    }
+}
+
+/// A recorded tool result with its ingestion tag.
+#[derive(Clone, Debug)]
+pub struct ToolResult {
+    /// Turn.
+    pub turn: u32,
+    /// Ingestion tag.
+    pub tag: IngestTag,
+    /// The response as received.
+    pub response: CallResponse,
+    /// Line in the log.
+    pub line: u64,
+}
+
+impl ToolResult {
+    /// The call id this result answers.
+    pub fn call_id(&self) -> &str {
+        &self.tag.call_id
+    }
+
+    /// The citable text of content block `block`, if the block exists and has text.
+    pub fn block_text(&self, block: u64) -> Option<&str> {
+        let r = self.response.result.as_ref()?;
+        r.content.get(usize::try_from(block).ok()?)?.citable_text()
+    }
+
+    /// Number of content blocks.
+    pub fn block_count(&self) -> usize {
+        self.response.result.as_ref().map_or(0, |r| r.content.len())
+    }
+
+    /// Every citable text of the result, with its block index.
+    pub fn texts(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.response
+            .result
+            .iter()
+            .flat_map(|r| r.content.iter().enumerate())
+            .filter_map(|(i, b)| b.citable_text().map(|t| (i, t)))
+    }
+
+    /// The instant the data was really fetched: the original fetch for cache hits.
+    pub fn effective_fetched_at(&self) -> Timestamp {
+        if self.tag.cache.hit {
+            self.tag
+                .cache
+                .original_fetched_at
+                .unwrap_or(self.tag.fetched_at)
+        } else {
+            self.tag.fetched_at
+        }
+    }
+
+    /// True for protocol errors and `isError` results.
+    pub fn is_error(&self) -> bool {
+        self.response.error.is_some()
+            || self.response.result.as_ref().and_then(|r| r.is_error) == Some(true)
+    }
+}
+
+/// What was in context when a turn's answer was generated.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// Turn.
+    pub turn: u32,
+    /// Entries in context order.
+    pub results: Vec<ContextEntry>,
+    /// Line in the log.
+    pub line: u64,
+}
+
+/// A claim of an answer, with its stamp.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The stamp as recorded.
+    pub stamp: Stamp,
+    /// The turn of the answer.
+    pub turn: u32,
+    /// Position in the answer's claim list.
+    pub position: usize,
+    /// Line of the answer in the log.
+    pub line: u64,
+}
+
+impl Claim {
+    /// The claim id.
+    pub fn id(&self) -> &str {
+        &self.stamp.claim_id
+    }
+}
+
+/// A turn's answer.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// Turn.
+    pub turn: u32,
+    /// Generation time.
+    pub generated_at: Timestamp,
+    /// Answer text.
+    pub text: String,
+    /// Its claims.
+    pub claims: Vec<Claim>,
+    /// Line in the log.
+    pub line: u64,
+}
+
+/// An execution envelope, raw, for the call it attests.
+#[derive(Clone, Debug)]
+pub struct EnvelopeRecord {
+    /// The attested call.
+    pub call_id: String,
+    /// The DSSE envelope JSON.
+    pub raw: Box<RawValue>,
+    /// Line in the log.
+    pub line: u64,
+}
+
+/// A fact-axis label.
+#[derive(Clone, Debug)]
+pub struct Label {
+    /// Claim id.
+    pub claim_id: String,
+    /// Turn, or every turn.
+    pub turn: Option<u32>,
+    /// Right or wrong.
+    pub fact: Fact,
+    /// Who or what labelled it.
+    pub source: Option<String>,
+    /// Line in the log.
+    pub line: u64,
+}
+
+/// Lookups built once at load time.
+#[derive(Clone, Debug, Default)]
+pub struct SessionIndex {
+    /// call id -> index into `calls`.
+    pub call: HashMap<String, usize>,
+    /// call id -> index into `results`.
+    pub result: HashMap<String, usize>,
+    /// call id -> indexes into `envelopes`.
+    pub envelope: HashMap<String, Vec<usize>>,
+    /// turn -> index into `answers`.
+    pub answer: HashMap<u32, usize>,
+    /// turn -> index into `contexts`.
+    pub context: HashMap<u32, usize>,
+    /// turn -> index into `turns`.
+    pub turn: HashMap<u32, usize>,
+    /// claim id -> (answer index, claim position) for every turn that states it, in turn order.
+    pub claim: HashMap<String, Vec<(usize, usize)>>,
+    /// server name -> index into the header's `servers`.
+    pub server: HashMap<String, usize>,
+}
+
+/// A loaded session.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    /// Display name (file stem).
+    pub name: String,
+    /// The file it came from.
+    pub source: Arc<str>,
+    /// Bytes read.
+    pub bytes: u64,
+    /// The header, if a valid one was found.
+    pub header: Option<SessionHeader>,
+    /// Turns in turn order.
+    pub turns: Vec<Turn>,
+    /// Calls in log order.
+    pub calls: Vec<Call>,
+    /// Results in log order.
+    pub results: Vec<ToolResult>,
+    /// Contexts in log order.
+    pub contexts: Vec<Context>,
+    /// Answers in turn order.
+    pub answers: Vec<Answer>,
+    /// Envelopes in log order.
+    pub envelopes: Vec<EnvelopeRecord>,
+    /// Labels in log order.
+    pub labels: Vec<Label>,
+    /// Every problem found while loading.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Lookups.
+    pub index: SessionIndex,
+}
+
+impl Session {
+    /// The session id from the header, or the file name.
+    pub fn id(&self) -> &str {
+        self.header.as_ref().map_or(&self.name, |h| &h.session_id)
+    }
+
+    /// The call with this id.
+    pub fn call(&self, id: &str) -> Option<&Call> {
+        self.index.call.get(id).map(|&i| &self.calls[i])
+    }
+
+    /// The result of the call with this id.
+    pub fn result(&self, call_id: &str) -> Option<&ToolResult> {
+        self.index.result.get(call_id).map(|&i| &self.results[i])
+    }
+
+    /// The envelopes attesting this call.
+    pub fn envelopes_for(&self, call_id: &str) -> impl Iterator<Item = &EnvelopeRecord> {
+        self.index
+            .envelope
+            .get(call_id)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.envelopes[i])
+    }
+
+    /// The answer of a turn.
+    pub fn answer(&self, turn: u32) -> Option<&Answer> {
+        self.index.answer.get(&turn).map(|&i| &self.answers[i])
+    }
+
+    /// The context recorded for a turn's answer.
+    pub fn context(&self, turn: u32) -> Option<&Context> {
+        self.index.context.get(&turn).map(|&i| &self.contexts[i])
+    }
+
+    /// The turn with this index.
+    pub fn turn(&self, index: u32) -> Option<&Turn> {
+        self.index.turn.get(&index).map(|&i| &self.turns[i])
+    }
+
+    /// Every claim, in turn order.
+    pub fn claims(&self) -> impl Iterator<Item = &Claim> {
+        self.answers.iter().flat_map(|a| a.claims.iter())
+    }
+
+    /// Number of claims.
+    pub fn claim_count(&self) -> usize {
+        self.answers.iter().map(|a| a.claims.len()).sum()
+    }
+
+    /// Every statement of a claim id across turns, in turn order.
+    pub fn claim_history(&self, claim_id: &str) -> impl Iterator<Item = &Claim> {
+        self.index
+            .claim
+            .get(claim_id)
+            .into_iter()
+            .flatten()
+            .map(|&(a, c)| &self.answers[a].claims[c])
+    }
+
+    /// The header's description of a server.
+    pub fn server(&self, name: &str) -> Option<&ServerInfo> {
+        let h = self.header.as_ref()?;
+        self.index.server.get(name).map(|&i| &h.servers[i])
+    }
+
+    /// The server's tier as declared in the header (`Unknown` when undeclared).
+    pub fn declared_tier(&self, name: &str) -> Tier {
+        self.server(name).map_or(Tier::Unknown, |s| s.tier)
+    }
+
+    /// How span offsets are counted.
+    pub fn span_unit(&self) -> SpanUnit {
+        self.header.as_ref().map_or(SpanUnit::Char, |h| h.span_unit)
+    }
+
+    /// Labels that apply to a claim stated at `turn`: turn-specific labels win over session-wide ones.
+    pub fn label_for(&self, claim_id: &str, turn: u32) -> Option<&Label> {
+        let mut general = None;
+        for l in self.labels.iter().filter(|l| l.claim_id == claim_id) {
+            match l.turn {
+                Some(t) if t == turn => return Some(l),
+                None => general = Some(l),
+                _ => {}
+            }
+        }
+        general
+    }
+
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.level == super::DiagLevel::Error)
+    }
+}
