@@ -110,6 +110,13 @@ struct Call {
     ttl: u64,
 }
 
+impl Call {
+    /// The tag's `fetched_at`: when the data reached us (a cache hit's serve time).
+    fn tag_fetched(&self) -> i64 {
+        self.returned
+    }
+}
+
 /// Writes one synthetic session as JSON Lines. `index` distinguishes sessions of one run.
 pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -273,7 +280,7 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
                 claim_text.replace(&format!("${}", cited.price), &format!("${}0", cited.price));
         }
         let mut origin = json!({"tool_call_id":cited.id,"server":cited.server,"tool":cited.tool,
-            "arguments_hash":cited.args_hash,"fetched_at":ts(cited.fetched),"ttl_seconds":cited.ttl});
+            "arguments_hash":cited.args_hash,"fetched_at":ts(cited.tag_fetched()),"ttl_seconds":cited.ttl});
         match fault {
             Some(Fault::Dangling) => origin["tool_call_id"] = json!(format!("call_missing_{turn}")),
             Some(Fault::Mismatch) => origin["arguments_hash"] = json!("0000000000000000"),
@@ -291,7 +298,7 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
         if let (Some(Fault::Drift), Some((pid, ptext, _pturn, pcall))) = (fault, prev.as_ref()) {
             // Re-state the previous turn's claim from memory, citing a call no longer in context.
             claims.push(json!({"claim_id":pid,"claim_text":ptext,"origin":{"tool_call_id":pcall.id,"server":pcall.server,
-                "tool":pcall.tool,"arguments_hash":pcall.args_hash,"fetched_at":ts(pcall.fetched),"ttl_seconds":pcall.ttl},
+                "tool":pcall.tool,"arguments_hash":pcall.args_hash,"fetched_at":ts(pcall.tag_fetched()),"ttl_seconds":pcall.ttl},
                 "span":{"block":0,"start":pcall.span.0,"end":pcall.span.1},
                 "render":{"marker":"[2]","policy":"require_tier_gte_1"}}));
         }

@@ -8,7 +8,9 @@
 #![warn(missing_docs)]
 
 pub mod attest;
+pub mod check;
 pub mod cli;
+pub mod export;
 pub mod gen;
 pub mod ingest;
 pub mod model;

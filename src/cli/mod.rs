@@ -6,6 +6,7 @@
 mod gen;
 mod output;
 mod summary;
+mod verify;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -35,6 +36,12 @@ pub struct Cli {
     /// Skip (with a diagnostic) any log line longer than this many bytes.
     #[arg(long, global = true, default_value_t = crate::ingest::DEFAULT_MAX_LINE_BYTES, value_name = "BYTES")]
     pub max_line_bytes: usize,
+    /// Configuration file (default: ./provscope.toml when present).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// When to colour output.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     /// Threads used to load several files (default: all cores).
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
@@ -59,6 +66,10 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = summary::Format::Text)]
         format: summary::Format,
     },
+    /// Check every claim's provenance; exit 1 when findings reach --fail-on.
+    Verify(verify::VerifyArgs),
+    /// Citation precision, wrong-source rate, quadrant distribution and finding counts.
+    Metrics(verify::MetricsArgs),
     /// Write deterministic synthetic sessions (every failure mode mixed in at a known rate).
     Gen(gen::GenArgs),
     /// Print the arguments hash (SHA-256 of RFC 8785 canonical JSON) of a tool call's arguments.
@@ -71,6 +82,31 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
 }
 
 /// Parses the command line and runs the command.
@@ -94,7 +130,25 @@ fn dispatch(cli: Cli) -> u8 {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut out = Out::stdout();
+    let color = cli.color.enabled();
+    let needs_config = matches!(
+        cli.command,
+        Some(Command::Verify(_)) | Some(Command::Metrics(_))
+    );
+    let cfg = if needs_config {
+        match crate::check::Config::discover(cli.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("provscope: invalid configuration: {e}");
+                return EXIT_INPUT;
+            }
+        }
+    } else {
+        crate::check::Config::default()
+    };
     match cli.command {
+        Some(Command::Verify(a)) => verify::run(&mut out, &a, &opts, &cfg, threads, color),
+        Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
         None => summary::run(&mut out, &[], summary::Format::Text, &opts, threads),
         Some(Command::Open { paths }) => {
             summary::run(&mut out, &paths, summary::Format::Text, &opts, threads)

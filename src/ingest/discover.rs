@@ -105,20 +105,29 @@ pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Load
 }
 
 fn load_files_parallel(files: &[PathBuf], opts: &LoadOptions, threads: usize) -> Vec<Session> {
-    let threads = threads.clamp(1, files.len().max(1));
+    parallel_map(files, threads, |f| load_file(f, opts))
+}
+
+/// Maps `f` over `items` on up to `threads` threads, keeping the input order.
+pub fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
-        return files.iter().map(|f| load_file(f, opts)).collect();
+        return items.iter().map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Session>>> = Mutex::new(vec![None; files.len()]);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(f) = files.get(i) else { break };
-                let s = load_file(f, opts);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
                 if let Ok(mut g) = slots.lock() {
-                    g[i] = Some(s);
+                    g[i] = Some(r);
                 }
             });
         }

@@ -5,7 +5,7 @@ mod lines;
 mod loader;
 pub mod samples;
 
-pub use discover::{discover, load_paths, Loaded};
+pub use discover::{discover, load_paths, parallel_map, Loaded};
 pub use loader::{
     load_bytes, load_file, load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
 };

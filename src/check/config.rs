@@ -1,0 +1,238 @@
+//! `provscope.toml`: tiers, TTLs, render policies, the support threshold and severities.
+//! Every default is documented in `docs/configuration.md`.
+
+use super::finding::{Kind, Severity};
+use crate::model::Tier;
+use globset::{Glob, GlobMatcher};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Checked configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Tier overrides by server name or glob, first match wins (config beats the session header).
+    pub tiers: Vec<(String, GlobMatcher, Tier)>,
+    /// TTL for results whose tag and stamp carry none.
+    pub default_ttl_seconds: u64,
+    /// Render policy for stamps with none, when the session header sets none either.
+    pub default_policy: String,
+    /// Minimum word-overlap score for claims without numbers, dates or quoted names.
+    pub support_threshold: f64,
+    /// Severity overrides per kind.
+    pub severity: BTreeMap<Kind, Severity>,
+    /// Kinds switched off.
+    pub disabled: Vec<Kind>,
+    /// Require an execution envelope for every call, whatever the session header says.
+    pub require_envelopes: bool,
+    /// Where it came from, for messages.
+    pub source: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tiers: Vec::new(),
+            default_ttl_seconds: 3600,
+            default_policy: "require_tier_gte_1".into(),
+            support_threshold: 0.6,
+            severity: BTreeMap::new(),
+            disabled: Vec::new(),
+            require_envelopes: false,
+            source: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    tiers: BTreeMap<String, String>,
+    default_ttl_seconds: Option<u64>,
+    default_policy: Option<String>,
+    support_threshold: Option<f64>,
+    #[serde(default)]
+    severity: BTreeMap<String, String>,
+    #[serde(default)]
+    disable: Vec<String>,
+    require_envelopes: Option<bool>,
+    /// Sections owned by other parts of provscope (the explorer's keys and colours).
+    #[serde(default)]
+    #[allow(dead_code)]
+    keys: Option<toml::Table>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    colors: Option<toml::Table>,
+}
+
+/// The file name looked for in the current directory.
+pub const CONFIG_FILE: &str = "provscope.toml";
+
+impl Config {
+    /// Loads `--config PATH`, or `./provscope.toml` if it exists, or the defaults.
+    pub fn discover(explicit: Option<&Path>) -> Result<Config, String> {
+        match explicit {
+            Some(p) => Config::load(p),
+            None => {
+                let p = Path::new(CONFIG_FILE);
+                if p.is_file() {
+                    Config::load(p)
+                } else {
+                    Ok(Config::default())
+                }
+            }
+        }
+    }
+
+    /// Loads and validates a config file; errors name the file and line.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let mut c = Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?;
+        c.source = Some(path.to_owned());
+        Ok(c)
+    }
+
+    /// Parses config text. Errors are `LINE:COLUMN: message` or `LINE: message`.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            format!("{line}:{col}: {}", e.message())
+        })?;
+        let at = |needle: &str| -> usize { text.find(needle).map_or(1, |b| line_col(text, b).0) };
+        let mut c = Config::default();
+        for (pat, tier) in raw.tiers {
+            let t = Tier::parse(&tier).ok_or_else(|| {
+                format!(
+                    "{}: tiers.\"{pat}\": `{tier}` is not a tier (T0..T3 or unknown)",
+                    at(&pat)
+                )
+            })?;
+            let g = Glob::new(&pat)
+                .map_err(|e| format!("{}: tiers.\"{pat}\": bad glob: {e}", at(&pat)))?
+                .compile_matcher();
+            c.tiers.push((pat, g, t));
+        }
+        // Exact names beat globs: sort literal patterns first, keep file order otherwise.
+        c.tiers
+            .sort_by_key(|(p, _, _)| p.contains(['*', '?', '[', '{']));
+        if let Some(t) = raw.default_ttl_seconds {
+            c.default_ttl_seconds = t;
+        }
+        if let Some(p) = raw.default_policy {
+            if parse_policy(&p).is_none() {
+                return Err(format!(
+                    "{}: default_policy: `{p}` is not a policy (require_tier_gte_0..3)",
+                    at("default_policy")
+                ));
+            }
+            c.default_policy = p;
+        }
+        if let Some(s) = raw.support_threshold {
+            if !(0.0..=1.0).contains(&s) {
+                return Err(format!(
+                    "{}: support_threshold must be between 0 and 1",
+                    at("support_threshold")
+                ));
+            }
+            c.support_threshold = s;
+        }
+        for (k, v) in raw.severity {
+            let kind = Kind::parse(&k)
+                .ok_or_else(|| format!("{}: severity.{k}: unknown finding kind", at(&k)))?;
+            let sev = Severity::parse(&v).ok_or_else(|| {
+                format!(
+                    "{}: severity.{k}: `{v}` is not error, warning or info",
+                    at(&k)
+                )
+            })?;
+            c.severity.insert(kind, sev);
+        }
+        for k in raw.disable {
+            let kind = Kind::parse(&k)
+                .ok_or_else(|| format!("{}: disable: unknown finding kind `{k}`", at(&k)))?;
+            c.disabled.push(kind);
+        }
+        if let Some(r) = raw.require_envelopes {
+            c.require_envelopes = r;
+        }
+        Ok(c)
+    }
+
+    /// The configured tier of a server, if the config names it.
+    pub fn tier_override(&self, server: &str) -> Option<Tier> {
+        self.tiers
+            .iter()
+            .find(|(_, g, _)| g.is_match(server))
+            .map(|(_, _, t)| *t)
+    }
+
+    /// Applies severity overrides.
+    pub fn severity_of(&self, kind: Kind, default: Severity) -> Severity {
+        self.severity.get(&kind).copied().unwrap_or(default)
+    }
+
+    /// True when the kind is switched on.
+    pub fn enabled(&self, kind: Kind) -> bool {
+        !self.disabled.contains(&kind)
+    }
+}
+
+/// `require_tier_gte_N` -> N (0..=3).
+pub fn parse_policy(p: &str) -> Option<u8> {
+    let n: u8 = p.trim().strip_prefix("require_tier_gte_")?.parse().ok()?;
+    (n <= 3).then_some(n)
+}
+
+fn line_col(text: &str, byte: usize) -> (usize, usize) {
+    let b = byte.min(text.len());
+    let before = &text[..b];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_full_config() {
+        let c = Config::parse(
+            r#"
+default_ttl_seconds = 900
+default_policy = "require_tier_gte_0"
+support_threshold = 0.5
+disable = ["ambiguous_support"]
+[tiers]
+"pricing.internal" = "T0"
+"*.vendor.com" = "T1"
+[severity]
+span_unsupported = "error"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.default_ttl_seconds, 900);
+        assert_eq!(c.tier_override("billing.vendor.com"), Some(Tier::T1));
+        assert_eq!(c.tier_override("pricing.internal"), Some(Tier::T0));
+        assert_eq!(c.tier_override("other"), None);
+        assert_eq!(
+            c.severity_of(Kind::SpanUnsupported, Severity::Warning),
+            Severity::Error
+        );
+        assert!(!c.enabled(Kind::AmbiguousSupport));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = Config::parse("default_ttl_seconds = 5\n[tiers]\n\"x\" = \"T9\"\n").unwrap_err();
+        assert!(e.starts_with("3:"), "{e}");
+        let e = Config::parse("default_ttl_seconds = \"soon\"\n").unwrap_err();
+        assert!(e.starts_with("1:"), "{e}");
+        let e = Config::parse("colour = 1\n").unwrap_err();
+        assert!(e.contains("unknown field"), "{e}");
+        let e = Config::parse("[severity]\nstale = \"fatal\"\n").unwrap_err();
+        assert!(e.starts_with("2:"), "{e}");
+    }
+}

@@ -1,0 +1,267 @@
+//! Context checks: what else was in context (ambiguous support), how it got there (flattened,
+//! without per-call markers), and whether untrusted results try to steer the agent (injection).
+
+use super::finding::{Finding, Kind, Severity};
+use super::{Checker, Resolved};
+use crate::model::{Tier, ToolResult};
+use std::collections::HashSet;
+
+pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    ambiguous_support(ck, resolved);
+    flattened_context(ck, resolved);
+    injection_suspect(ck, resolved);
+}
+
+/// The call ids in context at a turn: the recorded context, or else the turn's results.
+fn in_context<'s>(ck: &Checker<'s>, turn: u32) -> Vec<&'s str> {
+    match ck.context_of(turn) {
+        Some(ctx) => ctx.results.iter().map(|e| e.call_id.as_str()).collect(),
+        None => {
+            ck.s.results
+                .iter()
+                .filter(|r| r.turn == turn)
+                .map(|r| r.call_id())
+                .collect()
+        }
+    }
+}
+
+fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    for r in resolved {
+        let (Some(sup), Some(res)) = (&r.support, r.result) else {
+            continue;
+        };
+        if sup.keys == 0 || sup.score == 0.0 {
+            continue; // only claims with concrete values can be told apart reliably
+        }
+        let cited = res.call_id();
+        let mut rivals = Vec::new();
+        for other_id in in_context(ck, r.claim.turn) {
+            if other_id == cited {
+                continue;
+            }
+            let Some(other) = ck.s.result(other_id) else {
+                continue;
+            };
+            let osup = r.keys.score(ck.result_index(other));
+            if osup.score >= sup.score {
+                rivals.push((other_id, other.tag.server.clone(), osup.score));
+            }
+        }
+        if rivals.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = rivals
+            .iter()
+            .map(|(id, srv, _)| format!("`{id}` ({srv})"))
+            .collect();
+        let mut f = Finding::new(
+            Kind::AmbiguousSupport,
+            Severity::Warning,
+            format!(
+                "also supported as well or better by {} in context: the binding to `{cited}` cannot be told apart",
+                names.join(", ")
+            ),
+        )
+        .claim(r.claim)
+        .call(cited)
+        .ev("cited_support", sup.score)
+        .ev(
+            "rivals",
+            rivals
+                .iter()
+                .map(|(id, srv, s)| serde_json::json!({"call_id": id, "server": srv, "support": s}))
+                .collect::<Vec<_>>(),
+        );
+        for (id, _, _) in &rivals {
+            f = f.call(id);
+        }
+        ck.emit(f);
+    }
+}
+
+fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    let mut reported_turns = HashSet::new();
+    for r in resolved {
+        let Some(o) = &r.claim.stamp.origin else {
+            continue;
+        };
+        let Some(ctx) = ck.context_of(r.claim.turn) else {
+            continue;
+        };
+        let Some(entry) = ctx.results.iter().find(|e| e.call_id == o.tool_call_id) else {
+            continue;
+        };
+        if entry.marker.is_some() {
+            continue;
+        }
+        let flat: Vec<&str> = ctx
+            .results
+            .iter()
+            .filter(|e| e.marker.is_none())
+            .map(|e| e.call_id.as_str())
+            .collect();
+        reported_turns.insert(r.claim.turn);
+        ck.emit(
+            Finding::new(
+                Kind::FlattenedContext,
+                Severity::Warning,
+                format!(
+                    "`{}` entered context without a per-call marker: this binding is reconstruction, not verification",
+                    o.tool_call_id
+                ),
+            )
+            .claim(r.claim)
+            .call(&o.tool_call_id)
+            .ev("unmarked_calls", flat),
+        );
+    }
+    for ctx in &ck.s.contexts {
+        if reported_turns.contains(&ctx.turn) {
+            continue;
+        }
+        let flat: Vec<&str> = ctx
+            .results
+            .iter()
+            .filter(|e| e.marker.is_none())
+            .map(|e| e.call_id.as_str())
+            .collect();
+        if flat.is_empty() {
+            continue;
+        }
+        let mut f = Finding::new(
+            Kind::FlattenedContext,
+            Severity::Info,
+            format!(
+                "{} result(s) entered context without per-call markers",
+                flat.len()
+            ),
+        )
+        .turn(ctx.turn)
+        .line(ctx.line)
+        .ev("unmarked_calls", flat.clone());
+        for id in flat {
+            f = f.call(id);
+        }
+        ck.emit(f);
+    }
+}
+
+/// Phrases that address the agent rather than inform it.
+const INSTRUCTIONS: [&str; 16] = [
+    "ignore previous instructions",
+    "ignore all previous",
+    "ignore prior instructions",
+    "ignore the above",
+    "disregard previous",
+    "disregard all prior",
+    "disregard your instructions",
+    "forget your instructions",
+    "new instructions:",
+    "system prompt",
+    "you must tell the user",
+    "tell the user that",
+    "do not tell the user",
+    "do not mention",
+    "you are now",
+    "as the assistant, you",
+];
+
+/// What in a result's text looks like an attempt to steer the agent or forge provenance.
+pub(crate) fn injection_signals(r: &ToolResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for (block, text) in r.texts() {
+        let lower = text.to_lowercase();
+        for p in INSTRUCTIONS {
+            if lower.contains(p) {
+                out.push(format!("block {block}: instruction \"{p}\""));
+            }
+        }
+        if let Some(m) = citation_marker(text) {
+            out.push(format!("block {block}: in-band citation marker {m}"));
+        }
+        for key in ["\"claim_id\"", "\"tool_call_id\"", "\"arguments_hash\""] {
+            if text.contains(key) {
+                out.push(format!("block {block}: stamp-like JSON ({key})"));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Finds a `[n]` citation marker (1-3 digits) in text.
+fn citation_marker(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'[' {
+            let mut j = i + 1;
+            while j < b.len() && j - i <= 3 && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i + 1 && j < b.len() && b[j] == b']' {
+                return Some(&text[i..=j]);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    let mut suspects: Vec<(&'s str, Vec<String>, Tier)> = Vec::new();
+    for r in &ck.s.results {
+        let tier = ck.tier(r.tag.server.as_str());
+        if !matches!(tier, Tier::T2 | Tier::T3 | Tier::Unknown) {
+            continue;
+        }
+        let signals = injection_signals(r);
+        if !signals.is_empty() {
+            suspects.push((r.call_id(), signals, tier));
+        }
+    }
+    let mut claimed = HashSet::new();
+    for r in resolved {
+        let Some(o) = &r.claim.stamp.origin else {
+            continue;
+        };
+        let Some((id, signals, tier)) = suspects.iter().find(|(id, _, _)| *id == o.tool_call_id)
+        else {
+            continue;
+        };
+        claimed.insert(*id);
+        ck.emit(
+            Finding::new(
+                Kind::InjectionSuspect,
+                Severity::Error,
+                format!("backed only by `{id}`, an untrusted ({}) result that tries to instruct the agent", tier.label()),
+            )
+            .claim(r.claim)
+            .call(id)
+            .ev("tier", tier.to_string())
+            .ev("signals", signals.clone()),
+        );
+    }
+    for (id, signals, tier) in suspects {
+        if claimed.contains(id) {
+            continue;
+        }
+        let Some(res) = ck.s.result(id) else { continue };
+        ck.emit(
+            Finding::new(
+                Kind::InjectionSuspect,
+                Severity::Warning,
+                format!(
+                    "untrusted ({}) result `{id}` contains text aimed at the agent",
+                    tier.label()
+                ),
+            )
+            .call(id)
+            .turn(res.turn)
+            .line(res.line)
+            .ev("tier", tier.to_string())
+            .ev("signals", signals),
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! Citation drift: the same claim (same claim id, or the same normalized text) across turns
+//! re-binds to a different call, to a call not in context at that turn, or to nothing.
+
+use super::finding::{Finding, Kind, Severity};
+use super::support::normalize;
+use super::{Checker, Resolved};
+use serde_json::json;
+use std::collections::HashMap;
+
+fn claim_key(text: &str) -> String {
+    normalize(&text.replace(
+        |c: char| c.is_ascii_punctuation() && c != '$' && c != '%',
+        " ",
+    ))
+}
+
+pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    // Group statements: by claim id, and by normalized text so renamed restatements join too.
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, r) in resolved.iter().enumerate() {
+        let id_key = format!("id:{}", r.claim.stamp.claim_id);
+        let text_key = format!("text:{}", claim_key(&r.claim.stamp.claim_text));
+        let g = match (group_of.get(&id_key), group_of.get(&text_key)) {
+            (Some(&g), _) | (None, Some(&g)) => g,
+            (None, None) => {
+                groups.push(Vec::new());
+                groups.len() - 1
+            }
+        };
+        groups[g].push(i);
+        group_of.entry(id_key).or_insert(g);
+        group_of.entry(text_key).or_insert(g);
+    }
+    for g in groups {
+        let mut stmts: Vec<&Resolved> = g.iter().map(|&i| &resolved[i]).collect();
+        stmts.sort_by_key(|r| (r.claim.turn, r.claim.position));
+        let history: Vec<serde_json::Value> = stmts
+            .iter()
+            .map(|r| {
+                let call = r
+                    .claim
+                    .stamp
+                    .origin
+                    .as_ref()
+                    .map(|o| o.tool_call_id.as_str());
+                json!({
+                    "turn": r.claim.turn,
+                    "claim_id": r.claim.stamp.claim_id,
+                    "call_id": call,
+                    "in_context": call.map(|c| in_context(ck, r.claim.turn, c)),
+                    "value": r.span_text,
+                })
+            })
+            .collect();
+        let mut prev: Option<&str> = None;
+        for (k, r) in stmts.iter().enumerate() {
+            let binding = r
+                .claim
+                .stamp
+                .origin
+                .as_ref()
+                .map(|o| o.tool_call_id.as_str());
+            let finding = match (k, prev, binding) {
+                (_, _, Some(b))
+                    if recorded(ck, b) && in_context(ck, r.claim.turn, b) == Some(false) =>
+                {
+                    let from = ck.s.call(b).map(|c| c.turn);
+                    let when = match from {
+                        Some(t) if t < r.claim.turn => format!(" (fetched in turn {t})"),
+                        _ => String::new(),
+                    };
+                    Some((
+                        Severity::Error,
+                        format!(
+                            "cites `{b}`{when}, which was not in context at turn {}: restated from memory",
+                            r.claim.turn
+                        ),
+                    ))
+                }
+                (0, _, _) => None,
+                (_, Some(p), None) => Some((
+                    Severity::Error,
+                    format!(
+                        "restated in turn {} with no source; earlier it cited `{p}`",
+                        r.claim.turn
+                    ),
+                )),
+                (_, Some(p), Some(b)) if p != b => Some((
+                    Severity::Warning,
+                    format!("re-bound from `{p}` to `{b}` in turn {}", r.claim.turn),
+                )),
+                _ => None,
+            };
+            if let Some((sev, msg)) = finding {
+                let mut f = Finding::new(Kind::CitationDrift, sev, msg)
+                    .claim(r.claim)
+                    .ev("history", history.clone());
+                if let Some(p) = prev {
+                    f = f.call(p);
+                }
+                if let Some(b) = binding {
+                    f = f.call(b);
+                }
+                ck.emit(f);
+            }
+            if binding.is_some() {
+                prev = binding;
+            }
+        }
+    }
+}
+
+/// Whether the call or its result was recorded at all (dangling origins are reported elsewhere).
+fn recorded(ck: &Checker, call: &str) -> bool {
+    ck.s.call(call).is_some() || ck.s.result(call).is_some()
+}
+
+/// Whether `call` was in context at `turn`; `None` when no context was recorded for the turn.
+fn in_context(ck: &Checker, turn: u32, call: &str) -> Option<bool> {
+    ck.context_of(turn)
+        .map(|c| c.results.iter().any(|e| e.call_id == call))
+}

@@ -1,0 +1,210 @@
+//! The fact-versus-source grid: per claim, a source verdict from the findings, a fact verdict
+//! from labels, and when both are known the quadrant with the playbook's verdict, owner and action.
+
+use super::finding::{Finding, Severity};
+use super::Resolved;
+use crate::model::{Fact, Session};
+use serde::{Deserialize, Serialize};
+
+/// The source axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceVerdict {
+    /// Stamped, and no error-severity finding.
+    Right,
+    /// An error-severity finding, or no origin at all (an unsourced claim has no right source).
+    Wrong,
+}
+
+/// The fact axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FactVerdict {
+    /// Labelled right.
+    Right,
+    /// Labelled wrong.
+    Wrong,
+    /// No label.
+    Unknown,
+}
+
+/// A cell of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quadrant {
+    /// Ship it.
+    FactRightSourceRight,
+    /// Hidden failure, the riskiest cell.
+    FactRightSourceWrong,
+    /// Good tool, bad read.
+    FactWrongSourceRight,
+    /// Garbage in.
+    FactWrongSourceWrong,
+}
+
+/// Every quadrant in the playbook's order.
+pub const QUADRANTS: [Quadrant; 4] = [
+    Quadrant::FactRightSourceRight,
+    Quadrant::FactRightSourceWrong,
+    Quadrant::FactWrongSourceRight,
+    Quadrant::FactWrongSourceWrong,
+];
+
+impl Quadrant {
+    /// From the two axes.
+    pub fn of(fact: FactVerdict, source: SourceVerdict) -> Option<Quadrant> {
+        Some(match (fact, source) {
+            (FactVerdict::Right, SourceVerdict::Right) => Quadrant::FactRightSourceRight,
+            (FactVerdict::Right, SourceVerdict::Wrong) => Quadrant::FactRightSourceWrong,
+            (FactVerdict::Wrong, SourceVerdict::Right) => Quadrant::FactWrongSourceRight,
+            (FactVerdict::Wrong, SourceVerdict::Wrong) => Quadrant::FactWrongSourceWrong,
+            (FactVerdict::Unknown, _) => return None,
+        })
+    }
+
+    /// Stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quadrant::FactRightSourceRight => "fact_right_source_right",
+            Quadrant::FactRightSourceWrong => "fact_right_source_wrong",
+            Quadrant::FactWrongSourceRight => "fact_wrong_source_right",
+            Quadrant::FactWrongSourceWrong => "fact_wrong_source_wrong",
+        }
+    }
+
+    /// Parses a stable name (or a short form: `rr`, `rw`, `wr`, `ww`).
+    pub fn parse(s: &str) -> Option<Quadrant> {
+        QUADRANTS
+            .iter()
+            .copied()
+            .find(|q| q.name() == s)
+            .or(match s {
+                "rr" => Some(Quadrant::FactRightSourceRight),
+                "rw" => Some(Quadrant::FactRightSourceWrong),
+                "wr" => Some(Quadrant::FactWrongSourceRight),
+                "ww" => Some(Quadrant::FactWrongSourceWrong),
+                _ => None,
+            })
+    }
+
+    /// Human title, as in the playbook's table.
+    pub fn title(self) -> &'static str {
+        match self {
+            Quadrant::FactRightSourceRight => "Fact right, source right",
+            Quadrant::FactRightSourceWrong => "Fact right, source wrong",
+            Quadrant::FactWrongSourceRight => "Fact wrong, source right",
+            Quadrant::FactWrongSourceWrong => "Fact wrong, source wrong",
+        }
+    }
+
+    /// The playbook's verdict.
+    pub fn verdict(self) -> &'static str {
+        match self {
+            Quadrant::FactRightSourceRight => "Ship it",
+            Quadrant::FactRightSourceWrong => "Hidden failure, the riskiest cell in the grid",
+            Quadrant::FactWrongSourceRight => "Good tool, bad read",
+            Quadrant::FactWrongSourceWrong => "Garbage in",
+        }
+    }
+
+    /// Who owns it.
+    pub fn owner(self) -> &'static str {
+        match self {
+            Quadrant::FactRightSourceRight => "Approver",
+            Quadrant::FactRightSourceWrong => "Agent platform team",
+            Quadrant::FactWrongSourceRight => "Model or product owner",
+            Quadrant::FactWrongSourceWrong => "Whoever granted server access",
+        }
+    }
+
+    /// What to do next.
+    pub fn next_action(self) -> &'static str {
+        match self {
+            Quadrant::FactRightSourceRight => "Log the pair as a regression baseline",
+            Quadrant::FactRightSourceWrong => {
+                "Re-bind or regenerate the claim; add a wrong-source test to CI"
+            }
+            Quadrant::FactWrongSourceRight => "Fix extraction and prompting; keep the source",
+            Quadrant::FactWrongSourceWrong => "Quarantine the server; demote its tier",
+        }
+    }
+}
+
+/// The verdicts of one claim statement (one claim in one turn).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimVerdict {
+    /// Claim id.
+    pub claim_id: String,
+    /// Turn.
+    pub turn: u32,
+    /// The claim text.
+    pub claim_text: String,
+    /// Cited call, if any.
+    pub call_id: Option<String>,
+    /// Source axis.
+    pub source_verdict: SourceVerdict,
+    /// Fact axis.
+    pub fact_verdict: FactVerdict,
+    /// Where the fact label came from.
+    pub fact_source: Option<String>,
+    /// The grid cell, when both axes are known.
+    pub quadrant: Option<Quadrant>,
+    /// Support of the claim by its span, when it resolves.
+    pub support: Option<f64>,
+    /// Indexes into the report's findings.
+    #[serde(skip)]
+    pub findings: Vec<usize>,
+    /// Log line of the answer.
+    pub line: u64,
+}
+
+pub(crate) fn verdicts(
+    s: &Session,
+    resolved: &[Resolved],
+    findings: &[Finding],
+) -> Vec<ClaimVerdict> {
+    let mut by_claim: std::collections::HashMap<(u32, &str), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, f) in findings.iter().enumerate() {
+        if let (Some(t), Some(id)) = (f.turn, f.claim_id.as_deref()) {
+            by_claim.entry((t, id)).or_default().push(i);
+        }
+    }
+    resolved
+        .iter()
+        .map(|r| {
+            let c = r.claim;
+            let mine = by_claim.remove(&(c.turn, c.id())).unwrap_or_default();
+            let error = mine
+                .iter()
+                .any(|&i| findings[i].severity == Severity::Error);
+            let source = if error || c.stamp.origin.is_none() {
+                SourceVerdict::Wrong
+            } else {
+                SourceVerdict::Right
+            };
+            let label = s.label_for(c.id(), c.turn);
+            let fact = match label.map(|l| l.fact) {
+                Some(Fact::Right) => FactVerdict::Right,
+                Some(Fact::Wrong) => FactVerdict::Wrong,
+                None => FactVerdict::Unknown,
+            };
+            ClaimVerdict {
+                claim_id: c.id().to_owned(),
+                turn: c.turn,
+                claim_text: c.stamp.claim_text.clone(),
+                call_id: c.stamp.origin.as_ref().map(|o| o.tool_call_id.clone()),
+                source_verdict: source,
+                fact_verdict: fact,
+                fact_source: label.and_then(|l| l.source.clone()),
+                quadrant: Quadrant::of(fact, source),
+                support: r
+                    .support
+                    .as_ref()
+                    .map(|s| (s.score * 100.0).round() / 100.0),
+                findings: mine,
+                line: c.line,
+            }
+        })
+        .collect()
+}

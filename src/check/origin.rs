@@ -1,0 +1,402 @@
+//! Per-stamp checks: does the origin resolve, agree with the record, cite a valid span that
+//! supports the claim, from a fresh result of a trusted enough server?
+
+use super::config::parse_policy;
+use super::finding::{Finding, Kind, Severity};
+use super::support::{ClaimKeys, TextIndex};
+use super::{Checker, Resolved};
+use crate::attest::hash::{arguments_hash, hash_matches};
+use crate::model::span::resolve as resolve_span;
+use crate::model::{human_duration, Claim, Tier};
+use serde_json::json;
+
+/// Resolves a claim's origin and span against the session.
+pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
+    let s = ck.s;
+    let keys = ClaimKeys::new(&c.stamp.claim_text);
+    let (call, result) = match &c.stamp.origin {
+        Some(o) => (s.call(&o.tool_call_id), s.result(&o.tool_call_id)),
+        None => (None, None),
+    };
+    let span_text = match (result, &c.stamp.span) {
+        (Some(r), Some(sp)) => r.block_text(sp.block).and_then(|t| {
+            resolve_span(t, sp.start, sp.end, s.span_unit())
+                .ok()
+                .map(|rg| &t[rg])
+        }),
+        _ => None,
+    };
+    let support = span_text.map(|t| keys.score(&TextIndex::new(t)));
+    Resolved {
+        claim: c,
+        call,
+        result,
+        span_text,
+        keys,
+        support,
+    }
+}
+
+/// Runs the per-stamp checks.
+pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
+    let c = r.claim;
+    let Some(o) = &c.stamp.origin else {
+        unsourced(ck, c);
+        return;
+    };
+    if r.call.is_none() && r.result.is_none() {
+        ck.emit(
+            Finding::new(
+                Kind::DanglingOrigin,
+                Severity::Error,
+                format!(
+                    "cites call `{}`, which is not in the session",
+                    o.tool_call_id
+                ),
+            )
+            .claim(c)
+            .call(&o.tool_call_id)
+            .ev("tool_call_id", o.tool_call_id.as_str())
+            .ev("recorded_calls", ck.s.calls.len()),
+        );
+        below_tier(ck, r, &o.server);
+        return;
+    }
+    if r.result.is_none() {
+        ck.emit(
+            Finding::new(
+                Kind::DanglingOrigin,
+                Severity::Error,
+                format!(
+                    "cites call `{}`, which has no recorded result",
+                    o.tool_call_id
+                ),
+            )
+            .claim(c)
+            .call(&o.tool_call_id)
+            .ev("tool_call_id", o.tool_call_id.as_str())
+            .ev("reason", "call has no result"),
+        );
+    }
+    origin_mismatch(ck, r);
+    span_checks(ck, r);
+    stale(ck, r);
+    let server = r
+        .call
+        .map_or(o.server.as_str(), |call| call.server.as_str());
+    below_tier(ck, r, server);
+}
+
+fn unsourced(ck: &mut Checker, c: &Claim) {
+    let marker = c
+        .stamp
+        .render
+        .as_ref()
+        .and_then(|r| r.marker.as_deref())
+        .filter(|m| !m.trim().is_empty());
+    let f = match marker {
+        Some(m) => Finding::new(
+            Kind::Unsourced,
+            Severity::Error,
+            format!(
+                "rendered with citation marker {m} but has no origin: a citation it did not earn"
+            ),
+        )
+        .ev("marker", m),
+        None => Finding::new(
+            Kind::Unsourced,
+            Severity::Warning,
+            "has no origin: the claim is unsourced",
+        ),
+    };
+    ck.emit(f.claim(c));
+}
+
+fn origin_mismatch(ck: &mut Checker, r: &Resolved) {
+    let c = r.claim;
+    let Some(o) = &c.stamp.origin else { return };
+    let mut diffs = serde_json::Map::new();
+    if let Some(call) = r.call {
+        if o.server != call.server {
+            diffs.insert(
+                "server".into(),
+                json!({"stamp": o.server, "recorded": call.server}),
+            );
+        }
+        if o.tool != call.tool() {
+            diffs.insert(
+                "tool".into(),
+                json!({"stamp": o.tool, "recorded": call.tool()}),
+            );
+        }
+        match arguments_hash(call.request.params.arguments.as_deref()) {
+            Ok(h) if !hash_matches(&o.arguments_hash, &h) => {
+                diffs.insert(
+                    "arguments_hash".into(),
+                    json!({"stamp": o.arguments_hash, "recorded": h}),
+                );
+            }
+            _ => {}
+        }
+    } else if let Some(res) = r.result {
+        if o.server != res.tag.server {
+            diffs.insert(
+                "server".into(),
+                json!({"stamp": o.server, "recorded": res.tag.server}),
+            );
+        }
+        if o.tool != res.tag.tool {
+            diffs.insert(
+                "tool".into(),
+                json!({"stamp": o.tool, "recorded": res.tag.tool}),
+            );
+        }
+        if !hash_matches(&o.arguments_hash, &res.tag.arguments_hash) {
+            diffs.insert(
+                "arguments_hash".into(),
+                json!({"stamp": o.arguments_hash, "recorded": res.tag.arguments_hash}),
+            );
+        }
+    }
+    if let Some(res) = r.result {
+        if o.fetched_at != res.tag.fetched_at {
+            diffs.insert(
+                "fetched_at".into(),
+                json!({"stamp": o.fetched_at.to_string(), "recorded": res.tag.fetched_at.to_string()}),
+            );
+        }
+        if let (Some(a), Some(b)) = (o.ttl_seconds, res.tag.ttl_seconds) {
+            if a != b {
+                diffs.insert("ttl_seconds".into(), json!({"stamp": a, "recorded": b}));
+            }
+        }
+    }
+    if diffs.is_empty() {
+        return;
+    }
+    let fields: Vec<&str> = diffs.keys().map(String::as_str).collect();
+    let msg = format!(
+        "stamp disagrees with recorded call `{}` on {}: misattribution",
+        o.tool_call_id,
+        fields.join(", ")
+    );
+    let mut f = Finding::new(Kind::OriginMismatch, Severity::Error, msg)
+        .claim(c)
+        .call(&o.tool_call_id);
+    f.evidence = diffs;
+    ck.emit(f);
+}
+
+fn span_checks(ck: &mut Checker, r: &Resolved) {
+    let c = r.claim;
+    let Some(res) = r.result else { return };
+    let call_id = res.call_id();
+    let Some(sp) = c.stamp.span else {
+        ck.emit(
+            Finding::new(
+                Kind::SpanInvalid,
+                Severity::Error,
+                "has an origin but no span: nothing is cited",
+            )
+            .claim(c)
+            .call(call_id),
+        );
+        return;
+    };
+    let unit = ck.s.span_unit();
+    let text = match res.block_text(sp.block) {
+        Some(t) => t,
+        None => {
+            let n = res.block_count();
+            let msg = if (sp.block as usize) < n {
+                format!(
+                    "span cites block {} of `{call_id}`, which has no text",
+                    sp.block
+                )
+            } else {
+                format!(
+                    "span cites block {} but `{call_id}` has {n} block(s)",
+                    sp.block
+                )
+            };
+            ck.emit(
+                Finding::new(Kind::SpanInvalid, Severity::Error, msg)
+                    .claim(c)
+                    .call(call_id)
+                    .ev("block", sp.block)
+                    .ev("blocks", n),
+            );
+            return;
+        }
+    };
+    if let Err(e) = resolve_span(text, sp.start, sp.end, unit) {
+        ck.emit(
+            Finding::new(
+                Kind::SpanInvalid,
+                Severity::Error,
+                format!("span [{}, {}) is invalid: {e}", sp.start, sp.end),
+            )
+            .claim(c)
+            .call(call_id)
+            .ev("block", sp.block)
+            .ev("start", sp.start)
+            .ev("end", sp.end)
+            .ev("block_length", crate::model::span::text_len(text, unit))
+            .ev("unit", format!("{unit:?}").to_lowercase()),
+        );
+        return;
+    }
+    if let (Some(sup), Some(span)) = (&r.support, r.span_text) {
+        if !sup.supported(ck.cfg.support_threshold) {
+            let msg = if sup.keys > 0 {
+                format!("cited span does not contain {}", sup.missing.join(", "))
+            } else {
+                format!(
+                    "cited span shares too few words with the claim (support {:.2})",
+                    sup.score
+                )
+            };
+            ck.emit(
+                Finding::new(Kind::SpanUnsupported, Severity::Warning, msg)
+                    .claim(c)
+                    .call(call_id)
+                    .ev("support", (sup.score * 100.0).round() / 100.0)
+                    .ev("missing", sup.missing.clone())
+                    .ev("span_text", span),
+            );
+        }
+    }
+}
+
+fn stale(ck: &mut Checker, r: &Resolved) {
+    let c = r.claim;
+    let Some(o) = &c.stamp.origin else { return };
+    let Some(answer) = ck.s.answer(c.turn) else {
+        return;
+    };
+    let (fetched, ttl, cache_hit) = match r.result {
+        Some(res) => (
+            res.effective_fetched_at(),
+            res.tag
+                .ttl_seconds
+                .or(o.ttl_seconds)
+                .unwrap_or(ck.cfg.default_ttl_seconds),
+            res.tag.cache.hit,
+        ),
+        None => (
+            o.fetched_at,
+            o.ttl_seconds.unwrap_or(ck.cfg.default_ttl_seconds),
+            false,
+        ),
+    };
+    let expires = fetched.plus_seconds(ttl);
+    if answer.generated_at <= expires {
+        return;
+    }
+    let age = answer.generated_at.millis_since(fetched);
+    let over = answer.generated_at.millis_since(expires);
+    let what = if cache_hit { "cached result" } else { "result" };
+    let f = Finding::new(
+        Kind::Stale,
+        Severity::Error,
+        format!(
+            "{what} was {} old at answer time, past its {} TTL by {}",
+            human_duration(age),
+            human_duration(ttl as i64 * 1000),
+            human_duration(over)
+        ),
+    )
+    .claim(c)
+    .call(&o.tool_call_id)
+    .ev("fetched_at", fetched.to_string())
+    .ev("ttl_seconds", ttl)
+    .ev("expired_at", expires.to_string())
+    .ev("generated_at", answer.generated_at.to_string())
+    .ev("age_seconds", age / 1000)
+    .ev("over_by_seconds", over / 1000)
+    .ev("cache_hit", cache_hit);
+    ck.emit(f);
+}
+
+const HEDGES: [&str; 9] = [
+    "according to",
+    "reportedly",
+    "community",
+    "unverified",
+    "might",
+    "may be",
+    "some users",
+    "third-party",
+    "unofficial",
+];
+
+fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
+    let c = r.claim;
+    let tier = ck.tier(server);
+    let policy = c
+        .stamp
+        .render
+        .as_ref()
+        .and_then(|r| r.policy.clone())
+        .or_else(|| ck.s.header.as_ref().and_then(|h| h.render_policy.clone()))
+        .unwrap_or_else(|| ck.cfg.default_policy.clone());
+    let required = parse_policy(&policy);
+    let call_id = c
+        .stamp
+        .origin
+        .as_ref()
+        .map_or("", |o| o.tool_call_id.as_str());
+    let base = |msg: String| {
+        Finding::new(Kind::BelowTier, Severity::Error, msg)
+            .claim(c)
+            .call(call_id)
+            .ev("server", server)
+            .ev("tier", tier.to_string())
+            .ev("policy", policy.clone())
+    };
+    if matches!(tier, Tier::Unknown | Tier::T3) {
+        let why = if tier == Tier::Unknown {
+            "is unclassified"
+        } else {
+            "is T3"
+        };
+        ck.emit(base(format!(
+            "origin server `{server}` {why}: denied by default"
+        )));
+        return;
+    }
+    match required {
+        Some(n) if !tier.satisfies(n) => {
+            ck.emit(base(format!(
+                "origin server `{server}` is {} but the policy `{policy}` requires T{n} or better",
+                tier.label()
+            )));
+        }
+        None if c
+            .stamp
+            .render
+            .as_ref()
+            .and_then(|r| r.policy.as_ref())
+            .is_some() =>
+        {
+            ck.emit(base(format!(
+                "unknown render policy `{policy}`: cannot judge the tier, treated as a failure"
+            )));
+        }
+        _ if tier == Tier::T2 => {
+            let text = c.stamp.claim_text.to_lowercase();
+            let user_facing = c
+                .stamp
+                .render
+                .as_ref()
+                .and_then(|r| r.marker.as_ref())
+                .is_some();
+            if user_facing && !HEDGES.iter().any(|h| text.contains(h)) {
+                ck.emit(base(format!(
+                    "a T2 (community) result from `{server}` backs a definitive user-facing claim; T2 may only back attributed facts"
+                )));
+            }
+        }
+        _ => {}
+    }
+}

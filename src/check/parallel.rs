@@ -1,0 +1,205 @@
+//! Parallel call merges: calls issued together (one fan-out group, or overlapping in time) that
+//! answer the same question with different values, where the answer hides the conflict or cites
+//! the less trusted result.
+
+use super::finding::{Finding, Kind, Severity};
+use super::support::{Key, TextIndex};
+use super::{Checker, Resolved};
+use crate::model::{Call, Timestamp};
+use serde_json::json;
+
+/// Words that show the answer told the user the sources disagree.
+const SURFACED: [&str; 9] = [
+    "disagree",
+    "conflict",
+    "differ",
+    "discrepan",
+    "inconsistent",
+    "do not match",
+    "don't match",
+    "mismatch",
+    "another source",
+];
+
+/// Status words compared when a claim carries no numbers (incident triage).
+const STATUS: [&str; 11] = [
+    "operational",
+    "resolved",
+    "degraded",
+    "outage",
+    "investigating",
+    "monitoring",
+    "identified",
+    "maintenance",
+    "down",
+    "healthy",
+    "partial",
+];
+
+/// The calls issued together with `a`: same fan-out group, or overlapping in time in the same turn.
+fn siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
+    let window = |c: &Call| -> (Timestamp, Timestamp) {
+        let end =
+            ck.s.result(&c.id)
+                .map_or(c.issued_at, |r| r.tag.returned_at);
+        (c.issued_at, end.max(c.issued_at))
+    };
+    let (a0, a1) = window(a);
+    ck.s.calls
+        .iter()
+        .filter(|b| b.id != a.id && b.turn == a.turn)
+        .filter(|b| {
+            let same_group = a.fanout.is_some() && a.fanout == b.fanout;
+            let (b0, b1) = window(b);
+            same_group || (b0 < a1 && a0 < b1)
+        })
+        .collect()
+}
+
+fn status_words(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    STATUS
+        .iter()
+        .copied()
+        .filter(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|t| t == *w))
+        .collect()
+}
+
+/// The value of `other` that answers the same question as the claim's key `k`, when it differs.
+fn differing_value(k: &Key, other: &TextIndex) -> Option<f64> {
+    let Key::Num {
+        milli,
+        unit: Some(u),
+        ..
+    } = k
+    else {
+        return None;
+    };
+    if other.nums.iter().any(|(m, _)| m == milli) {
+        return None;
+    }
+    other
+        .nums
+        .iter()
+        .find(|(_, ou)| ou.as_ref() == Some(u))
+        .map(|(m, _)| *m as f64 / 1000.0)
+}
+
+pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    for r in resolved {
+        let (Some(a), Some(ares), Some(span)) = (r.call, r.result, r.span_text) else {
+            continue;
+        };
+        let sibs = siblings(ck, a);
+        if sibs.is_empty() {
+            continue;
+        }
+        let answer_text =
+            ck.s.answer(r.claim.turn)
+                .map(|x| x.text.to_lowercase())
+                .unwrap_or_default();
+        let claim_status: Vec<&str> = status_words(&r.claim.stamp.claim_text)
+            .into_iter()
+            .filter(|w| status_words(span).contains(w))
+            .collect();
+        for b in sibs {
+            let Some(bres) = ck.s.result(&b.id) else {
+                continue;
+            };
+            if bres.is_error() {
+                continue;
+            }
+            let same_question = a.tool() == b.tool()
+                || a.request.params.arguments.as_ref().map(|x| x.get())
+                    == b.request.params.arguments.as_ref().map(|x| x.get());
+            let bidx = ck.result_index(bres).clone();
+            let overlap = r
+                .keys
+                .words
+                .iter()
+                .filter(|w| bidx.words.contains(*w))
+                .count();
+            let related =
+                same_question || (!r.keys.words.is_empty() && overlap * 2 >= r.keys.words.len());
+            if !related {
+                continue;
+            }
+            // Values: the first numeric key of the claim that the sibling answers differently.
+            let mut conflict: Option<(String, String)> = None;
+            for k in &r.keys.keys {
+                if let Some(v) = differing_value(k, &bidx) {
+                    let shown_b = match k {
+                        Key::Num { unit: Some(u), .. } => u.show(&trim_num(v)),
+                        _ => trim_num(v),
+                    };
+                    conflict = Some((k.shown(), shown_b));
+                    break;
+                }
+            }
+            if conflict.is_none() && !claim_status.is_empty() {
+                let bs = status_words(&bidx.norm);
+                if !bs.is_empty() && !claim_status.iter().any(|w| bs.contains(w)) {
+                    conflict = Some((claim_status.join("/"), bs.join("/")));
+                }
+            }
+            let Some((va, vb)) = conflict else { continue };
+            let ta = ck.tier(a.server.as_str());
+            let tb = ck.tier(b.server.as_str());
+            let surfaced = SURFACED.iter().any(|w| answer_text.contains(w));
+            let cites_lower = ta.rank() > tb.rank();
+            if surfaced && !cites_lower {
+                continue;
+            }
+            let (sev, msg) = if cites_lower {
+                (
+                    Severity::Error,
+                    format!(
+                        "cites `{}` ({}, {va}) over `{}` ({}, {vb}), issued together: the less trusted source won",
+                        a.server, ta.label(), b.server, tb.label()
+                    ),
+                )
+            } else {
+                (
+                    Severity::Warning,
+                    format!(
+                        "`{}` ({}) said {vb} in the same fan-out; the answer does not surface the conflict",
+                        b.server, tb.label()
+                    ),
+                )
+            };
+            let mut ids = [(a.issued_at, a.id.as_str()), (b.issued_at, b.id.as_str())];
+            ids.sort();
+            let issue: Vec<&str> = ids.iter().map(|x| x.1).collect();
+            let mut arr = [
+                (ares.tag.returned_at, a.id.as_str()),
+                (bres.tag.returned_at, b.id.as_str()),
+            ];
+            arr.sort();
+            let arrival: Vec<&str> = arr.iter().map(|x| x.1).collect();
+            let side = |c: &Call, t: crate::model::Tier, v: &str, ret: Timestamp| {
+                json!({"call_id": c.id, "server": c.server, "tool": c.tool(), "tier": t.to_string(), "value": v,
+                       "issued_at": c.issued_at.to_string(), "returned_at": ret.to_string()})
+            };
+            ck.emit(
+                Finding::new(Kind::ParallelConflict, sev, msg)
+                    .claim(r.claim)
+                    .call(&a.id)
+                    .call(&b.id)
+                    .ev("cited", side(a, ta, &va, ares.tag.returned_at))
+                    .ev("other", side(b, tb, &vb, bres.tag.returned_at))
+                    .ev("issue_order", issue)
+                    .ev("arrival_order", arrival)
+                    .ev("surfaced", surfaced)
+                    .ev("fanout", a.fanout.clone()),
+            );
+        }
+    }
+}
+
+fn trim_num(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}

@@ -1,0 +1,234 @@
+//! `provscope verify` and `provscope metrics`.
+
+use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
+use crate::check::{check_paths, Config, Outcome, Severity};
+use crate::export;
+use crate::ingest::LoadOptions;
+use crate::model::Timestamp;
+use crate::text::one_line;
+use std::path::PathBuf;
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum VerifyFormat {
+    /// Grouped by session and turn, for people.
+    Text,
+    /// The `provscope.verify/1` JSON document.
+    Json,
+    /// JUnit XML: one test case per claim.
+    Junit,
+    /// SARIF 2.1.0: one result per finding.
+    Sarif,
+}
+
+/// The failure threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 on any error finding.
+    Error,
+    /// Exit 1 on any error or warning finding.
+    Warning,
+    /// Never exit 1 for findings.
+    Never,
+}
+
+impl FailOn {
+    fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Never => None,
+        }
+    }
+}
+
+/// Arguments of `provscope verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// Session logs or directories; none means the bundled samples.
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
+    pub format: VerifyFormat,
+    /// Exit 1 when a finding reaches this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// The time recorded as `checked_at` (RFC 3339; default: now), for reproducible output.
+    #[arg(long, value_parser = parse_ts)]
+    pub now: Option<Timestamp>,
+    /// Text format: also list info findings.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Write the report here instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+}
+
+fn parse_ts(s: &str) -> Result<Timestamp, String> {
+    Timestamp::parse(s)
+}
+
+/// Arguments of `provscope metrics`.
+#[derive(clap::Args, Debug)]
+pub struct MetricsArgs {
+    /// Session logs or directories; none means the bundled samples.
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MetricsFormat::Text)]
+    pub format: MetricsFormat,
+}
+
+/// Output formats of `metrics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MetricsFormat {
+    /// A table.
+    Text,
+    /// JSON.
+    Json,
+}
+
+fn report_diagnostics(o: &Outcome) {
+    for d in o.input_errors.iter().chain(o.diagnostics.iter().flatten()) {
+        eprintln!("{}", one_line(&d.to_string()));
+    }
+}
+
+/// Runs `verify`.
+pub fn run(
+    out: &mut Out,
+    a: &VerifyArgs,
+    opts: &LoadOptions,
+    cfg: &Config,
+    threads: usize,
+    color: bool,
+) -> u8 {
+    let o = check_paths(&a.paths, opts, cfg, threads);
+    let now = a.now.unwrap_or_else(Timestamp::now);
+    let body = match a.format {
+        VerifyFormat::Text => {
+            let min = if a.verbose {
+                Severity::Info
+            } else {
+                Severity::Warning
+            };
+            export::text::render(
+                &o,
+                export::text::Style {
+                    color: color && a.output.is_none(),
+                },
+                min,
+            )
+        }
+        VerifyFormat::Json => {
+            let mut s =
+                serde_json::to_string_pretty(&export::json::document(&o, now)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        VerifyFormat::Junit => export::junit::render(&o, a.fail_on.threshold(), now),
+        VerifyFormat::Sarif => {
+            let mut s =
+                serde_json::to_string_pretty(&export::sarif::render(&o)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+    };
+    match &a.output {
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, body) {
+                eprintln!("provscope: cannot write {}: {e}", p.display());
+                return EXIT_INPUT;
+            }
+        }
+        None => out.str(&body),
+    }
+    report_diagnostics(&o);
+    if o.has_input_errors() {
+        return EXIT_INPUT;
+    }
+    let failing = a.fail_on.threshold().is_some_and(|t| {
+        o.reports
+            .iter()
+            .flat_map(|r| &r.findings)
+            .any(|f| f.severity <= t)
+    });
+    if failing {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Runs `metrics`.
+pub fn metrics(
+    out: &mut Out,
+    a: &MetricsArgs,
+    opts: &LoadOptions,
+    cfg: &Config,
+    threads: usize,
+) -> u8 {
+    let o = check_paths(&a.paths, opts, cfg, threads);
+    match a.format {
+        MetricsFormat::Json => {
+            let sessions: Vec<_> = o
+                .reports
+                .iter()
+                .map(|r| serde_json::json!({"session_id": r.session_id, "name": r.name, "metrics": r.metrics}))
+                .collect();
+            let doc = serde_json::json!({"overall": o.overall, "sessions": sessions});
+            out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        MetricsFormat::Text => {
+            let pct = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{:.1}%", v * 100.0));
+            let w = o
+                .reports
+                .iter()
+                .map(|r| one_line(&r.name).chars().count())
+                .max()
+                .unwrap_or(7)
+                .max(7);
+            out.line(&format!(
+                "{:<w$}  {:>6}  {:>9}  {:>11}  {:>4} {:>4} {:>4} {:>4}",
+                "SESSION", "CLAIMS", "PRECISION", "WRONG-SRC", "RR", "RW", "WR", "WW"
+            ));
+            let mut rows: Vec<(String, &crate::check::Metrics)> = o
+                .reports
+                .iter()
+                .map(|r| (one_line(&r.name).into_owned(), &r.metrics))
+                .collect();
+            rows.push(("all".into(), &o.overall));
+            for (name, m) in rows {
+                let q: Vec<u64> = crate::check::grid_quadrants()
+                    .iter()
+                    .map(|q| m.quadrants.get(q).copied().unwrap_or(0))
+                    .collect();
+                out.line(&format!(
+                    "{name:<w$}  {:>6}  {:>9}  {:>11}  {:>4} {:>4} {:>4} {:>4}",
+                    m.claims,
+                    pct(m.citation_precision),
+                    pct(m.wrong_source_rate),
+                    q[0],
+                    q[1],
+                    q[2],
+                    q[3]
+                ));
+            }
+            out.line("RR fact right/source right, RW fact right/source wrong, WR fact wrong/source right, WW fact wrong/source wrong");
+            let kinds: Vec<String> = o
+                .overall
+                .kinds
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            if !kinds.is_empty() {
+                out.line(&format!("findings: {}", kinds.join(", ")));
+            }
+        }
+    }
+    report_diagnostics(&o);
+    if o.has_input_errors() {
+        EXIT_INPUT
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,110 @@
+//! `verify --format sarif`: SARIF 2.1.0, one result per finding, located at the log file and line.
+
+use crate::check::{Outcome, Severity, ALL_KINDS};
+use serde_json::{json, Value};
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn description(k: crate::check::Kind) -> &'static str {
+    use crate::check::Kind::*;
+    match k {
+        Unsourced => "A claim with no origin.",
+        DanglingOrigin => "The stamp's origin names no recorded call or result.",
+        OriginMismatch => "The stamp disagrees with the recorded call (misattribution).",
+        SpanInvalid => "The cited span cannot be resolved.",
+        SpanUnsupported => "The cited span does not support the claim.",
+        AmbiguousSupport => "Another result in context supports the claim as well or better.",
+        Stale => "The cited result was past its TTL at answer time.",
+        BelowTier => "The origin server's tier is below the render policy.",
+        CitationDrift => "The claim's binding moved across turns.",
+        ParallelConflict => {
+            "Concurrent calls disagreed and the answer hid it or cited the less trusted one."
+        }
+        FlattenedContext => "Results entered context without per-call markers.",
+        InjectionSuspect => "An untrusted result tries to instruct the agent or forge citations.",
+        EnvelopeMissing => "A call has no execution envelope where one is required.",
+        EnvelopeInvalid => "An execution envelope does not verify.",
+        ResultTampered => "The delivered result does not match the sealed result hash.",
+    }
+}
+
+/// Renders a SARIF 2.1.0 log.
+pub fn render(o: &Outcome) -> Value {
+    let rules: Vec<Value> = ALL_KINDS
+        .iter()
+        .map(|k| {
+            json!({
+                "id": k.name(),
+                "name": k.name(),
+                "shortDescription": {"text": description(*k)},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for r in &o.reports {
+        for f in &r.findings {
+            let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
+            let mut region = json!({"startLine": f.line.max(1)});
+            if f.line == 0 {
+                region = json!({"startLine": 1});
+            }
+            results.push(json!({
+                "ruleId": f.kind.name(),
+                "ruleIndex": rule_index,
+                "level": level(f.severity),
+                "message": {"text": f.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&r.file)},
+                        "region": region,
+                    },
+                    "logicalLocations": [{
+                        "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
+                        "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
+                        "kind": "member",
+                    }],
+                }],
+                "properties": {
+                    "session_id": r.session_id,
+                    "turn": f.turn,
+                    "claim_id": f.claim_id,
+                    "call_ids": f.call_ids,
+                    "evidence": f.evidence,
+                },
+            }));
+        }
+    }
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "provscope",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+/// A relative path as a URI reference (forward slashes, spaces and `%` escaped).
+fn uri(path: &str) -> String {
+    let mut out = String::new();
+    for c in path.replace('\\', "/").chars() {
+        match c {
+            ' ' => out.push_str("%20"),
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            '?' => out.push_str("%3F"),
+            c => out.push(c),
+        }
+    }
+    out
+}
