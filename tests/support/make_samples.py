@@ -5,6 +5,7 @@ Run from the repository root:
 
     python3 tests/support/make_samples.py              # (re)write every sample
     python3 tests/support/make_samples.py --expected   # print the designed findings per claim
+    python3 tests/support/make_samples.py --scan-overlap  # design aid: overlapping results
 
 Stdlib only. The output is deterministic: the same script always writes the same bytes.
 
@@ -741,7 +742,7 @@ def s03():
              [
                  s.cite("clm_team_price", price_claim, r1, price_phrase, "[2]",
                         expect=["citation_drift"],
-                        note="cites req_301, which is not in turn 3's context (compacted away)"),
+                        note="cites req_301 (turn 1), which is not in turn 3's context"),
                  s.cite("clm_current_seats",
                         "Acme Robotics GmbH is on the Starter plan with 12 active seats, renewing "
                         "on 2026-11-01", r3,
@@ -1624,6 +1625,35 @@ def expected_table(sessions):
     return "\n".join(rows)
 
 
+WORD_RE = re.compile(r"\w+")
+
+
+def overlap_scan(sessions):
+    """Design aid: other results in a claim's context that hold all of the claim's numbers and
+    at least half of its longer words (candidates for ambiguous support)."""
+    rows = []
+    for s in sessions:
+        for turn, c in s.claims:
+            origin = c.stamp.get("origin")
+            if not origin:
+                continue
+            claim = c.stamp["claim_text"]
+            nums = set(numbers(claim))
+            words = {w.lower() for w in WORD_RE.findall(claim) if len(w) > 3 and not w.isdigit()}
+            for cid in s.contexts.get(turn, {}):
+                if cid == origin["tool_call_id"] or s.results[cid]["result"] is None:
+                    continue
+                for bi, b in enumerate(s.results[cid]["result"]["content"]):
+                    t = citable(b)
+                    if not t or not nums <= set(numbers(t)):
+                        continue
+                    share = len(words & {w.lower() for w in WORD_RE.findall(t)}) / max(1, len(words))
+                    if share >= 0.5:
+                        rows.append(f"{s.name}\tt{turn}\t{c.stamp['claim_id']}\t{cid}[{bi}]\t"
+                                    f"{share:.2f}\texpected={'ambiguous_support' in c.expect}")
+    return "\n".join(rows)
+
+
 def main(argv):
     sessions = [b() for b in BUILDERS]
     failures = []
@@ -1640,6 +1670,9 @@ def main(argv):
         for f in failures:
             print("self-check failed:", f, file=sys.stderr)
         return 1
+    if "--scan-overlap" in argv:
+        print(overlap_scan(sessions))
+        return 0
     if "--expected" in argv:
         print(expected_table(sessions))
         return 0
