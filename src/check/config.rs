@@ -100,7 +100,19 @@ impl Config {
             let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
             format!("{line}:{col}: {}", e.message())
         })?;
-        let at = |needle: &str| -> usize { text.find(needle).map_or(1, |b| line_col(text, b).0) };
+        // The line where a key (bare or quoted) is set, or where a quoted value is written.
+        let at = |needle: &str| -> usize {
+            text.lines()
+                .position(|l| {
+                    let t = l.trim_start();
+                    let key = t.strip_prefix('"').unwrap_or(t);
+                    let sets_key = key.strip_prefix(needle).is_some_and(|rest| {
+                        rest.trim_start_matches('"').trim_start().starts_with('=')
+                    });
+                    sets_key || t.contains(&format!("\"{needle}\""))
+                })
+                .map_or(1, |i| i + 1)
+        };
         let mut c = Config::default();
         for (pat, tier) in raw.tiers {
             let t = Tier::parse(&tier).ok_or_else(|| {
