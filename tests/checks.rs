@@ -338,7 +338,7 @@ fn ambiguous_support_from_another_result_in_context() {
         "req_2",
         1,
         "mirror.vendor.com",
-        "Mirror copy: seats cost $19 per user per month.",
+        "Team plan (mirror copy): seats cost $19 per user per month.",
     ));
     fx.calls[1].tool = "lookup_price".into();
     fx.calls[1].args = json!({"plan": "team", "source": "mirror"});
@@ -349,7 +349,7 @@ fn ambiguous_support_from_another_result_in_context() {
     assert_eq!(f.len(), 1);
     assert!(f[0].call_ids.contains(&"req_2".to_string()));
     // Near miss: the other result says something else.
-    fx.calls[1].text = "Mirror copy: seats cost $24 per user per month.".into();
+    fx.calls[1].text = "Team plan (mirror copy): seats cost $24 per user per month.".into();
     assert!(of_kind(&fx.report(), Kind::AmbiguousSupport).is_empty());
 }
 

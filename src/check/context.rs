@@ -35,6 +35,9 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             continue; // only claims with concrete values can be told apart reliably
         }
         let cited = res.call_id();
+        // "As well or better": the rival's whole text carries every value the span does and at
+        // least as many of the claim's words as the cited result's whole text.
+        let cited_words = r.keys.word_score(ck.result_index(res));
         let mut rivals = Vec::new();
         for other_id in in_context(ck, r.claim.turn) {
             if other_id == cited {
@@ -43,8 +46,9 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             let Some(other) = ck.s.result(other_id) else {
                 continue;
             };
-            let osup = r.keys.score(ck.result_index(other));
-            if osup.score >= sup.score {
+            let oidx = ck.result_index(other);
+            let osup = r.keys.score(oidx);
+            if osup.score >= sup.score && r.keys.word_score(oidx) >= cited_words {
                 rivals.push((other_id, other.tag.server.clone(), osup.score));
             }
         }

@@ -149,6 +149,15 @@ impl ClaimKeys {
         ClaimKeys { keys, words }
     }
 
+    /// Share of the claim's content words found in the text (1.0 when it has none).
+    pub fn word_score(&self, t: &TextIndex) -> f64 {
+        if self.words.is_empty() {
+            return 1.0;
+        }
+        let found = self.words.iter().filter(|w| t.words.contains(*w)).count();
+        found as f64 / self.words.len() as f64
+    }
+
     /// Scores the claim against an indexed text.
     pub fn score(&self, t: &TextIndex) -> Support {
         if !self.keys.is_empty() {
