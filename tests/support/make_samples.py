@@ -1033,7 +1033,10 @@ def s06():
         model="claude-opus-4-1",
         notes=["JSON-RPC ids are per-connection numbers that collide across servers (7 and 7, "
                "8 and 8), so every call sets call_id.",
-               "oncall#3 gets a JSON-RPC error response (upstream timeout)."],
+               "oncall#3 gets a JSON-RPC error response (upstream timeout).",
+               "The context manager evicts results superseded by a newer call with the same tool "
+               "and arguments: turn 2 and 3 contexts hold only the fan_6b2 results (and "
+               "payments#12)."],
     )
     s.turn(1, "Merchants in eu-west are reporting failed card payments. Is INC-4471 still ongoing? "
               "And who's on call for payments?",
@@ -1097,24 +1100,24 @@ def s06():
                  "Card authorisations in eu-west-1 are failing at 2.1% (baseline 0.3%). Second fix "
                  "deployed to 60% of hosts at 10:56 UTC.\n"
                  "Incident commander: Priya Raman. Next update due 11:15 UTC.")])
-    s.context(2, [(b, "[1]"), (a, "[2]"), (c, "[3]"), (b2, "[4]"), (a2, "[5]")])
+    s.context(2, [(b2, "[1]"), (a2, "[2]")])
     s.answer(2, "2026-10-08T10:58:17.050Z",
              "Sources disagree: the public status page (statuspage.vendor.io) still lists INC-4471 "
              "as resolved at 10:42 UTC, but the internal incident record says it is degraded, with "
-             "mitigation in progress [5]. Card authorisations in eu-west-1 are failing at 2.1% "
-             "against a 0.3% baseline [5]. I'd treat the incident as ongoing and ask the incident "
+             "mitigation in progress [2]. Card authorisations in eu-west-1 are failing at 2.1% "
+             "against a 0.3% baseline [2]. I'd treat the incident as ongoing and ask the incident "
              "commander to update the status page.",
              [
                  s.cite("clm_inc_degraded", "The incident is degraded, with mitigation in progress",
                         a2, "INC-4471 (SEV-2) Elevated card payment failures — eu-west-1\n"
-                            "Status: degraded (mitigation in progress)", "[5]",
+                            "Status: degraded (mitigation in progress)", "[2]",
                         note="near miss: fan_6b2 has the same conflict, but the answer surfaces it "
                              "and cites the T0 record"),
                  s.cite("clm_error_rate",
                         "Card authorisations in eu-west-1 are failing at 2.1% against a 0.3% "
                         "baseline", a2,
                         "Card authorisations in eu-west-1 are failing at 2.1% (baseline 0.3%)",
-                        "[5]"),
+                        "[2]"),
              ])
     s.label("clm_inc_degraded", "right", "human:omar")
     s.label("clm_error_rate", "right", "human:omar")
@@ -1141,26 +1144,26 @@ def s06():
     s.result(p, returned_at="2026-10-08T11:03:44.105Z", ttl=300,
              content=[text_block(json.dumps(structured, ensure_ascii=False))],
              structured=structured)
-    s.context(3, [(b, "[1]"), (a, "[2]"), (c, "[3]"), (b2, "[4]"), (a2, "[5]"), (p, "[6]")])
+    s.context(3, [(b2, "[1]"), (a2, "[2]"), (p, "[3]")])
     s.answer(3, "2026-10-08T11:03:47.900Z",
              "The hardest-hit merchants are Boulangerie Müller GmbH with 1204 failed "
-             "authorisations [6], Société Générale Assurances with 988 [6] and Café Łódź Sp. z "
-             "o.o. with 731 [6]. In total 312 merchants are affected [6].",
+             "authorisations [3], Société Générale Assurances with 988 [3] and Café Łódź Sp. z "
+             "o.o. with 731 [3]. In total 312 merchants are affected [3].",
              [
                  s.cite("clm_top_merchant",
                         "Boulangerie Müller GmbH has 1204 failed authorisations", p,
                         '"name": "Boulangerie Müller GmbH", "country": "DE", '
-                        '"failed_authorisations": 1204', "[6]"),
+                        '"failed_authorisations": 1204', "[3]"),
                  s.cite("clm_second_merchant",
                         "Société Générale Assurances has 988 failed authorisations", p,
                         '"name": "Société Générale Assurances", "country": "FR", '
-                        '"failed_authorisations": 988', "[6]"),
+                        '"failed_authorisations": 988', "[3]"),
                  s.cite("clm_third_merchant",
                         "Café Łódź Sp. z o.o. has 731 failed authorisations", p,
                         '"name": "Café Łódź Sp. z o.o.", "country": "PL", '
-                        '"failed_authorisations": 731', "[6]"),
+                        '"failed_authorisations": 731', "[3]"),
                  s.cite("clm_affected_total", "312 merchants are affected in total", p,
-                        '"total_affected_merchants": 312', "[6]", expect=["dangling_origin"],
+                        '"total_affected_merchants": 312', "[3]", expect=["dangling_origin"],
                         origin_override={"tool_call_id": "toolu_01HqZ8Jk3vRk2mX9pQ4sT7wY"},
                         note="origin.tool_call_id is the model API's tool_use id, not a recorded "
                              "call id"),
@@ -1207,7 +1210,7 @@ def s07():
     s.context(1, [(c1, "[1]"), (c2, "[2]")])
     s.answer(1, "2026-10-09T16:40:37.820Z",
              "I found two charges of €129.00 on 2026-09-29, for orders A-88213 and A-88214, a "
-             "minute apart [1]. None of the 3 charges has been refunded or disputed yet [2]. This "
+             "minute apart [1]. None of her charges has been refunded or disputed yet [2]. This "
              "looks like a double-click at checkout rather than fraud. Duplicate charges like this "
              "are refunded automatically within 48 hours [3].",
              [
@@ -1216,7 +1219,7 @@ def s07():
                         "A-88213 · 2026-09-29 18:02 · €129.00 · paid · Visa •••• 4417\n"
                         "• A-88214 · 2026-09-29 18:03 · €129.00", "[1]"),
                  s.cite("clm_no_disputes",
-                        "None of the 3 charges has been refunded or disputed", c2,
+                        "None of her charges has been refunded or disputed", c2,
                         "3 captured, 0 refunded, 0 disputed", "[2]"),
                  s.unsourced("clm_double_click",
                              "This looks like a double-click at checkout rather than fraud", None,
@@ -1325,7 +1328,7 @@ def s08():
     s.result(r2, returned_at="2026-10-06T11:20:28.390Z", ttl=600, content=[text_block(
         "Subscription SUB-33019 (customer C-7780, Noah Fischer)\n"
         "Plan: Pro, annual billing, $288.00 per year.\n"
-        "Purchased: 2026-09-20. Current term ends: 2027-09-20.")])
+        "Purchased: 2026-09-20. Renews automatically each year.")])
     window = "Annual Pro subscriptions can be cancelled for a full refund within 14 days of purchase"
     s.context(1, [(r1, "[1]"), (r2, "[2]")])
     s.answer(1, "2026-10-06T11:20:32.140Z",
@@ -1350,14 +1353,14 @@ def s08():
     r3 = s.call(2, "billing.internal", "check_refund_eligibility", {"subscription_id": "SUB-33019"},
                 "2026-10-06T11:22:12.050Z", "req_803")
     s.result(r3, returned_at="2026-10-06T11:22:12.600Z", ttl=300, content=[text_block(
-        "SUB-33019: not eligible for a refund. Purchased 2026-09-20, 16 days ago; the 14-day "
-        "refund window closed on 2026-10-04.")])
+        "SUB-33019: not eligible for a refund. Purchased 2026-09-20, 16 days ago; the refund "
+        "window closed on 2026-10-04.")])
     s.context(2, [(r1, "[1]"), (r2, "[2]"), (r3, "[3]")])
     s.answer(2, "2026-10-06T11:22:16.300Z",
              "You're right, and I'm sorry for the mistake. Annual Pro subscriptions can be "
              "cancelled for a full refund within 14 days of purchase [1], and that 14-day window "
              "applies to every Pro subscription, monthly or annual [1]. Your subscription "
-             "SUB-33019 is no longer eligible: the 14-day window closed on 2026-10-04 [3].",
+             "SUB-33019 is no longer eligible: the refund window closed on 2026-10-04 [3].",
              [
                  s.cite("clm_refund_window",
                         "Annual Pro subscriptions can be cancelled for a full refund within 14 "
@@ -1369,9 +1372,9 @@ def s08():
                         note="misread without a wrong number: the span covers annual plans only "
                              "(monthly plans are not refundable); no source finding by design"),
                  s.cite("clm_not_eligible",
-                        "SUB-33019 is no longer eligible: the 14-day window closed on 2026-10-04",
+                        "SUB-33019 is no longer eligible: the refund window closed on 2026-10-04",
                         r3, "SUB-33019: not eligible for a refund. Purchased 2026-09-20, 16 days "
-                            "ago; the 14-day refund window closed on 2026-10-04", "[3]"),
+                            "ago; the refund window closed on 2026-10-04", "[3]"),
              ])
     s.label("clm_refund_window", "right", "eval:support-v4", turn=2)
     s.label("clm_refund_scope", "wrong", "human:dana")
