@@ -1,1 +1,182 @@
-fn main() {}
+//! Load and verify throughput against a plain typed serde_json parse of the same bytes, and peak
+//! memory, on `provscope gen` directories of 20 MB and 200 MB. One core (`-j1`) throughout.
+//!
+//! Run: `cargo bench --bench load` (add `-- --sizes 20,200` to choose sizes in MB).
+//! Each measurement runs in a child process so its peak RSS (VmHWM) is its own.
+
+use provscope::check::{check_paths, Config};
+use provscope::gen::{write_session, GenSpec};
+use provscope::ingest::{load_paths, LoadOptions};
+use provscope::model::{Event, Stamp};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn vmhwm_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The baseline: what a user would write: read lines, parse each into typed structs.
+fn parse_only(dir: &Path) -> usize {
+    let mut n = 0;
+    for f in files(dir) {
+        let r = std::io::BufReader::with_capacity(256 * 1024, std::fs::File::open(f).unwrap());
+        for line in r.split(b'\n') {
+            let line = line.unwrap();
+            if let Ok(ev) = serde_json::from_slice::<Event>(&line) {
+                if let Event::Answer(a) = &ev {
+                    for c in &a.claims {
+                        n += serde_json::from_str::<Stamp>(c.get()).is_ok() as usize;
+                    }
+                }
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn child(mode: &str, dir: &Path) {
+    let t = Instant::now();
+    let items = match mode {
+        "parse" => parse_only(dir),
+        "load" => load_paths(&[dir.to_path_buf()], &LoadOptions::default(), 1)
+            .sessions
+            .len(),
+        "verify" => {
+            let o = check_paths(
+                &[dir.to_path_buf()],
+                &LoadOptions::default(),
+                &Config::default(),
+                1,
+            );
+            let doc = provscope::export::json::document(&o, provscope::model::Timestamp(0));
+            serde_json::to_writer(std::io::sink(), &doc).unwrap();
+            o.reports.len()
+        }
+        _ => panic!("unknown mode {mode}"),
+    };
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{{\"secs\":{secs},\"items\":{items},\"vmhwm_kb\":{}}}",
+        vmhwm_kb()
+    );
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    files(dir).iter().map(|f| f.metadata().unwrap().len()).sum()
+}
+
+fn generate(dir: &Path, mb: u64) {
+    if dir.exists() && dir_bytes(dir) >= mb * 1_000_000 {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let spec = GenSpec {
+        turns: 40,
+        calls: 4,
+        seed: 42,
+        fault_rate: 0.25,
+        result_bytes: 900,
+    };
+    let mut total = 0u64;
+    let mut i = 0u64;
+    while total < mb * 1_000_000 {
+        let p = dir.join(format!("gen-{i:06}.jsonl"));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        write_session(&mut w, &spec, i).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        total += p.metadata().unwrap().len();
+        i += 1;
+    }
+}
+
+fn run_child(mode: &str, dir: &Path) -> serde_json::Value {
+    let exe = std::env::current_exe().unwrap();
+    let best = (0..3)
+        .map(|_| {
+            let out = Command::new(&exe)
+                .args(["--child", mode])
+                .arg(dir)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        })
+        .min_by(|a, b| a["secs"].as_f64().partial_cmp(&b["secs"].as_f64()).unwrap())
+        .unwrap();
+    best
+}
+
+fn python_baseline(dir: &Path) -> Option<f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/baseline.py");
+    let t = Instant::now();
+    let out = Command::new("python3").arg(script).arg(dir).output().ok()?;
+    out.status.success().then(|| t.elapsed().as_secs_f64())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        child(&args[i + 1], Path::new(&args[i + 2]));
+        return;
+    }
+    let sizes: Vec<u64> = args
+        .iter()
+        .position(|a| a == "--sizes")
+        .map(|i| args[i + 1].split(',').map(|s| s.parse().unwrap()).collect())
+        .unwrap_or_else(|| vec![20, 200]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    println!("| input | parse-only MB/s | load MB/s | load/parse | verify json MB/s | verify/parse | python baseline MB/s | verify/python | peak RSS load / input | peak RSS verify / input |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for mb in sizes {
+        let dir = root.join(format!("gen-{mb}mb"));
+        generate(&dir, mb);
+        let bytes = dir_bytes(&dir) as f64;
+        let p = run_child("parse", &dir);
+        let l = run_child("load", &dir);
+        let v = run_child("verify", &dir);
+        let py = python_baseline(&dir);
+        let mbs = |x: &serde_json::Value| bytes / 1e6 / x["secs"].as_f64().unwrap();
+        let rss = |x: &serde_json::Value| x["vmhwm_kb"].as_f64().unwrap() * 1024.0 / bytes;
+        let pyr = py.map_or("n/a".into(), |s| format!("{:.0}", bytes / 1e6 / s));
+        let vpy = py.map_or("n/a".into(), |s| {
+            format!("{:.1}x", s / v["secs"].as_f64().unwrap())
+        });
+        println!(
+            "| {:.0} MB | {:.0} | {:.0} | {:.0}% | {:.0} | {:.0}% | {pyr} | {vpy} | {:.2}x | {:.2}x |",
+            bytes / 1e6,
+            mbs(&p),
+            mbs(&l),
+            100.0 * mbs(&l) / mbs(&p),
+            mbs(&v),
+            100.0 * mbs(&v) / mbs(&p),
+            rss(&l),
+            rss(&v)
+        );
+    }
+}

@@ -27,7 +27,12 @@ fn sample_findings_are_pinned() {
                 f.call_ids.join(",")
             );
         }
-        let q: Vec<String> = r.metrics.quadrants.iter().map(|(q, n)| format!("{}={n}", q.name())).collect();
+        let q: Vec<String> = r
+            .metrics
+            .quadrants
+            .iter()
+            .map(|(q, n)| format!("{}={n}", q.name()))
+            .collect();
         let _ = writeln!(out, "grid: {}", q.join(" "));
     }
     insta::assert_snapshot!(out);

@@ -46,6 +46,15 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             let Some(other) = ck.s.result(other_id) else {
                 continue;
             };
+            // Cheap pre-filter: a rival must at least contain the digits of every number.
+            if !r
+                .keys
+                .digits
+                .iter()
+                .all(|d| other.texts().any(|(_, t)| t.contains(d.as_str())))
+            {
+                continue;
+            }
             let oidx = ck.result_index(other);
             let osup = r.keys.score(oidx);
             if osup.score >= sup.score && r.keys.word_score(oidx) >= cited_words {

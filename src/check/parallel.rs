@@ -112,7 +112,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             let same_question = a.tool() == b.tool()
                 || a.request.params.arguments.as_ref().map(|x| x.get())
                     == b.request.params.arguments.as_ref().map(|x| x.get());
-            let bidx = ck.result_index(bres).clone();
+            let bidx = ck.result_index(bres);
             let overlap = r
                 .keys
                 .words

@@ -134,6 +134,8 @@ pub struct ClaimKeys {
     pub keys: Vec<Key>,
     /// Content words (for the fallback).
     pub words: Vec<String>,
+    /// The integer digits of each numeric key as written (a cheap pre-filter for rivals).
+    pub digits: Vec<String>,
 }
 
 impl ClaimKeys {
@@ -146,7 +148,18 @@ impl ClaimKeys {
         }
         let mut words: Vec<String> = content_words(&toks).into_iter().collect();
         words.sort();
-        ClaimKeys { keys, words }
+        let digits = toks
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Num(_, shown) => shown.split(['.', ',']).next().map(str::to_owned),
+                _ => None,
+            })
+            .collect();
+        ClaimKeys {
+            keys,
+            words,
+            digits,
+        }
     }
 
     /// Share of the claim's content words found in the text (1.0 when it has none).

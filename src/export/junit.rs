@@ -38,12 +38,10 @@ pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> 
         for c in &r.claims {
             let _ = write!(
                 out,
-                "    <testcase classname=\"{}\" name=\"turn {} {}\" file=\"{}\" line=\"{}\"",
+                "    <testcase classname=\"{}\" name=\"turn {} {}\"",
                 x(&r.session_id),
                 c.turn,
                 x(&c.claim_id),
-                x(&r.file),
-                c.line
             );
             let bad: Vec<_> = r.findings_for(c).filter(|f| fails(f.severity)).collect();
             let rest: Vec<_> = r.findings_for(c).filter(|f| !fails(f.severity)).collect();
@@ -53,10 +51,11 @@ pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> 
             }
             out.push_str(">\n");
             if let Some(first) = bad.first() {
-                let body: Vec<String> = bad
+                let mut body: Vec<String> = bad
                     .iter()
                     .map(|f| format!("{} [{}]: {}", f.kind, f.severity, f.message))
                     .collect();
+                body.push(format!("at {}:{}", r.file, c.line));
                 let _ = writeln!(
                     out,
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>",

@@ -487,8 +487,12 @@ impl Builder {
         }
         let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
         for (i, raw) in a.claims.iter().enumerate() {
-            let mut de = serde_json::Deserializer::from_str(raw.get());
-            match serde_path_to_error::deserialize::<_, Stamp>(&mut de) {
+            // Fast path; on failure, parse again with path tracking to name the field.
+            let parsed = serde_json::from_str::<Stamp>(raw.get()).or_else(|_| {
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                serde_path_to_error::deserialize::<_, Stamp>(&mut de)
+            });
+            match parsed {
                 Ok(stamp) => {
                     if claims.iter().any(|c| c.stamp.claim_id == stamp.claim_id) {
                         let msg = format!(

@@ -54,17 +54,17 @@ class SetupError(Exception):
 
 
 def _add_pydeps_to_path() -> None:
-    candidates = []
     env = os.environ.get("PROVSCOPE_PYDEPS")
     if env:
-        candidates.append(Path(env))
-    candidates.append(REPO_ROOT / ".cache" / "pydeps")
-    for cand in candidates:
-        if cand.is_dir() and str(cand) not in sys.path:
-            sys.path.insert(0, str(cand))
-            return
-        if env and cand == Path(env):
+        target = Path(env)
+        if not target.is_dir():
             raise SetupError(f"PROVSCOPE_PYDEPS={env} is not a directory")
+    else:
+        target = REPO_ROOT / ".cache" / "pydeps"
+        if not target.is_dir():
+            return
+    if str(target) not in sys.path:
+        sys.path.insert(0, str(target))
 
 
 def _search_dir(root: Path, names: tuple[str, ...]) -> Path | None:
