@@ -127,7 +127,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             // Values: the first numeric key of the claim that the sibling answers differently.
             let mut conflict: Option<(String, String)> = None;
             for k in &r.keys.keys {
-                if let Some(v) = differing_value(k, &bidx) {
+                if let Some(v) = differing_value(k, bidx) {
                     let shown_b = match k {
                         Key::Num { unit: Some(u), .. } => u.show(&trim_num(v)),
                         _ => trim_num(v),
