@@ -7,6 +7,9 @@ use provscope::ingest::{load_bytes, LoadOptions};
 use provscope::model::Session;
 use serde_json::{json, Value};
 
+/// (call id, marker) of a context entry.
+pub type ContextEntry = (String, Option<String>);
+
 /// One tool call of a fixture.
 #[derive(Clone)]
 pub struct FxCall {
@@ -83,7 +86,7 @@ pub struct Fx {
     pub calls: Vec<FxCall>,
     pub claims: Vec<FxClaim>,
     /// turn -> (call id, marker) in context; missing turn means "every call of the turn, marked".
-    pub context: Vec<(u32, Vec<(String, Option<String>)>)>,
+    pub context: Vec<(u32, Vec<ContextEntry>)>,
     pub answer_text: Vec<(u32, String)>,
     pub generated: Vec<(u32, String)>,
     pub labels: Vec<(String, &'static str)>,
