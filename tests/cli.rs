@@ -61,6 +61,12 @@ fn summary_and_exit_codes() {
     let o = provscope(&["summary", "--format", "json", &good]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v[0]["claims"], 1);
+    assert_eq!(v[0]["findings"], serde_json::json!({}));
+    let mut fx = common::Fx::baseline();
+    fx.calls[0].ttl = 5;
+    let stale = write(dir.path(), "stale.jsonl", &fx.jsonl());
+    let o = provscope(&["summary", &stale]);
+    assert!(out(&o).contains("1E 0W 0I"), "{}", out(&o));
 }
 
 #[test]

@@ -149,12 +149,17 @@ fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Verify(a)) => verify::run(&mut out, &a, &opts, &cfg, threads, color),
         Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
-        None => summary::run(&mut out, &[], summary::Format::Text, &opts, threads),
-        Some(Command::Open { paths }) => {
-            summary::run(&mut out, &paths, summary::Format::Text, &opts, threads)
-        }
+        None => summary::run(&mut out, &[], summary::Format::Text, &opts, &cfg, threads),
+        Some(Command::Open { paths }) => summary::run(
+            &mut out,
+            &paths,
+            summary::Format::Text,
+            &opts,
+            &cfg,
+            threads,
+        ),
         Some(Command::Summary { paths, format }) => {
-            summary::run(&mut out, &paths, format, &opts, threads)
+            summary::run(&mut out, &paths, format, &opts, &cfg, threads)
         }
         Some(Command::Gen(args)) => gen::run(&mut out, &args),
         Some(Command::Hash { json }) => hash(&mut out, json),

@@ -28,9 +28,11 @@ struct Row<'a> {
     envelopes: usize,
     errors: usize,
     warnings: usize,
+    /// Findings per severity from `verify`'s checks (default configuration or ./provscope.toml).
+    findings: std::collections::BTreeMap<crate::check::Severity, u64>,
 }
 
-fn row(s: &Session) -> Row<'_> {
+fn row<'a>(s: &'a Session, cfg: &crate::check::Config) -> Row<'a> {
     let errors = s
         .diagnostics
         .iter()
@@ -46,6 +48,7 @@ fn row(s: &Session) -> Row<'_> {
         envelopes: s.envelopes.len(),
         errors,
         warnings: s.diagnostics.len() - errors,
+        findings: crate::check::check_session(s, cfg).metrics.severities,
     }
 }
 
@@ -55,6 +58,7 @@ pub fn run(
     paths: &[PathBuf],
     format: Format,
     opts: &LoadOptions,
+    cfg: &crate::check::Config,
     threads: usize,
 ) -> u8 {
     let loaded = if paths.is_empty() {
@@ -65,7 +69,7 @@ pub fn run(
     } else {
         ingest::load_paths(paths, opts, threads)
     };
-    let rows: Vec<Row> = loaded.sessions.iter().map(row).collect();
+    let rows: Vec<Row> = loaded.sessions.iter().map(|s| row(s, cfg)).collect();
     match format {
         Format::Json => {
             out.line(&serde_json::to_string_pretty(&rows).unwrap_or_default());
@@ -90,7 +94,7 @@ fn print_table(out: &mut Out, rows: &[Row]) {
         .unwrap_or(0)
         .max(7);
     out.line(&format!(
-        "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+        "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  FINDINGS",
         "SESSION", "TURNS", "CALLS", "RESULTS", "CLAIMS", "ENVELOPES", "DIAGNOSTICS"
     ));
     let mut total = [0usize; 6];
@@ -101,8 +105,15 @@ fn print_table(out: &mut Out, rows: &[Row]) {
             (0, w) => format!("{w} warning{}", if w == 1 { "" } else { "s" }),
             (e, w) => format!("{e}E {w}W"),
         };
+        let n = |s: crate::check::Severity| r.findings.get(&s).copied().unwrap_or(0);
+        let findings = format!(
+            "{}E {}W {}I",
+            n(crate::check::Severity::Error),
+            n(crate::check::Severity::Warning),
+            n(crate::check::Severity::Info)
+        );
         out.line(&format!(
-            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  {findings}",
             one_line(r.session),
             r.turns,
             r.calls,
