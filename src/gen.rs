@@ -136,7 +136,7 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
     )?;
     let mut now = start;
     let mut next_call = 1u64;
-    let mut prev: Option<(String, String, u32, Call)> = None; // (claim id, claim text, turn, call)
+    let mut prev: Option<(String, String, Call)> = None; // (claim id, claim text, cited call)
     for turn in 1..=spec.turns.max(1) {
         let plan = PLANS[rng.random_range(0..PLANS.len())];
         let fault = if rng.random_bool(spec.fault_rate.clamp(0.0, 1.0)) {
@@ -295,7 +295,7 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
                 "render":{"marker":"[1]","policy":"require_tier_gte_1"}})
         };
         claims.push(stamp);
-        if let (Some(Fault::Drift), Some((pid, ptext, _pturn, pcall))) = (fault, prev.as_ref()) {
+        if let (Some(Fault::Drift), Some((pid, ptext, pcall))) = (fault, prev.as_ref()) {
             // Re-state the previous turn's claim from memory, citing a call no longer in context.
             claims.push(json!({"claim_id":pid,"claim_text":ptext,"origin":{"tool_call_id":pcall.id,"server":pcall.server,
                 "tool":pcall.tool,"arguments_hash":pcall.args_hash,"fetched_at":ts(pcall.tag_fetched()),"ttl_seconds":pcall.ttl},
@@ -327,7 +327,7 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
             &json!({"event":"label","claim_id":claim_id,"turn":turn,"fact":fact,"source":"eval:synthetic"}),
         )?;
         let first_text = claims[0]["claim_text"].as_str().unwrap_or("").to_owned();
-        prev = Some((claim_id, first_text, turn, calls.swap_remove(cited_idx)));
+        prev = Some((claim_id, first_text, calls.swap_remove(cited_idx)));
     }
     Ok(())
 }

@@ -13,8 +13,8 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 }
 
 /// The call ids in context at a turn: the recorded context, or else the turn's results.
-fn in_context<'s>(ck: &Checker<'s>, turn: u32) -> Vec<&'s str> {
-    match ck.context_of(turn) {
+fn context_calls<'s>(ck: &Checker<'s>, turn: u32) -> Vec<&'s str> {
+    match ck.s.context(turn) {
         Some(ctx) => ctx.results.iter().map(|e| e.call_id.as_str()).collect(),
         None => {
             ck.s.results
@@ -39,7 +39,7 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         // least as many of the claim's words as the cited result's whole text.
         let cited_words = r.keys.word_score(ck.result_index(res));
         let mut rivals = Vec::new();
-        for other_id in in_context(ck, r.claim.turn) {
+        for other_id in context_calls(ck, r.claim.turn) {
             if other_id == cited {
                 continue;
             }
@@ -93,13 +93,22 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     }
 }
 
+/// The calls that entered a context without a per-call marker.
+fn unmarked_calls(ctx: &crate::model::Context) -> Vec<&str> {
+    ctx.results
+        .iter()
+        .filter(|e| e.marker.is_none())
+        .map(|e| e.call_id.as_str())
+        .collect()
+}
+
 fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     let mut reported_turns = HashSet::new();
     for r in resolved {
         let Some(o) = &r.claim.stamp.origin else {
             continue;
         };
-        let Some(ctx) = ck.context_of(r.claim.turn) else {
+        let Some(ctx) = ck.s.context(r.claim.turn) else {
             continue;
         };
         let Some(entry) = ctx.results.iter().find(|e| e.call_id == o.tool_call_id) else {
@@ -108,12 +117,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if entry.marker.is_some() {
             continue;
         }
-        let flat: Vec<&str> = ctx
-            .results
-            .iter()
-            .filter(|e| e.marker.is_none())
-            .map(|e| e.call_id.as_str())
-            .collect();
+        let flat = unmarked_calls(ctx);
         reported_turns.insert(r.claim.turn);
         ck.emit(
             Finding::new(
@@ -133,12 +137,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if reported_turns.contains(&ctx.turn) {
             continue;
         }
-        let flat: Vec<&str> = ctx
-            .results
-            .iter()
-            .filter(|e| e.marker.is_none())
-            .map(|e| e.call_id.as_str())
-            .collect();
+        let flat = unmarked_calls(ctx);
         if flat.is_empty() {
             continue;
         }

@@ -48,7 +48,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     "turn": r.claim.turn,
                     "claim_id": r.claim.stamp.claim_id,
                     "call_id": call,
-                    "in_context": call.map(|c| in_context(ck, r.claim.turn, c)),
+                    "in_context": call.map(|c| ck.s.in_context(r.claim.turn, c)),
                     "value": r.span_text,
                 })
             })
@@ -63,7 +63,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 .map(|o| o.tool_call_id.as_str());
             let finding = match (k, prev, binding) {
                 (_, _, Some(b))
-                    if recorded(ck, b) && in_context(ck, r.claim.turn, b) == Some(false) =>
+                    if recorded(ck, b) && ck.s.in_context(r.claim.turn, b) == Some(false) =>
                 {
                     let from = ck.s.call(b).map(|c| c.turn);
                     let when = match from {
@@ -114,10 +114,4 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 /// Whether the call or its result was recorded at all (dangling origins are reported elsewhere).
 fn recorded(ck: &Checker, call: &str) -> bool {
     ck.s.call(call).is_some() || ck.s.result(call).is_some()
-}
-
-/// Whether `call` was in context at `turn`; `None` when no context was recorded for the turn.
-fn in_context(ck: &Checker, turn: u32, call: &str) -> Option<bool> {
-    ck.context_of(turn)
-        .map(|c| c.results.iter().any(|e| e.call_id == call))
 }

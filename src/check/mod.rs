@@ -130,11 +130,6 @@ impl<'s> Checker<'s> {
             TextIndex::new(&all)
         })
     }
-
-    /// The call ids in context at a turn, with their markers; `None` when no context was recorded.
-    pub fn context_of(&self, turn: u32) -> Option<&'s crate::model::Context> {
-        self.s.context(turn)
-    }
 }
 
 /// Runs every check on one session.

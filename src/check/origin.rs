@@ -44,39 +44,33 @@ pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
         unsourced(ck, c);
         return;
     };
-    if r.call.is_none() && r.result.is_none() {
-        ck.emit(
-            Finding::new(
-                Kind::DanglingOrigin,
-                Severity::Error,
-                format!(
+    if r.result.is_none() {
+        // Nothing to cite: no call at all, or a call whose result was never recorded.
+        let f = Finding::new(Kind::DanglingOrigin, Severity::Error, "")
+            .claim(c)
+            .call(&o.tool_call_id)
+            .ev("tool_call_id", o.tool_call_id.as_str());
+        let f = match r.call {
+            None => Finding {
+                message: format!(
                     "cites call `{}`, which is not in the session",
                     o.tool_call_id
                 ),
-            )
-            .claim(c)
-            .call(&o.tool_call_id)
-            .ev("tool_call_id", o.tool_call_id.as_str())
-            .ev("recorded_calls", ck.s.calls.len()),
-        );
-        below_tier(ck, r, &o.server);
-        return;
-    }
-    if r.result.is_none() {
-        ck.emit(
-            Finding::new(
-                Kind::DanglingOrigin,
-                Severity::Error,
-                format!(
+                ..f.ev("recorded_calls", ck.s.calls.len())
+            },
+            Some(_) => Finding {
+                message: format!(
                     "cites call `{}`, which has no recorded result",
                     o.tool_call_id
                 ),
-            )
-            .claim(c)
-            .call(&o.tool_call_id)
-            .ev("tool_call_id", o.tool_call_id.as_str())
-            .ev("reason", "call has no result"),
-        );
+                ..f.ev("reason", "call has no result")
+            },
+        };
+        ck.emit(f);
+        if r.call.is_none() {
+            below_tier(ck, r, &o.server);
+            return;
+        }
     }
     origin_mismatch(ck, r);
     span_checks(ck, r);

@@ -6,6 +6,10 @@ use crate::check::{Outcome, Severity};
 use crate::model::Timestamp;
 use std::fmt::Write;
 
+fn describe(f: &crate::check::Finding) -> String {
+    format!("{} [{}]: {}", f.kind, f.severity, f.message)
+}
+
 /// Renders JUnit XML.
 pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> String {
     let fails = |s: Severity| fail_on.is_some_and(|t| s <= t);
@@ -51,10 +55,7 @@ pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> 
             }
             out.push_str(">\n");
             if let Some(first) = bad.first() {
-                let mut body: Vec<String> = bad
-                    .iter()
-                    .map(|f| format!("{} [{}]: {}", f.kind, f.severity, f.message))
-                    .collect();
+                let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
                 body.push(format!("at {}:{}", r.file, c.line));
                 let _ = writeln!(
                     out,
@@ -65,10 +66,7 @@ pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> 
                 );
             }
             if !rest.is_empty() {
-                let body: Vec<String> = rest
-                    .iter()
-                    .map(|f| format!("{} [{}]: {}", f.kind, f.severity, f.message))
-                    .collect();
+                let body: Vec<String> = rest.iter().map(|f| describe(f)).collect();
                 let _ = writeln!(
                     out,
                     "      <system-out>{}</system-out>",

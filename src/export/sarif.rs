@@ -50,10 +50,8 @@ pub fn render(o: &Outcome) -> Value {
     for r in &o.reports {
         for f in &r.findings {
             let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
-            let mut region = json!({"startLine": f.line.max(1)});
-            if f.line == 0 {
-                region = json!({"startLine": 1});
-            }
+            // Session-level findings without a line point at the first line.
+            let region = json!({"startLine": f.line.max(1)});
             results.push(json!({
                 "ruleId": f.kind.name(),
                 "ruleIndex": rule_index,

@@ -120,6 +120,15 @@ pub fn load_reader<R: Read>(
     b.finish()
 }
 
+/// The 1-based character column of byte offset `byte` in `text` (clamped, safe on any offset).
+fn char_column(text: &str, byte: usize) -> u64 {
+    let mut b = byte.min(text.len());
+    while !text.is_char_boundary(b) {
+        b -= 1;
+    }
+    text[..b].chars().count() as u64 + 1
+}
+
 fn lines_line(b: &Builder) -> u64 {
     b.last_line + 1
 }
@@ -130,8 +139,10 @@ struct Builder {
     binary: bool,
     header_seen: bool,
     any_event: bool,
-    call_ids: HashSet<String>,
-    result_ids: HashSet<String>,
+    /// Turns that already have a turn event, a context and an answer (duplicate detection).
+    seen_turns: HashSet<u32>,
+    seen_contexts: HashSet<u32>,
+    seen_answers: HashSet<u32>,
 }
 
 impl Builder {
@@ -146,8 +157,9 @@ impl Builder {
             binary: false,
             header_seen: false,
             any_event: false,
-            call_ids: HashSet::new(),
-            result_ids: HashSet::new(),
+            seen_turns: HashSet::new(),
+            seen_contexts: HashSet::new(),
+            seen_answers: HashSet::new(),
         }
     }
 
@@ -180,7 +192,7 @@ impl Builder {
             1
         } else {
             text.find(&format!("\"{key}\""))
-                .map_or(1, |b| text[..b].chars().count() as u64 + 1)
+                .map_or(1, |b| char_column(text, b))
         };
         self.diag_at(line_no, column, path, level, message);
     }
@@ -233,14 +245,8 @@ impl Builder {
 
     fn parse_error(&mut self, line_no: u64, text: &str, e: serde_json::Error, ended: bool) {
         use serde_json::error::Category;
-        let col_chars = |byte_col: usize| -> u64 {
-            let b = byte_col.saturating_sub(1).min(text.len());
-            let mut b = b;
-            while !text.is_char_boundary(b) {
-                b -= 1;
-            }
-            text[..b].chars().count() as u64 + 1
-        };
+        // serde_json columns are 1-based byte columns.
+        let col_chars = |byte_col: usize| char_column(text, byte_col.saturating_sub(1));
         match e.classify() {
             Category::Eof => {
                 let msg = if ended {
@@ -301,7 +307,7 @@ impl Builder {
                         format!("method is `{}`, expected `tools/call`", c.request.method),
                     );
                 }
-                if !self.call_ids.insert(id.clone()) {
+                if self.session.index.call.contains_key(&id) {
                     self.field_diag(
                         line_no,
                         text,
@@ -311,6 +317,10 @@ impl Builder {
                     );
                     return;
                 }
+                self.session
+                    .index
+                    .call
+                    .insert(id.clone(), self.session.calls.len());
                 self.session.calls.push(Call {
                     id,
                     turn: c.turn,
@@ -323,7 +333,7 @@ impl Builder {
             }
             Event::ToolResult(r) => {
                 let id = r.tag.call_id.clone();
-                if !self.result_ids.insert(id.clone()) {
+                if self.session.index.result.contains_key(&id) {
                     self.field_diag(
                         line_no,
                         text,
@@ -344,6 +354,10 @@ impl Builder {
                         "the response has neither `result` nor `error`".into(),
                     );
                 }
+                self.session
+                    .index
+                    .result
+                    .insert(id, self.session.results.len());
                 self.session.results.push(ToolResult {
                     turn: r.turn,
                     tag: r.tag,
@@ -352,7 +366,7 @@ impl Builder {
                 });
             }
             Event::Context(c) => {
-                if self.session.contexts.iter().any(|x| x.turn == c.turn) {
+                if !self.seen_contexts.insert(c.turn) {
                     self.field_diag(
                         line_no,
                         text,
@@ -455,7 +469,7 @@ impl Builder {
     }
 
     fn turn(&mut self, line_no: u64, text: &str, t: TurnEvent) {
-        if self.session.turns.iter().any(|x| x.index == t.turn) {
+        if !self.seen_turns.insert(t.turn) {
             self.field_diag(
                 line_no,
                 text,
@@ -475,7 +489,7 @@ impl Builder {
     }
 
     fn answer(&mut self, line_no: u64, text: &str, a: AnswerEvent) {
-        if self.session.answers.iter().any(|x| x.turn == a.turn) {
+        if !self.seen_answers.insert(a.turn) {
             self.field_diag(
                 line_no,
                 text,
@@ -524,11 +538,7 @@ impl Builder {
                     };
                     let base = text.find(raw.get()).unwrap_or(0);
                     let col_in_raw = pe.inner().column().saturating_sub(1);
-                    let mut b = (base + col_in_raw).min(text.len());
-                    while !text.is_char_boundary(b) {
-                        b -= 1;
-                    }
-                    let col = text[..b].chars().count() as u64 + 1;
+                    let col = char_column(text, base + col_in_raw);
                     let msg = humanize(&strip_pos(&pe.inner().to_string()));
                     self.diag_at(
                         line_no,
@@ -587,11 +597,7 @@ impl Builder {
         for (i, t) in s.turns.iter().enumerate() {
             idx.turn.insert(t.index, i);
         }
-        for (i, c) in s.calls.iter().enumerate() {
-            idx.call.insert(c.id.clone(), i);
-        }
-        for (i, r) in s.results.iter().enumerate() {
-            idx.result.insert(r.tag.call_id.clone(), i);
+        for r in &s.results {
             match idx.call.get(&r.tag.call_id).map(|&c| &s.calls[c]) {
                 None => d(
                     r.line,

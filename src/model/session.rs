@@ -266,6 +266,13 @@ impl Session {
         self.index.context.get(&turn).map(|&i| &self.contexts[i])
     }
 
+    /// Whether `call_id` was in context when the turn's answer was generated; `None` when no
+    /// context was recorded for the turn.
+    pub fn in_context(&self, turn: u32, call_id: &str) -> Option<bool> {
+        self.context(turn)
+            .map(|c| c.results.iter().any(|e| e.call_id == call_id))
+    }
+
     /// The turn with this index.
     pub fn turn(&self, index: u32) -> Option<&Turn> {
         self.index.turn.get(&index).map(|&i| &self.turns[i])
