@@ -127,7 +127,7 @@ impl<'s> Checker<'s> {
                 all.push_str(t);
                 all.push('\n');
             }
-            TextIndex::new(&all)
+            TextIndex::from_string(all)
         })
     }
 }

@@ -117,7 +117,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 .keys
                 .words
                 .iter()
-                .filter(|w| bidx.words.contains(*w))
+                .filter(|(_, h)| bidx.has_word(*h))
                 .count();
             let related =
                 same_question || (!r.keys.words.is_empty() && overlap * 2 >= r.keys.words.len());
@@ -137,7 +137,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 }
             }
             if conflict.is_none() && !claim_status.is_empty() {
-                let bs = status_words(&bidx.norm);
+                let bs = status_words(bidx.norm());
                 if !bs.is_empty() && !claim_status.iter().any(|w| bs.contains(w)) {
                     conflict = Some((claim_status.join("/"), bs.join("/")));
                 }

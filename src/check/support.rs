@@ -11,7 +11,9 @@
 //! 3. The score is the share of key tokens found. A claim with no key tokens is scored by the
 //!    share of its content words found in the span, against `support_threshold`.
 
-use std::collections::HashSet;
+use rustc_hash::FxHasher;
+use std::cell::OnceCell;
+use std::hash::Hasher;
 
 /// A unit attached to a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +46,7 @@ pub enum Key {
         milli: i64,
         /// attached unit
         unit: Option<Unit>,
-        /// the text it came from
+        /// the text it came from (claims only; empty for indexed texts)
         shown: String,
     },
     /// A quoted name, normalized (lowercase, single spaces).
@@ -61,33 +63,56 @@ impl Key {
     }
 }
 
-/// The tokens of one text, ready for matching.
+/// The tokens of one text, ready for matching. Built in one pass over the bytes, with no
+/// allocation per token; the normalized text is only built when a quoted name asks for it.
 #[derive(Clone, Debug, Default)]
 pub struct TextIndex {
     /// Numbers with units.
     pub nums: Vec<(i64, Option<Unit>)>,
-    /// Normalized text (lowercase, whitespace collapsed) for quoted-name search.
-    pub norm: String,
-    /// Stemmed content words.
-    pub words: HashSet<String>,
+    /// Hashes of the stemmed, lowercased content words, sorted and deduplicated.
+    words: Vec<u64>,
+    text: String,
+    norm: OnceCell<String>,
 }
 
 impl TextIndex {
     /// Indexes a text.
     pub fn new(text: &str) -> Self {
-        let toks = tokenize(text);
-        let nums = extract_keys_from(&toks, text)
+        TextIndex::from_string(text.to_owned())
+    }
+
+    /// Indexes a text it takes ownership of.
+    pub fn from_string(text: String) -> Self {
+        let toks = tokenize(&text);
+        let nums = numbers(&toks, false)
             .into_iter()
-            .filter_map(|k| match k {
-                Key::Num { milli, unit, .. } => Some((milli, unit)),
-                Key::Quoted(_) => None,
+            .map(|k| (k.0, k.1))
+            .collect();
+        let mut words: Vec<u64> = toks
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Word(w) => content_word(w).map(|(_, h)| h),
+                _ => None,
             })
             .collect();
+        words.sort_unstable();
+        words.dedup();
         TextIndex {
             nums,
-            norm: normalize(text),
-            words: content_words(&toks),
+            words,
+            text,
+            norm: OnceCell::new(),
         }
+    }
+
+    /// The text lowercased with whitespace runs collapsed (built on first use).
+    pub fn norm(&self) -> &str {
+        self.norm.get_or_init(|| normalize(&self.text))
+    }
+
+    /// True when the text has this content word (by hash, see [`ClaimKeys::words`]).
+    pub fn has_word(&self, hash: u64) -> bool {
+        self.words.binary_search(&hash).is_ok()
     }
 
     fn has(&self, k: &Key) -> bool {
@@ -99,7 +124,7 @@ impl TextIndex {
                         _ => true,
                     }
             }),
-            Key::Quoted(q) => self.norm.contains(q.as_str()),
+            Key::Quoted(q) => self.norm().contains(q.as_str()),
         }
     }
 }
@@ -132,8 +157,8 @@ impl Support {
 pub struct ClaimKeys {
     /// Key tokens.
     pub keys: Vec<Key>,
-    /// Content words (for the fallback).
-    pub words: Vec<String>,
+    /// Content words (stemmed, lowercased) with their hashes, for the fallback and overlap.
+    pub words: Vec<(String, u64)>,
     /// The integer digits of each numeric key as written (a cheap pre-filter for rivals).
     pub digits: Vec<String>,
 }
@@ -142,12 +167,22 @@ impl ClaimKeys {
     /// Extracts the claim's key tokens and content words.
     pub fn new(claim: &str) -> Self {
         let toks = tokenize(claim);
-        let mut keys = extract_keys_from(&toks, claim);
+        let mut keys: Vec<Key> = numbers(&toks, true)
+            .into_iter()
+            .map(|(milli, unit, shown)| Key::Num { milli, unit, shown })
+            .collect();
         for q in quoted(claim) {
             keys.push(Key::Quoted(q));
         }
-        let mut words: Vec<String> = content_words(&toks).into_iter().collect();
+        let mut words: Vec<(String, u64)> = toks
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Word(w) => content_word(w),
+                _ => None,
+            })
+            .collect();
         words.sort();
+        words.dedup();
         let digits = toks
             .iter()
             .filter_map(|t| match t {
@@ -167,7 +202,7 @@ impl ClaimKeys {
         if self.words.is_empty() {
             return 1.0;
         }
-        let found = self.words.iter().filter(|w| t.words.contains(*w)).count();
+        let found = self.words.iter().filter(|(_, h)| t.has_word(*h)).count();
         found as f64 / self.words.len() as f64
     }
 
@@ -197,8 +232,8 @@ impl ClaimKeys {
         let missing: Vec<String> = self
             .words
             .iter()
-            .filter(|w| !t.words.contains(*w))
-            .cloned()
+            .filter(|(_, h)| !t.has_word(*h))
+            .map(|(w, _)| w.clone())
             .collect();
         Support {
             score: (self.words.len() - missing.len()) as f64 / self.words.len() as f64,
@@ -213,71 +248,155 @@ pub fn support(claim: &str, text: &str) -> Support {
     ClaimKeys::new(claim).score(&TextIndex::new(text))
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Num(f64, String),
-    Word(String),
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
+    /// A number: its value and the text it was written as.
+    Num(f64, &'a str),
+    /// A word, as written (any case).
+    Word(&'a str),
+    /// Any other non-space character.
     Sym(char),
 }
 
-fn tokenize(s: &str) -> Vec<Tok> {
-    let cs: Vec<char> = s.chars().collect();
-    let mut out = Vec::new();
+/// Splits text into numbers, words and symbols in one pass over the bytes.
+fn tokenize(s: &str) -> Vec<Tok<'_>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(s.len() / 6 + 4);
     let mut i = 0;
-    while i < cs.len() {
-        let c = cs[i];
+    while i < b.len() {
+        let c = b[i];
         if c.is_ascii_digit() {
+            let (tok, next) = number_at(s, i);
+            out.push(tok);
+            i = next;
+        } else if c.is_ascii_alphabetic() {
             let start = i;
-            let mut int = String::new();
-            while i < cs.len() && cs[i].is_ascii_digit() {
-                int.push(cs[i]);
-                i += 1;
-            }
-            // Thousands separators: ",ddd" (or a thin/narrow space) repeated.
-            while i + 3 < cs.len() + 1
-                && i < cs.len()
-                && matches!(cs[i], ',' | '\u{202f}' | '\u{2009}' | '\'')
-                && cs
-                    .get(i + 1..i + 4)
-                    .is_some_and(|d| d.iter().all(|c| c.is_ascii_digit()))
-                && !cs.get(i + 4).is_some_and(|c| c.is_ascii_digit())
-            {
-                int.extend(&cs[i + 1..i + 4]);
-                i += 4;
-            }
-            let mut frac = String::new();
-            if i + 1 < cs.len() && cs[i] == '.' && cs[i + 1].is_ascii_digit() {
-                i += 1;
-                while i < cs.len() && cs[i].is_ascii_digit() {
-                    frac.push(cs[i]);
-                    i += 1;
-                }
-            }
-            let text = format!("{int}.{}", if frac.is_empty() { "0" } else { &frac });
-            let shown: String = cs[start..i].iter().collect();
-            out.push(Tok::Num(text.parse().unwrap_or(0.0), shown));
-        } else if c.is_alphabetic() {
-            if is_cjk(c) {
-                out.push(Tok::Word(c.to_string()));
-                i += 1;
-                continue;
-            }
-            let mut w = String::new();
-            while i < cs.len()
-                && (cs[i].is_alphanumeric() && !is_cjk(cs[i]) && !cs[i].is_ascii_digit())
-            {
-                w.extend(cs[i].to_lowercase());
-                i += 1;
-            }
-            out.push(Tok::Word(w));
-        } else {
-            if !c.is_whitespace() {
-                out.push(Tok::Sym(c));
+            i = word_end(s, i);
+            out.push(Tok::Word(&s[start..i]));
+        } else if c < 0x80 {
+            if !c.is_ascii_whitespace() {
+                out.push(Tok::Sym(c as char));
             }
             i += 1;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            let len = ch.len_utf8();
+            if is_cjk(ch) {
+                out.push(Tok::Word(&s[i..i + len]));
+                i += len;
+            } else if ch.is_alphanumeric() {
+                let start = i;
+                i = word_end(s, i);
+                out.push(Tok::Word(&s[start..i]));
+            } else {
+                if !ch.is_whitespace() {
+                    out.push(Tok::Sym(ch));
+                }
+                i += len;
+            }
         }
     }
     out
+}
+
+/// End of the word starting at `i`: ASCII letters and non-ASCII letters other than CJK.
+fn word_end(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() {
+            i += 1;
+        } else if c >= 0x80 {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            if ch.is_alphanumeric() && !is_cjk(ch) {
+                i += ch.len_utf8();
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// Reads a number at `i`: digits, thousands groups (`,ddd`, `'ddd`, thin spaces), decimals.
+fn number_at(s: &str, start: usize) -> (Tok<'_>, usize) {
+    let b = s.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let three_digits_at = |i: usize| {
+        i + 3 <= b.len()
+            && b[i..i + 3].iter().all(u8::is_ascii_digit)
+            && !b.get(i + 3).is_some_and(u8::is_ascii_digit)
+    };
+    let mut value = 0f64;
+    let mut i = start;
+    let end = digits(i);
+    for &d in &b[i..end] {
+        value = value * 10.0 + f64::from(d - b'0');
+    }
+    i = end;
+    loop {
+        let sep = if matches!(b.get(i), Some(b',') | Some(b'\'')) {
+            1
+        } else if s[i..].starts_with('\u{202f}') || s[i..].starts_with('\u{2009}') {
+            3
+        } else {
+            0
+        };
+        if sep == 0 || !three_digits_at(i + sep) {
+            break;
+        }
+        for &d in &b[i + sep..i + sep + 3] {
+            value = value * 10.0 + f64::from(d - b'0');
+        }
+        i += sep + 3;
+    }
+    if b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        let end = digits(i + 1);
+        let mut scale = 0.1;
+        for &d in &b[i + 1..end] {
+            value += f64::from(d - b'0') * scale;
+            scale /= 10.0;
+        }
+        i = end;
+    }
+    (Tok::Num(value, &s[start..i]), i)
+}
+
+/// `w` lowercased into `buf` when it is ASCII and short (every keyword is); `None` otherwise.
+fn lower<'b>(w: &str, buf: &'b mut [u8; 16]) -> Option<&'b str> {
+    let n = w.len();
+    if n > buf.len() || !w.is_ascii() {
+        return None;
+    }
+    for (d, s) in buf.iter_mut().zip(w.bytes()) {
+        *d = s.to_ascii_lowercase();
+    }
+    std::str::from_utf8(&buf[..n]).ok()
+}
+
+/// Applies `f` to the lowercased keyword form of a word token, if it has one.
+fn kw<T>(t: Option<&Tok>, f: impl Fn(&str) -> Option<T>) -> Option<T> {
+    let mut buf = [0u8; 16];
+    match t {
+        Some(Tok::Word(w)) => {
+            if *w == "日" {
+                return f("day");
+            }
+            lower(w, &mut buf).and_then(f)
+        }
+        _ => None,
+    }
+}
+
+fn is_word(t: Option<&Tok>, word: &str) -> bool {
+    kw(t, |w| (w == word).then_some(())).is_some()
 }
 
 fn is_cjk(c: char) -> bool {
@@ -379,41 +498,48 @@ fn time_unit(w: &str) -> Option<&'static str> {
         "week" | "wk" => "week",
         "month" => "month",
         "year" | "yr" => "year",
-        "日" => "day",
         _ => return None,
     })
 }
 
-fn extract_keys_from(toks: &[Tok], _src: &str) -> Vec<Key> {
+/// Every number with its unit: `(value * 1000, unit, shown)`; `shown` is built only when asked.
+fn numbers(toks: &[Tok], want_shown: bool) -> Vec<(i64, Option<Unit>, String)> {
     let mut keys = Vec::new();
     for (i, t) in toks.iter().enumerate() {
-        let (value, shown) = match t {
-            Tok::Num(v, s) => (*v, s.clone()),
-            Tok::Word(w) => match number_word(w) {
-                Some(v) => (v, w.clone()),
-                None => match month(w) {
-                    Some(m) if near_number(toks, i) => (m, w.clone()),
+        let value = match t {
+            Tok::Num(v, _) => *v,
+            Tok::Word(_) => match kw(Some(t), number_word) {
+                Some(v) => v,
+                None => match kw(Some(t), month) {
+                    Some(m) if near_number(toks, i) => m,
                     _ => continue,
                 },
             },
             Tok::Sym(_) => continue,
         };
+        let text = match t {
+            Tok::Num(_, s) | Tok::Word(s) => *s,
+            Tok::Sym(_) => "",
+        };
         let mut unit = None;
-        let mut shown = shown;
-        // Prefix: currency symbol or code right before.
+        let mut prefix = String::new();
+        let mut suffix = String::new();
+        // Prefix: currency symbol or three-letter code right before.
         if i > 0 {
             match &toks[i - 1] {
                 Tok::Sym(c) => {
                     if let Some(cur) = currency_sym(*c) {
                         unit = Some(Unit::Currency(cur));
-                        shown = format!("{c}{shown}");
+                        if want_shown {
+                            prefix = c.to_string();
+                        }
                     }
                 }
-                Tok::Word(w) => {
-                    if let Some(cur) = currency_word(w) {
-                        if w.len() == 3 {
-                            unit = Some(Unit::Currency(cur));
-                            shown = format!("{} {shown}", w.to_uppercase());
+                Tok::Word(w) if w.len() == 3 => {
+                    if let Some(cur) = kw(toks.get(i - 1), currency_word) {
+                        unit = Some(Unit::Currency(cur));
+                        if want_shown {
+                            prefix = format!("{} ", w.to_uppercase());
                         }
                     }
                 }
@@ -421,54 +547,55 @@ fn extract_keys_from(toks: &[Tok], _src: &str) -> Vec<Key> {
             }
         }
         if unit.is_none() {
-            // Suffix: %, percent, currency, or a duration unit (skipping business/calendar/working).
+            // Suffix: %, percent, currency, or a duration unit (skipping business/calendar/...).
             let mut j = i + 1;
-            while let Some(Tok::Word(w)) = toks.get(j) {
-                if matches!(
-                    w.as_str(),
-                    "business" | "calendar" | "working" | "full" | "more"
-                ) {
-                    j += 1;
-                } else {
-                    break;
-                }
+            while kw(toks.get(j), |w| {
+                matches!(w, "business" | "calendar" | "working" | "full" | "more").then_some(())
+            })
+            .is_some()
+            {
+                j += 1;
             }
-            match toks.get(i + 1) {
+            let next = toks.get(i + 1);
+            match next {
                 Some(Tok::Sym('%')) => {
                     unit = Some(Unit::Percent);
-                    shown.push('%');
+                    suffix = "%".into();
                 }
                 Some(Tok::Sym(c)) if currency_sym(*c).is_some() => {
                     unit = currency_sym(*c).map(Unit::Currency);
-                    shown.push(*c);
+                    suffix = c.to_string();
                 }
-                Some(Tok::Word(w))
-                    if w == "percent"
-                        || w == "per"
-                            && matches!(toks.get(i + 2), Some(Tok::Word(x)) if x == "cent") =>
+                _ if is_word(next, "percent")
+                    || (is_word(next, "per") && is_word(toks.get(i + 2), "cent")) =>
                 {
                     unit = Some(Unit::Percent);
-                    shown.push('%');
+                    suffix = "%".into();
                 }
-                Some(Tok::Word(w)) if currency_word(w).is_some() => {
-                    unit = currency_word(w).map(Unit::Currency);
-                    shown = format!("{shown} {w}");
+                Some(Tok::Word(w)) if kw(next, currency_word).is_some() => {
+                    unit = kw(next, currency_word).map(Unit::Currency);
+                    suffix = format!(" {}", w.to_lowercase());
                 }
                 _ => {
-                    if let Some(Tok::Word(w)) = toks.get(j) {
-                        if let Some(u) = time_unit(w) {
-                            unit = Some(Unit::Time(u));
-                            shown = format!("{shown} {w}");
+                    if let Some(u) = kw(toks.get(j), time_unit) {
+                        unit = Some(Unit::Time(u));
+                        if let Some(Tok::Word(w)) = toks.get(j) {
+                            suffix = format!(" {}", w.to_lowercase());
                         }
                     }
                 }
             }
         }
-        keys.push(Key::Num {
-            milli: (value * 1000.0).round() as i64,
-            unit,
-            shown,
-        });
+        let shown = if want_shown {
+            let body = match t {
+                Tok::Word(w) => w.to_lowercase(),
+                _ => text.to_owned(),
+            };
+            format!("{prefix}{body}{suffix}")
+        } else {
+            String::new()
+        };
+        keys.push(((value * 1000.0).round() as i64, unit, shown));
     }
     keys
 }
@@ -520,25 +647,44 @@ const STOP: [&str; 40] = [
     "those", "would", "could", "should", "does", "must", "very",
 ];
 
-fn stem(w: &str) -> String {
+/// The stemmed, lowercased content word of a token with its hash, or `None` for short words,
+/// stop words and punctuation. A CJK character is a word of its own.
+fn content_word(w: &str) -> Option<(String, u64)> {
+    let first = w.chars().next()?;
+    let word = if is_cjk(first) {
+        w.to_owned()
+    } else {
+        if w.chars().count() < 4 {
+            return None;
+        }
+        let mut buf = [0u8; 16];
+        if let Some(l) = lower(w, &mut buf) {
+            if STOP.contains(&l) {
+                return None;
+            }
+            stem(l).to_owned()
+        } else {
+            let l = w.to_lowercase();
+            if STOP.contains(&l.as_str()) {
+                return None;
+            }
+            stem(&l).to_owned()
+        }
+    };
+    let mut h = FxHasher::default();
+    h.write(word.as_bytes());
+    Some((word, h.finish()))
+}
+
+fn stem(w: &str) -> &str {
     for suf in ["ing", "ed", "es", "s"] {
         if w.len() > suf.len() + 3 {
             if let Some(s) = w.strip_suffix(suf) {
-                return s.to_owned();
+                return s;
             }
         }
     }
-    w.to_owned()
-}
-
-fn content_words(toks: &[Tok]) -> HashSet<String> {
-    toks.iter()
-        .filter_map(|t| match t {
-            Tok::Word(w) if w.chars().next().is_some_and(is_cjk) => Some(w.clone()),
-            Tok::Word(w) if w.chars().count() >= 4 && !STOP.contains(&w.as_str()) => Some(stem(w)),
-            _ => None,
-        })
-        .collect()
+    w
 }
 
 #[cfg(test)]
