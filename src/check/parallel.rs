@@ -3,7 +3,7 @@
 //! the less trusted result.
 
 use super::finding::{Finding, Kind, Severity};
-use super::support::{Key, TextIndex};
+use super::support::{Key, TextIndex, Unit};
 use super::{Checker, Resolved};
 use crate::model::{Call, Timestamp};
 use serde_json::json;
@@ -94,19 +94,39 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if sibs.is_empty() {
             continue;
         }
-        let answer_text =
-            ck.s.answer(r.claim.turn)
-                .map(|x| x.text.to_lowercase())
-                .unwrap_or_default();
         let claim_status: Vec<&str> = status_words(&r.claim.stamp.claim_text)
             .into_iter()
             .filter(|w| status_words(span).contains(w))
             .collect();
+        let units: Vec<Unit> = r
+            .keys
+            .keys
+            .iter()
+            .filter_map(|k| match k {
+                Key::Num { unit, .. } => *unit,
+                Key::Quoted(_) => None,
+            })
+            .collect();
+        if units.is_empty() && claim_status.is_empty() {
+            continue; // nothing a sibling could state differently
+        }
+        let answer_text =
+            ck.s.answer(r.claim.turn)
+                .map(|x| x.text.to_lowercase())
+                .unwrap_or_default();
         for b in sibs {
             let Some(bres) = ck.s.result(&b.id) else {
                 continue;
             };
             if bres.is_error() {
+                continue;
+            }
+            // Cheap pre-filter on the raw text: a sibling can only disagree on a value it states.
+            let states_value = bres.texts().any(|(_, t)| {
+                units.iter().any(|u| may_state(t, *u))
+                    || (!claim_status.is_empty() && STATUS.iter().any(|w| contains_ci(t, w)))
+            });
+            if !states_value {
                 continue;
             }
             let same_question = a.tool() == b.tool()
@@ -193,6 +213,38 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     .ev("fanout", a.fanout.clone()),
             );
         }
+    }
+}
+
+/// Case-insensitive (ASCII) substring test without allocating.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    let n = needle.len();
+    n <= hay.len()
+        && hay
+            .as_bytes()
+            .windows(n)
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// Whether `text` may state a value in `unit` (a superset test: false means it certainly does not).
+fn may_state(text: &str, unit: Unit) -> bool {
+    match unit {
+        Unit::Currency(code) => {
+            let symbols: &[&str] = match code {
+                "USD" => &["$", "dollar"],
+                "EUR" => &["€", "euro"],
+                "GBP" => &["£", "pound"],
+                "JPY" => &["¥", "￥", "円", "yen"],
+                "INR" => &["₹", "rupee"],
+                "KRW" => &["₩"],
+                _ => &[],
+            };
+            contains_ci(text, code) || symbols.iter().any(|s| contains_ci(text, s))
+        }
+        Unit::Percent => {
+            text.contains('%') || contains_ci(text, "percent") || contains_ci(text, "per cent")
+        }
+        Unit::Time(t) => contains_ci(text, t) || (t == "day" && text.contains('日')),
     }
 }
 

@@ -91,7 +91,7 @@ impl TextIndex {
         let mut words: Vec<u64> = toks
             .iter()
             .filter_map(|t| match t {
-                Tok::Word(w) => content_word(w).map(|(_, h)| h),
+                Tok::Word(w) => content_word_hash(w),
                 _ => None,
             })
             .collect();
@@ -404,64 +404,57 @@ fn is_cjk(c: char) -> bool {
 }
 
 fn number_word(w: &str) -> Option<f64> {
-    const SMALL: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
-    if let Some(i) = SMALL.iter().position(|s| *s == w) {
-        return Some(i as f64);
-    }
-    let tens = [
-        ("thirty", 30.0),
-        ("forty", 40.0),
-        ("fifty", 50.0),
-        ("sixty", 60.0),
-        ("seventy", 70.0),
-        ("eighty", 80.0),
-        ("ninety", 90.0),
-        ("hundred", 100.0),
-        ("dozen", 12.0),
-    ];
-    tens.iter().find(|(s, _)| *s == w).map(|(_, v)| *v)
+    Some(match w {
+        "zero" => 0.0,
+        "one" => 1.0,
+        "two" => 2.0,
+        "three" => 3.0,
+        "four" => 4.0,
+        "five" => 5.0,
+        "six" => 6.0,
+        "seven" => 7.0,
+        "eight" => 8.0,
+        "nine" => 9.0,
+        "ten" => 10.0,
+        "eleven" => 11.0,
+        "twelve" | "dozen" => 12.0,
+        "thirteen" => 13.0,
+        "fourteen" => 14.0,
+        "fifteen" => 15.0,
+        "sixteen" => 16.0,
+        "seventeen" => 17.0,
+        "eighteen" => 18.0,
+        "nineteen" => 19.0,
+        "twenty" => 20.0,
+        "thirty" => 30.0,
+        "forty" => 40.0,
+        "fifty" => 50.0,
+        "sixty" => 60.0,
+        "seventy" => 70.0,
+        "eighty" => 80.0,
+        "ninety" => 90.0,
+        "hundred" => 100.0,
+        _ => return None,
+    })
 }
 
+/// A month name or its three-letter abbreviation ("may" only in full) as its number.
 fn month(w: &str) -> Option<f64> {
-    const M: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    M.iter()
-        .position(|m| *m == w || (w.len() == 3 && m.starts_with(w) && w != "may"))
-        .map(|i| (i + 1) as f64)
+    Some(match w {
+        "january" | "jan" => 1.0,
+        "february" | "feb" => 2.0,
+        "march" | "mar" => 3.0,
+        "april" | "apr" => 4.0,
+        "may" => 5.0,
+        "june" | "jun" => 6.0,
+        "july" | "jul" => 7.0,
+        "august" | "aug" => 8.0,
+        "september" | "sep" => 9.0,
+        "october" | "oct" => 10.0,
+        "november" | "nov" => 11.0,
+        "december" | "dec" => 12.0,
+        _ => return None,
+    })
 }
 
 fn currency_sym(c: char) -> Option<&'static str> {
@@ -640,40 +633,92 @@ pub fn normalize(s: &str) -> String {
     out
 }
 
-const STOP: [&str; 40] = [
-    "that", "this", "with", "from", "have", "will", "your", "they", "their", "there", "what",
-    "when", "which", "were", "been", "into", "than", "then", "them", "also", "only", "about",
-    "after", "before", "under", "over", "more", "most", "some", "such", "each", "other", "these",
-    "those", "would", "could", "should", "does", "must", "very",
-];
+fn is_stop(w: &str) -> bool {
+    matches!(
+        w,
+        "that"
+            | "this"
+            | "with"
+            | "from"
+            | "have"
+            | "will"
+            | "your"
+            | "they"
+            | "their"
+            | "there"
+            | "what"
+            | "when"
+            | "which"
+            | "were"
+            | "been"
+            | "into"
+            | "than"
+            | "then"
+            | "them"
+            | "also"
+            | "only"
+            | "about"
+            | "after"
+            | "before"
+            | "under"
+            | "over"
+            | "more"
+            | "most"
+            | "some"
+            | "such"
+            | "each"
+            | "other"
+            | "these"
+            | "those"
+            | "would"
+            | "could"
+            | "should"
+            | "does"
+            | "must"
+            | "very"
+    )
+}
 
-/// The stemmed, lowercased content word of a token with its hash, or `None` for short words,
-/// stop words and punctuation. A CJK character is a word of its own.
-fn content_word(w: &str) -> Option<(String, u64)> {
+/// The stemmed, lowercased content word of a token, handed to `f`; `None` for short words,
+/// stop words and punctuation. A CJK character is a word of its own. Allocates only for
+/// non-ASCII or very long words.
+fn with_content_word<T>(w: &str, f: impl FnOnce(&str) -> T) -> Option<T> {
     let first = w.chars().next()?;
-    let word = if is_cjk(first) {
-        w.to_owned()
-    } else {
-        if w.chars().count() < 4 {
-            return None;
-        }
-        let mut buf = [0u8; 16];
-        if let Some(l) = lower(w, &mut buf) {
-            if STOP.contains(&l) {
-                return None;
-            }
-            stem(l).to_owned()
-        } else {
-            let l = w.to_lowercase();
-            if STOP.contains(&l.as_str()) {
-                return None;
-            }
-            stem(&l).to_owned()
+    if is_cjk(first) {
+        return Some(f(w));
+    }
+    if w.len() < 4 || (!w.is_ascii() && w.chars().count() < 4) {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    let owned;
+    let l = match lower(w, &mut buf) {
+        Some(l) => l,
+        None => {
+            owned = w.to_lowercase();
+            owned.as_str()
         }
     };
+    if is_stop(l) {
+        return None;
+    }
+    Some(f(stem(l)))
+}
+
+fn word_hash(w: &str) -> u64 {
     let mut h = FxHasher::default();
-    h.write(word.as_bytes());
-    Some((word, h.finish()))
+    h.write(w.as_bytes());
+    h.finish()
+}
+
+/// The content word of a token with its hash (claims, which report missing words by name).
+fn content_word(w: &str) -> Option<(String, u64)> {
+    with_content_word(w, |c| (c.to_owned(), word_hash(c)))
+}
+
+/// Only the hash (indexed texts).
+fn content_word_hash(w: &str) -> Option<u64> {
+    with_content_word(w, word_hash)
 }
 
 fn stem(w: &str) -> &str {
