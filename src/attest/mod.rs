@@ -1,3 +1,6 @@
-//! Hashing, and (with the envelopes work) DSSE envelopes, keys and the recording proxy.
+//! Hashing, DSSE execution envelopes, Ed25519 keys and ArkForge receipts.
 
+pub mod dsse;
+pub mod envelope;
 pub mod hash;
+pub mod keys;

@@ -1,0 +1,380 @@
+//! DSSE v1 envelopes (Dead Simple Signing Envelope): parsing with limits, the
+//! pre-authentication encoding, Ed25519 signing, and signature verification in batches.
+//!
+//! `{"payload": base64, "payloadType": string, "signatures": [{"keyid": string, "sig": base64}]}`.
+//! Base64 may be standard or URL-safe, padded or not (DSSE asks verifiers to accept either);
+//! provscope writes standard base64 with padding.
+
+use super::keys::{b64_decode, b64_encode, keyid};
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use serde::Deserialize;
+use std::fmt;
+
+/// The payload type of in-toto statements, the only one provscope's envelopes use.
+pub const PAYLOAD_TYPE_IN_TOTO: &str = "application/vnd.in-toto+json";
+
+/// The largest decoded payload accepted (an execution statement is under 4 KiB).
+pub const MAX_PAYLOAD_BYTES: usize = 32 << 20;
+
+/// The most signatures accepted on one envelope.
+pub const MAX_SIGNATURES: usize = 64;
+
+/// One signature of an envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sig {
+    /// The key id hint (unauthenticated; never used for a security decision).
+    pub keyid: Option<String>,
+    /// The 64-byte Ed25519 signature.
+    pub sig: Signature,
+}
+
+/// A parsed DSSE envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// `payloadType`.
+    pub payload_type: String,
+    /// The decoded payload.
+    pub payload: Vec<u8>,
+    /// The signatures, in order.
+    pub signatures: Vec<Sig>,
+}
+
+/// Why an envelope could not be parsed. `field` names the JSON field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DsseError {
+    /// The field concerned (`payload`, `signatures[1].sig`, ...), empty for the whole envelope.
+    pub field: String,
+    /// One sentence.
+    pub message: String,
+}
+
+impl DsseError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        DsseError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for DsseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawSig {
+    #[serde(default)]
+    keyid: Option<String>,
+    sig: String,
+}
+
+#[derive(Deserialize)]
+struct RawEnvelope {
+    payload: String,
+    #[serde(rename = "payloadType")]
+    payload_type: String,
+    signatures: Vec<serde_json::Value>,
+}
+
+/// The DSSE v1 pre-authentication encoding:
+/// `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths in ASCII decimal bytes.
+pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
+    let t = payload_type.as_bytes();
+    let head = format!("DSSEv1 {} ", t.len());
+    let mid = format!(" {} ", payload.len());
+    let mut out = Vec::with_capacity(head.len() + t.len() + mid.len() + payload.len());
+    out.extend_from_slice(head.as_bytes());
+    out.extend_from_slice(t);
+    out.extend_from_slice(mid.as_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+fn decoded_len_bound(b64_len: usize) -> usize {
+    b64_len / 4 * 3 + 3
+}
+
+impl Envelope {
+    /// Parses an envelope from its JSON text. Checks the structure only: base64, sizes, at least
+    /// one signature, no duplicated signatures. The payload type and the signatures' validity are
+    /// for the caller.
+    pub fn parse(json: &str) -> Result<Envelope, DsseError> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let raw: RawEnvelope = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let field = if path == "." { String::new() } else { path };
+            if inner.is_eof() {
+                DsseError::new(field, format!("truncated JSON ({inner})"))
+            } else {
+                DsseError::new(field, format!("not a DSSE envelope ({inner})"))
+            }
+        })?;
+        Self::from_raw(raw)
+    }
+
+    /// Parses an envelope from a JSON value.
+    pub fn from_value(v: &serde_json::Value) -> Result<Envelope, DsseError> {
+        let raw: RawEnvelope = serde_path_to_error::deserialize(v).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." { String::new() } else { path };
+            DsseError::new(field, format!("not a DSSE envelope ({})", e.into_inner()))
+        })?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: RawEnvelope) -> Result<Envelope, DsseError> {
+        if decoded_len_bound(raw.payload.len()) > MAX_PAYLOAD_BYTES + 3 {
+            return Err(DsseError::new(
+                "payload",
+                format!(
+                    "{} bytes of base64 (about {} MiB decoded), over the {} MiB limit",
+                    raw.payload.len(),
+                    decoded_len_bound(raw.payload.len()) >> 20,
+                    MAX_PAYLOAD_BYTES >> 20
+                ),
+            ));
+        }
+        let payload = b64_decode(&raw.payload)
+            .map_err(|e| DsseError::new("payload", format!("not base64 ({e})")))?;
+        if payload.len() > MAX_PAYLOAD_BYTES {
+            return Err(DsseError::new(
+                "payload",
+                format!(
+                    "{} bytes, over the {} MiB limit",
+                    payload.len(),
+                    MAX_PAYLOAD_BYTES >> 20
+                ),
+            ));
+        }
+        if raw.payload_type.is_empty() {
+            return Err(DsseError::new("payloadType", "empty"));
+        }
+        if raw.signatures.is_empty() {
+            return Err(DsseError::new(
+                "signatures",
+                "no signatures: the envelope is unsigned",
+            ));
+        }
+        if raw.signatures.len() > MAX_SIGNATURES {
+            return Err(DsseError::new(
+                "signatures",
+                format!(
+                    "{} signatures, over the limit of {MAX_SIGNATURES}",
+                    raw.signatures.len()
+                ),
+            ));
+        }
+        let mut signatures: Vec<Sig> = Vec::with_capacity(raw.signatures.len());
+        for (i, v) in raw.signatures.into_iter().enumerate() {
+            let field = format!("signatures[{i}]");
+            let rs: RawSig = serde_json::from_value(v)
+                .map_err(|e| DsseError::new(&field, format!("not a signature object ({e})")))?;
+            let bytes = b64_decode(&rs.sig)
+                .map_err(|e| DsseError::new(format!("{field}.sig"), format!("not base64 ({e})")))?;
+            let arr: [u8; 64] = bytes.as_slice().try_into().map_err(|_| {
+                DsseError::new(
+                    format!("{field}.sig"),
+                    format!(
+                        "decodes to {} bytes; an Ed25519 signature is 64",
+                        bytes.len()
+                    ),
+                )
+            })?;
+            let sig = Signature::from_bytes(&arr);
+            if let Some(j) = signatures.iter().position(|s| s.sig == sig) {
+                return Err(DsseError::new(
+                    field,
+                    format!("duplicate signature: the same signature as signatures[{j}]"),
+                ));
+            }
+            let keyid = rs.keyid.filter(|k| !k.is_empty());
+            signatures.push(Sig { keyid, sig });
+        }
+        Ok(Envelope {
+            payload_type: raw.payload_type,
+            payload,
+            signatures,
+        })
+    }
+
+    /// Signs `payload` with one key, emitting `keyid` (hex SHA-256 of the raw public key).
+    pub fn sign(payload_type: &str, payload: Vec<u8>, key: &SigningKey) -> Envelope {
+        let sig = key.sign(&pae(payload_type, &payload));
+        Envelope {
+            payload_type: payload_type.to_owned(),
+            payload,
+            signatures: vec![Sig {
+                keyid: Some(keyid(&key.verifying_key())),
+                sig,
+            }],
+        }
+    }
+
+    /// The bytes every signature signs.
+    pub fn pae(&self) -> Vec<u8> {
+        pae(&self.payload_type, &self.payload)
+    }
+
+    /// The envelope as a JSON value (`payload`, `payloadType`, `signatures`), base64 standard.
+    pub fn to_value(&self) -> serde_json::Value {
+        let sigs: Vec<serde_json::Value> = self
+            .signatures
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "keyid": s.keyid.clone().unwrap_or_default(),
+                    "sig": b64_encode(&s.sig.to_bytes()),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "payload": b64_encode(&self.payload),
+            "payloadType": self.payload_type,
+            "signatures": sigs,
+        })
+    }
+
+    /// The envelope as compact JSON.
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
+/// One signature check: does `sig` verify `msg` under `key`?
+#[derive(Clone, Copy)]
+pub struct SigCheck<'a> {
+    /// The signed bytes (the PAE).
+    pub msg: &'a [u8],
+    /// The signature.
+    pub sig: &'a Signature,
+    /// The candidate key.
+    pub key: &'a VerifyingKey,
+}
+
+/// Verifies one signature with `verify_strict` (rejects small-order keys and non-canonical
+/// signatures).
+pub fn verify_one(c: &SigCheck) -> bool {
+    c.key.verify_strict(c.msg, c.sig).is_ok()
+}
+
+/// Verifies many signatures: one batch verification (ed25519-dalek `verify_batch`), and, when
+/// the batch fails or holds a single item, `verify_strict` on each to find which failed.
+/// Returns one verdict per check, in order.
+///
+/// Batch verification accepts exactly the signatures that individual verification accepts,
+/// except for signatures whose `R` was malleated with a small-order component: those prove
+/// nothing new (the message was signed by the key) and are accepted by the batch only.
+pub fn verify_all(checks: &[SigCheck]) -> Vec<bool> {
+    if checks.len() >= 2 {
+        let msgs: Vec<&[u8]> = checks.iter().map(|c| c.msg).collect();
+        let sigs: Vec<Signature> = checks.iter().map(|c| *c.sig).collect();
+        let keys: Vec<VerifyingKey> = checks.iter().map(|c| *c.key).collect();
+        if ed25519_dalek::verify_batch(&msgs, &sigs, &keys).is_ok() {
+            return vec![true; checks.len()];
+        }
+    }
+    checks.iter().map(verify_one).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(seed: u8) -> SigningKey {
+        SigningKey::from_bytes(&[seed; 32])
+    }
+
+    #[test]
+    fn pae_matches_the_dsse_spec_example() {
+        // From the DSSE protocol description: PAE("http://example.com/HelloWorld", "hello world").
+        assert_eq!(
+            pae("http://example.com/HelloWorld", b"hello world"),
+            b"DSSEv1 29 http://example.com/HelloWorld 11 hello world".to_vec()
+        );
+        assert_eq!(pae("", b""), b"DSSEv1 0  0 ".to_vec());
+    }
+
+    #[test]
+    fn sign_parse_round_trip() {
+        let k = key(7);
+        let e = Envelope::sign(PAYLOAD_TYPE_IN_TOTO, b"{\"a\":1}".to_vec(), &k);
+        let back = Envelope::parse(&e.to_json()).unwrap();
+        assert_eq!(back, e);
+        let vk = k.verifying_key();
+        let pae = back.pae();
+        assert!(verify_one(&SigCheck {
+            msg: &pae,
+            sig: &back.signatures[0].sig,
+            key: &vk
+        }));
+    }
+
+    #[test]
+    fn structural_errors_name_the_field() {
+        let k = key(1);
+        let good = Envelope::sign("t", b"x".to_vec(), &k).to_value();
+        let cases: Vec<(serde_json::Value, &str)> = vec![
+            (
+                serde_json::json!({"payloadType": "t", "signatures": []}),
+                "payload",
+            ),
+            (
+                serde_json::json!({"payload": "eA==", "payloadType": "t", "signatures": []}),
+                "signatures",
+            ),
+            (
+                serde_json::json!({"payload": "e*A", "payloadType": "t", "signatures": good["signatures"]}),
+                "payload",
+            ),
+            (
+                serde_json::json!({"payload": "eA==", "payloadType": "t", "signatures": [{"keyid": "", "sig": "AAAA"}]}),
+                "signatures[0].sig",
+            ),
+        ];
+        for (v, field) in cases {
+            let e = Envelope::parse(&v.to_string()).unwrap_err();
+            assert!(
+                e.field == field || e.to_string().contains(field),
+                "{v}: {e}"
+            );
+        }
+        let mut dup = good.clone();
+        let s = dup["signatures"][0].clone();
+        dup["signatures"].as_array_mut().unwrap().push(s);
+        let e = Envelope::parse(&dup.to_string()).unwrap_err();
+        assert!(e.message.contains("duplicate"), "{e}");
+        let text = good.to_string();
+        let e = Envelope::parse(&text[..text.len() / 2]).unwrap_err();
+        assert!(e.message.contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn batch_finds_the_bad_one() {
+        let keys: Vec<SigningKey> = (1..=5).map(key).collect();
+        let msgs: Vec<Vec<u8>> = (0..5).map(|i| vec![i as u8; 10 + i]).collect();
+        let mut sigs: Vec<Signature> = keys.iter().zip(&msgs).map(|(k, m)| k.sign(m)).collect();
+        let vks: Vec<VerifyingKey> = keys.iter().map(|k| k.verifying_key()).collect();
+        let checks = |sigs: &[Signature]| -> Vec<bool> {
+            let c: Vec<SigCheck> = (0..5)
+                .map(|i| SigCheck {
+                    msg: &msgs[i],
+                    sig: &sigs[i],
+                    key: &vks[i],
+                })
+                .collect();
+            verify_all(&c)
+        };
+        assert_eq!(checks(&sigs), vec![true; 5]);
+        let mut b = sigs[3].to_bytes();
+        b[40] ^= 1;
+        sigs[3] = Signature::from_bytes(&b);
+        assert_eq!(checks(&sigs), vec![true, true, true, false, true]);
+    }
+}

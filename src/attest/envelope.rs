@@ -1,0 +1,458 @@
+//! Execution envelopes: a DSSE envelope whose payload is an in-toto Statement v1 binding one
+//! MCP `tools/call` (tool, arguments, call id, time) to the result delivered, by hashes and an
+//! Ed25519 signature of an attestor outside the tool server's trust boundary.
+//! `docs/envelope-format.md` is the normative description.
+//!
+//! Producers (the recording proxy, `provscope envelope seal`) call [`seal`]; verifiers call
+//! [`open`], then [`compare_call`] and [`compare_result`] against the recorded session.
+
+use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
+use super::hash::canonical_sha256;
+use super::keys::compact;
+use crate::model::mcp::RpcError;
+use crate::model::{Call, CallResponse, CallToolResult, Session, Timestamp};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use subtle::ConstantTimeEq;
+
+/// `_type` of an in-toto Statement v1.
+pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+/// `predicateType` of provscope's execution predicate.
+pub const PREDICATE_TYPE: &str = "https://provscope.dev/mcp-execution/v1";
+/// Prefix of the subject name: `mcp-call:<call id>`.
+pub const SUBJECT_PREFIX: &str = "mcp-call:";
+
+/// An in-toto Statement v1 with provscope's execution predicate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Statement {
+    /// `https://in-toto.io/Statement/v1`.
+    #[serde(rename = "_type")]
+    pub statement_type: String,
+    /// Exactly one subject: the call.
+    pub subject: Vec<Subject>,
+    /// `https://provscope.dev/mcp-execution/v1`.
+    #[serde(rename = "predicateType")]
+    pub predicate_type: String,
+    /// What the attestor observed.
+    pub predicate: Execution,
+}
+
+/// An in-toto resource descriptor: the call, named `mcp-call:<call id>`, with digest
+/// `{"sha256": call_hash}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subject {
+    /// `mcp-call:<call id>`.
+    pub name: String,
+    /// `{"sha256": <call_hash>}`.
+    pub digest: BTreeMap<String, String>,
+}
+
+/// The execution predicate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Execution {
+    /// The session the call belongs to.
+    pub session_id: String,
+    /// The session-unique call id.
+    pub call_id: String,
+    /// The MCP server the call went to.
+    pub server: String,
+    /// The tool name.
+    pub tool: String,
+    /// Hex SHA-256 of the JCS of the arguments (`{}` when absent), as in the ingestion tag.
+    pub arguments_hash: String,
+    /// When the call was sent (RFC 3339; the string hashed into `call_hash`).
+    pub called_at: String,
+    /// When the response reached the client (RFC 3339).
+    pub returned_at: String,
+    /// Hex SHA-256 of JCS `{"tool","arguments","call_id","called_at"}`.
+    pub call_hash: String,
+    /// Hex SHA-256 of JCS `{"result": <delivered>, "call_hash": call_hash}`.
+    pub result_hash: String,
+    /// Who sealed it.
+    pub attestor: AttestorInfo,
+}
+
+/// The attestor's identity as stated in the payload (informational: trust comes from the
+/// session header's `attestor_keys`, never from this field).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttestorInfo {
+    /// A free-form name (`provscope-record@host`, a service URL, ...).
+    pub id: String,
+    /// `ed25519:<base64>` of the signing key.
+    pub key: String,
+}
+
+/// An attestor: a name and a signing key.
+pub struct Attestor {
+    /// Stated in every envelope as `attestor.id`.
+    pub id: String,
+    /// The signing key.
+    pub key: ed25519_dalek::SigningKey,
+}
+
+/// What the attestor observed of one call: everything [`seal`] binds.
+#[derive(Clone, Copy)]
+pub struct Observed<'a> {
+    /// Session id.
+    pub session_id: &'a str,
+    /// Session-unique call id.
+    pub call_id: &'a str,
+    /// Server name.
+    pub server: &'a str,
+    /// Tool name (`params.name`).
+    pub tool: &'a str,
+    /// `params.arguments` as sent (absent means `{}`).
+    pub arguments: Option<&'a RawValue>,
+    /// When the request was sent.
+    pub called_at: Timestamp,
+    /// When the response arrived.
+    pub returned_at: Timestamp,
+    /// The JSON-RPC response as delivered to the client.
+    pub response: &'a CallResponse,
+}
+
+impl<'a> Observed<'a> {
+    /// The observation recorded in a session for `call_id` (its `tool_call` and `tool_result`).
+    pub fn from_session(s: &'a Session, call_id: &str) -> Result<Observed<'a>, String> {
+        let call = s
+            .call(call_id)
+            .ok_or_else(|| format!("no tool_call with call id `{call_id}` in the session"))?;
+        let result = s
+            .result(call_id)
+            .ok_or_else(|| format!("no tool_result for call `{call_id}` in the session"))?;
+        Ok(Observed {
+            session_id: s.id(),
+            call_id: &call.id,
+            server: &call.server,
+            tool: call.tool(),
+            arguments: call.request.params.arguments.as_deref(),
+            called_at: call.issued_at,
+            returned_at: result.tag.returned_at,
+            response: &result.response,
+        })
+    }
+}
+
+/// The call hash: hex SHA-256 of the RFC 8785 canonical JSON of
+/// `{"tool": tool, "arguments": arguments or {}, "call_id": call_id, "called_at": called_at}`.
+pub fn call_hash(
+    tool: &str,
+    arguments: Option<&RawValue>,
+    call_id: &str,
+    called_at: &str,
+) -> Result<String, String> {
+    let args: serde_json::Value = match arguments {
+        None => serde_json::Value::Object(serde_json::Map::new()),
+        Some(raw) => {
+            serde_json::from_str(raw.get()).map_err(|e| format!("arguments are not JSON: {e}"))?
+        }
+    };
+    canonical_sha256(&serde_json::json!({
+        "tool": tool,
+        "arguments": args,
+        "call_id": call_id,
+        "called_at": called_at,
+    }))
+}
+
+/// What the client received, as hashed: the `result` object; `{"error": E}` for a JSON-RPC
+/// error; `{"error": E, "result": R}` when both were sent (invalid JSON-RPC, kept so nothing can
+/// be added unseen); `null` when neither was.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Delivered<'a> {
+    Result(&'a CallToolResult),
+    Error {
+        error: &'a RpcError,
+    },
+    Both {
+        error: &'a RpcError,
+        result: &'a CallToolResult,
+    },
+    Nothing(()),
+}
+
+fn delivered(r: &CallResponse) -> Delivered<'_> {
+    match (&r.result, &r.error) {
+        (Some(res), None) => Delivered::Result(res),
+        (None, Some(error)) => Delivered::Error { error },
+        (Some(result), Some(error)) => Delivered::Both { error, result },
+        (None, None) => Delivered::Nothing(()),
+    }
+}
+
+/// The result hash: hex SHA-256 of the RFC 8785 canonical JSON of
+/// `{"result": <delivered>, "call_hash": call_hash}` (see [`Delivered`] for errors).
+pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Input<'a> {
+        result: Delivered<'a>,
+        call_hash: &'a str,
+    }
+    canonical_sha256(&Input {
+        result: delivered(response),
+        call_hash,
+    })
+}
+
+/// The statement for an observation.
+pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, String> {
+    let called_at = o.called_at.to_string();
+    let ch = call_hash(o.tool, o.arguments, o.call_id, &called_at)?;
+    let rh = result_hash(o.response, &ch)?;
+    let arguments_hash = super::hash::arguments_hash(o.arguments)?;
+    Ok(Statement {
+        statement_type: STATEMENT_TYPE.into(),
+        subject: vec![Subject {
+            name: format!("{SUBJECT_PREFIX}{}", o.call_id),
+            digest: BTreeMap::from([("sha256".to_owned(), ch.clone())]),
+        }],
+        predicate_type: PREDICATE_TYPE.into(),
+        predicate: Execution {
+            session_id: o.session_id.into(),
+            call_id: o.call_id.into(),
+            server: o.server.into(),
+            tool: o.tool.into(),
+            arguments_hash,
+            called_at,
+            returned_at: o.returned_at.to_string(),
+            call_hash: ch,
+            result_hash: rh,
+            attestor: AttestorInfo {
+                id: attestor.id.clone(),
+                key: compact(&attestor.key.verifying_key()),
+            },
+        },
+    })
+}
+
+/// Seals one observed call: the statement, serialized as RFC 8785 canonical JSON, in a DSSE
+/// envelope signed by the attestor. Deterministic (Ed25519 signatures are).
+pub fn seal(o: &Observed, attestor: &Attestor) -> Result<Envelope, String> {
+    let st = statement(o, attestor)?;
+    let payload =
+        serde_jcs::to_vec(&st).map_err(|e| format!("cannot serialize the statement: {e}"))?;
+    Ok(Envelope::sign(PAYLOAD_TYPE_IN_TOTO, payload, &attestor.key))
+}
+
+/// The session-log line carrying an envelope: `{"event":"envelope","call_id":...,"envelope":{...}}`.
+pub fn event_line(call_id: &str, env: &Envelope) -> String {
+    // Built by hand so `event` comes first whatever the JSON map's ordering.
+    format!(
+        "{{\"event\":\"envelope\",\"call_id\":{},\"envelope\":{}}}",
+        serde_json::Value::String(call_id.to_owned()),
+        env.to_json()
+    )
+}
+
+fn is_hex64(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Reads the statement out of an envelope and checks it is well formed: the payload type, the
+/// statement and predicate types, one subject naming the call with the call hash as digest,
+/// lowercase hex hashes, RFC 3339 times. Does not check signatures (see `dsse::verify_all`).
+pub fn open(env: &Envelope) -> Result<Statement, String> {
+    if env.payload_type != PAYLOAD_TYPE_IN_TOTO {
+        return Err(format!(
+            "payloadType is `{}`; an execution envelope's is `{PAYLOAD_TYPE_IN_TOTO}`",
+            env.payload_type
+        ));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(&env.payload);
+    let st: Statement = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        format!(
+            "payload: not an execution statement at `{path}` ({})",
+            e.into_inner()
+        )
+    })?;
+    if st.statement_type != STATEMENT_TYPE {
+        return Err(format!(
+            "payload._type is `{}`; expected `{STATEMENT_TYPE}`",
+            st.statement_type
+        ));
+    }
+    if st.predicate_type != PREDICATE_TYPE {
+        return Err(format!(
+            "payload.predicateType is `{}`; expected `{PREDICATE_TYPE}`",
+            st.predicate_type
+        ));
+    }
+    let p = &st.predicate;
+    for (name, v) in [
+        ("arguments_hash", &p.arguments_hash),
+        ("call_hash", &p.call_hash),
+        ("result_hash", &p.result_hash),
+    ] {
+        if !is_hex64(v) {
+            return Err(format!(
+                "payload.predicate.{name} is `{v}`; expected 64 lowercase hex digits"
+            ));
+        }
+    }
+    for (name, v) in [("called_at", &p.called_at), ("returned_at", &p.returned_at)] {
+        Timestamp::parse(v).map_err(|e| format!("payload.predicate.{name}: {e}"))?;
+    }
+    let [subject] = st.subject.as_slice() else {
+        return Err(format!(
+            "payload.subject has {} entries; an execution statement has exactly one, the call",
+            st.subject.len()
+        ));
+    };
+    let want = format!("{SUBJECT_PREFIX}{}", p.call_id);
+    if subject.name != want {
+        return Err(format!(
+            "payload.subject[0].name is `{}`; expected `{want}` (the predicate's call_id)",
+            subject.name
+        ));
+    }
+    match subject.digest.get("sha256") {
+        Some(d) if ct_eq(d, &p.call_hash) => {}
+        Some(d) => {
+            return Err(format!(
+                "payload.subject[0].digest.sha256 is `{d}` but predicate.call_hash is `{}`",
+                p.call_hash
+            ))
+        }
+        None => return Err("payload.subject[0].digest has no sha256".into()),
+    }
+    Ok(st)
+}
+
+/// Constant-time equality of two hash strings (lengths are not secret).
+pub fn ct_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+/// One field where a sealed predicate disagrees with the recorded call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The predicate field (`call_hash`, `tool`, ...).
+    pub field: &'static str,
+    /// The value sealed in the envelope.
+    pub sealed: String,
+    /// The value recomputed from the recording.
+    pub recorded: String,
+}
+
+/// Compares a (signature-verified) predicate with the recorded call: call id, session id (when
+/// known), server, tool, arguments hash, `called_at` (same instant as `issued_at`, to the
+/// millisecond) and the call hash recomputed from the recorded tool, arguments and call id with
+/// the sealed `called_at` string. Empty when everything matches.
+pub fn compare_call(
+    p: &Execution,
+    session_id: Option<&str>,
+    call: &Call,
+) -> Result<Vec<Mismatch>, String> {
+    let mut out = Vec::new();
+    let mut field = |field: &'static str, sealed: &str, recorded: &str| {
+        if !ct_eq(sealed, recorded) {
+            out.push(Mismatch {
+                field,
+                sealed: sealed.to_owned(),
+                recorded: recorded.to_owned(),
+            });
+        }
+    };
+    field("call_id", &p.call_id, &call.id);
+    if let Some(sid) = session_id {
+        field("session_id", &p.session_id, sid);
+    }
+    field("server", &p.server, &call.server);
+    field("tool", &p.tool, call.tool());
+    let args = call.request.params.arguments.as_deref();
+    field(
+        "arguments_hash",
+        &p.arguments_hash,
+        &super::hash::arguments_hash(args)?,
+    );
+    let sealed_at = Timestamp::parse(&p.called_at)?;
+    if sealed_at != call.issued_at {
+        field("called_at", &p.called_at, &call.issued_at.to_string());
+    }
+    let recomputed = call_hash(call.tool(), args, &call.id, &p.called_at)?;
+    field("call_hash", &p.call_hash, &recomputed);
+    Ok(out)
+}
+
+/// The sealed and recorded result hashes when they differ, `None` when they match.
+pub fn compare_result(p: &Execution, response: &CallResponse) -> Result<Option<Mismatch>, String> {
+    let recorded = result_hash(response, &p.call_hash)?;
+    Ok((!ct_eq(&p.result_hash, &recorded)).then(|| Mismatch {
+        field: "result_hash",
+        sealed: p.result_hash.clone(),
+        recorded,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(json: &str) -> CallResponse {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn result_hash_ignores_key_order_and_number_forms() {
+        let a = response(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"b":1,"a":1.0e2}}}"#,
+        );
+        let b = response(
+            r#"{"id":1,"result":{"structuredContent":{"a":100,"b":1},"content":[{"text":"x","type":"text"}]}}"#,
+        );
+        assert_eq!(
+            result_hash(&a, "00").unwrap(),
+            result_hash(&b, "00").unwrap()
+        );
+        let c = response(
+            r#"{"id":1,"result":{"structuredContent":{"a":101,"b":1},"content":[{"text":"x","type":"text"}]}}"#,
+        );
+        assert_ne!(
+            result_hash(&a, "00").unwrap(),
+            result_hash(&c, "00").unwrap()
+        );
+        // the call hash is chained in
+        assert_ne!(
+            result_hash(&a, "00").unwrap(),
+            result_hash(&a, "01").unwrap()
+        );
+    }
+
+    #[test]
+    fn errors_and_results_hash_apart() {
+        let e = response(r#"{"id":1,"error":{"code":-32000,"message":"boom"}}"#);
+        let r = response(
+            r#"{"id":1,"result":{"content":[],"error":{"code":-32000,"message":"boom"}}}"#,
+        );
+        assert_ne!(
+            result_hash(&e, "00").unwrap(),
+            result_hash(&r, "00").unwrap()
+        );
+        let n = response(r#"{"id":1}"#);
+        assert_ne!(
+            result_hash(&n, "00").unwrap(),
+            result_hash(&e, "00").unwrap()
+        );
+    }
+
+    #[test]
+    fn call_hash_is_jcs_of_the_fixed_object() {
+        let args = RawValue::from_string(r#"{"b":2,"a":"é"}"#.into()).unwrap();
+        let h = call_hash("t", Some(&args), "req_1", "2026-01-01T00:00:00Z").unwrap();
+        let expected = {
+            use sha2::{Digest, Sha256};
+            let text = r#"{"arguments":{"a":"é","b":2},"call_id":"req_1","called_at":"2026-01-01T00:00:00Z","tool":"t"}"#;
+            hex::encode(Sha256::digest(text.as_bytes()))
+        };
+        assert_eq!(h, expected);
+        let none = call_hash("t", None, "req_1", "2026-01-01T00:00:00Z").unwrap();
+        let empty = RawValue::from_string("{}".into()).unwrap();
+        assert_eq!(
+            none,
+            call_hash("t", Some(&empty), "req_1", "2026-01-01T00:00:00Z").unwrap()
+        );
+    }
+}

@@ -1,0 +1,389 @@
+//! Ed25519 keys: parsing public keys (`ed25519:<base64>` or SPKI PEM) and private keys
+//! (PKCS#8 PEM), key ids, generation and PEM encoding.
+//!
+//! Every parse error is one sentence that says what was found and what was expected; nothing
+//! here panics on bad input.
+
+use base64::alphabet;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::{DecodePaddingMode, Engine};
+use ed25519_dalek::pkcs8::spki::der::pem::{self, LineEnding};
+use ed25519_dalek::pkcs8::spki::der::zeroize::Zeroizing;
+use ed25519_dalek::pkcs8::spki::SubjectPublicKeyInfoRef;
+use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey, EncodePublicKey};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+/// Re-exported so callers need no direct dependency for key types.
+pub use ed25519_dalek::{Signature, SigningKey as PrivateKey, VerifyingKey as PublicKey};
+
+/// The prefix of the compact public key form.
+pub const ED25519_PREFIX: &str = "ed25519:";
+
+/// The OID of Ed25519 in SPKI and PKCS#8 (RFC 8410).
+const ED25519_OID: &str = "1.3.101.112";
+
+const INDIFFERENT: GeneralPurposeConfig =
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+/// Standard base64 alphabet, padding optional.
+pub(crate) const B64_STD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, INDIFFERENT);
+/// URL-safe base64 alphabet, padding optional.
+pub(crate) const B64_URL: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, INDIFFERENT);
+
+/// Decodes standard or URL-safe base64 (padding optional), as DSSE asks verifiers to accept.
+pub(crate) fn b64_decode(s: &str) -> Result<Vec<u8>, String> {
+    match B64_STD.decode(s) {
+        Ok(v) => Ok(v),
+        Err(std_err) => B64_URL.decode(s).map_err(|_| std_err.to_string()),
+    }
+}
+
+/// Standard base64 with padding (what provscope writes).
+pub(crate) fn b64_encode(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The key id: lowercase hex SHA-256 of the raw 32-byte public key. A hint for humans and
+/// other tools; provscope never bases a security decision on it.
+pub fn keyid(key: &VerifyingKey) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// The compact form `ed25519:<standard base64 of the 32 bytes>` used in session headers.
+pub fn compact(key: &VerifyingKey) -> String {
+    format!("{ED25519_PREFIX}{}", b64_encode(key.as_bytes()))
+}
+
+/// The SPKI PEM (`-----BEGIN PUBLIC KEY-----`) of a public key.
+pub fn public_pem(key: &VerifyingKey) -> Result<String, String> {
+    key.to_public_key_pem(LineEnding::LF)
+        .map_err(|e| format!("cannot encode the public key as PEM: {e}"))
+}
+
+/// The PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) of a private key, in a buffer wiped on drop.
+pub fn private_pem(key: &SigningKey) -> Result<Zeroizing<String>, String> {
+    key.to_pkcs8_pem(LineEnding::LF)
+        .map_err(|e| format!("cannot encode the private key as PEM: {e}"))
+}
+
+/// A new private key from the operating system's random number generator.
+pub fn generate() -> Result<SigningKey, String> {
+    let mut seed = Zeroizing::new([0u8; 32]);
+    getrandom::fill(&mut seed[..])
+        .map_err(|e| format!("the operating system gave no random bytes: {e}"))?;
+    Ok(SigningKey::from_bytes(&seed))
+}
+
+/// Human name of a few algorithm OIDs seen in the wild, for error messages.
+fn oid_name(oid: &str) -> &'static str {
+    match oid {
+        "1.2.840.10045.2.1" => "EC (ECDSA)",
+        "1.2.840.113549.1.1.1" => "RSA",
+        "1.2.840.113549.1.1.10" => "RSA-PSS",
+        "1.3.101.110" => "X25519",
+        "1.3.101.111" => "X448",
+        "1.3.101.113" => "Ed448",
+        "1.2.840.10040.4.1" => "DSA",
+        _ => "unknown algorithm",
+    }
+}
+
+/// The label of the first PEM block (`PUBLIC KEY` in `-----BEGIN PUBLIC KEY-----`).
+fn pem_label(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("-----BEGIN ")?;
+    let end = rest.find("-----")?;
+    Some(&rest[..end])
+}
+
+fn checked(key: VerifyingKey) -> Result<VerifyingKey, String> {
+    if key.is_weak() {
+        Err(
+            "the key is a weak Ed25519 key (a point of small order); it would accept forged \
+             signatures and is refused"
+                .into(),
+        )
+    } else {
+        Ok(key)
+    }
+}
+
+/// Parses a public key: `ed25519:` followed by the base64 (standard or URL-safe, padding
+/// optional) of the 32-byte key, or an SPKI PEM (`-----BEGIN PUBLIC KEY-----`).
+/// Weak (small-order) keys are refused.
+pub fn parse_public(text: &str) -> Result<VerifyingKey, String> {
+    let t = text.trim();
+    if let Some(b64) = t.strip_prefix(ED25519_PREFIX) {
+        let bytes = b64_decode(b64.trim())
+            .map_err(|e| format!("the text after `ed25519:` is not base64 ({e})"))?;
+        let arr: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
+            format!(
+                "an Ed25519 public key is 32 bytes; the base64 after `ed25519:` decodes to {}",
+                bytes.len()
+            )
+        })?;
+        let key = VerifyingKey::from_bytes(&arr).map_err(|_| {
+            "the 32 bytes after `ed25519:` are not a valid Ed25519 point".to_owned()
+        })?;
+        return checked(key);
+    }
+    if let Some(label) = pem_label(t) {
+        return match label {
+            "PUBLIC KEY" => parse_spki_pem(t),
+            l if l.contains("PRIVATE KEY") => Err(format!(
+                "this PEM is a private key (`{l}`) where a public key is expected; use the \
+                 `.pub` file, and never publish or record the private key"
+            )),
+            "CERTIFICATE" => Err("this PEM is a certificate; give the public key itself \
+                                  (`-----BEGIN PUBLIC KEY-----`)"
+                .into()),
+            l => Err(format!(
+                "unsupported PEM type `{l}`; expected `-----BEGIN PUBLIC KEY-----` (SPKI)"
+            )),
+        };
+    }
+    if let Some((kind, _)) = t.split_once(':') {
+        if !kind.is_empty()
+            && kind.len() <= 16
+            && kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            return Err(format!(
+                "unsupported key type `{kind}`; expected `ed25519:<base64 of 32 bytes>` or an \
+                 SPKI PEM"
+            ));
+        }
+    }
+    Err(
+        "not a public key; expected `ed25519:<base64 of 32 bytes>` or an SPKI PEM \
+         (`-----BEGIN PUBLIC KEY-----`)"
+            .into(),
+    )
+}
+
+fn parse_spki_pem(t: &str) -> Result<VerifyingKey, String> {
+    let (_, der) =
+        pem::decode_vec(t.as_bytes()).map_err(|e| format!("the PEM block is malformed ({e})"))?;
+    let spki = SubjectPublicKeyInfoRef::try_from(der.as_slice())
+        .map_err(|e| format!("the PEM does not hold a SubjectPublicKeyInfo ({e})"))?;
+    let oid = spki.algorithm.oid.to_string();
+    if oid != ED25519_OID {
+        return Err(format!(
+            "wrong key type: the PEM holds a {} key (algorithm {oid}); provscope needs Ed25519 \
+             ({ED25519_OID})",
+            oid_name(&oid)
+        ));
+    }
+    let key = VerifyingKey::try_from(spki)
+        .map_err(|e| format!("the PEM's Ed25519 key is invalid ({e})"))?;
+    checked(key)
+}
+
+/// Parses a PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`), as `provscope keygen` writes.
+pub fn parse_private(text: &str) -> Result<SigningKey, String> {
+    let t = text.trim();
+    let Some(label) = pem_label(t) else {
+        return Err(
+            "not a PEM private key; expected `-----BEGIN PRIVATE KEY-----` (PKCS#8, as \
+                    `provscope keygen` writes)"
+                .into(),
+        );
+    };
+    match label {
+        "PRIVATE KEY" => {}
+        "PUBLIC KEY" => {
+            return Err(
+                "this PEM is a public key where a private key is expected; use the \
+                        `.key` file"
+                    .into(),
+            )
+        }
+        "ENCRYPTED PRIVATE KEY" => {
+            return Err(
+                "encrypted private keys are not supported; decrypt it first \
+                        (openssl pkcs8 -in K -out K2)"
+                    .into(),
+            )
+        }
+        l => {
+            return Err(format!(
+                "unsupported PEM type `{l}`; expected `-----BEGIN PRIVATE KEY-----` (PKCS#8 \
+                 Ed25519, as `provscope keygen` writes)"
+            ))
+        }
+    }
+    let (_, der) =
+        pem::decode_vec(t.as_bytes()).map_err(|e| format!("the PEM block is malformed ({e})"))?;
+    let der = Zeroizing::new(der);
+    match ed25519_dalek::pkcs8::PrivateKeyInfo::try_from(der.as_slice()) {
+        Ok(info) => {
+            let oid = info.algorithm.oid.to_string();
+            if oid != ED25519_OID {
+                return Err(format!(
+                    "wrong key type: the PEM holds a {} private key (algorithm {oid}); provscope \
+                     needs Ed25519 ({ED25519_OID})",
+                    oid_name(&oid)
+                ));
+            }
+        }
+        Err(e) => return Err(format!("the PEM does not hold a PKCS#8 private key ({e})")),
+    }
+    SigningKey::from_pkcs8_der(&der)
+        .map_err(|e| format!("the Ed25519 private key is invalid ({e})"))
+}
+
+/// Reads a file of at most 64 KiB (keys are small), naming the file in errors.
+pub fn read_small_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let f =
+        std::fs::File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+    let mut buf = Vec::new();
+    f.take(64 * 1024 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if buf.len() > 64 * 1024 {
+        return Err(format!(
+            "{}: over 64 KiB, too large for a key file",
+            path.display()
+        ));
+    }
+    String::from_utf8(buf)
+        .map_err(|_| format!("{}: not UTF-8 text (expected a PEM key)", path.display()))
+}
+
+/// A public key from the command line: `ed25519:<base64>` as is, otherwise a path to a PEM file.
+pub fn load_public(arg: &str) -> Result<VerifyingKey, String> {
+    if arg.trim_start().starts_with(ED25519_PREFIX) {
+        return parse_public(arg).map_err(|e| format!("--pub: {e}"));
+    }
+    let path = std::path::Path::new(arg);
+    let text = read_small_file(path)?;
+    parse_public(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A private key from a PKCS#8 PEM file.
+pub fn load_private(path: &std::path::Path) -> Result<SigningKey, String> {
+    let text = Zeroizing::new(read_small_file(path)?);
+    parse_private(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 8032 section 7.1, TEST 1.
+    const SK1: &str = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+    const PK1: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+
+    fn key1() -> SigningKey {
+        let mut b = [0u8; 32];
+        hex::decode_to_slice(SK1, &mut b).unwrap();
+        SigningKey::from_bytes(&b)
+    }
+
+    #[test]
+    fn compact_and_pem_round_trip() {
+        let sk = key1();
+        let vk = sk.verifying_key();
+        assert_eq!(hex::encode(vk.as_bytes()), PK1);
+        assert_eq!(parse_public(&compact(&vk)).unwrap(), vk);
+        assert_eq!(parse_public(&public_pem(&vk).unwrap()).unwrap(), vk);
+        let pem = private_pem(&sk).unwrap();
+        assert_eq!(parse_private(&pem).unwrap().to_bytes(), sk.to_bytes());
+        // URL-safe and unpadded forms are accepted too.
+        let url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(vk.as_bytes());
+        assert_eq!(parse_public(&format!("ed25519:{url}")).unwrap(), vk);
+        assert_eq!(keyid(&vk).len(), 64);
+    }
+
+    #[test]
+    fn clear_errors() {
+        let sk = key1();
+        let e = parse_public(&private_pem(&sk).unwrap()).unwrap_err();
+        assert!(e.contains("private key"), "{e}");
+        let e = parse_private(&public_pem(&sk.verifying_key()).unwrap()).unwrap_err();
+        assert!(e.contains("public key"), "{e}");
+        let e = parse_public("ed25519:AAAA").unwrap_err();
+        assert!(e.contains("32 bytes"), "{e}");
+        let e = parse_public("ed25519:!!!").unwrap_err();
+        assert!(e.contains("not base64"), "{e}");
+        let e = parse_public("ecdsa:AAAA").unwrap_err();
+        assert!(e.contains("unsupported key type `ecdsa`"), "{e}");
+        let e = parse_public("hello").unwrap_err();
+        assert!(e.contains("not a public key"), "{e}");
+        // A P-256 SPKI (generated with openssl): wrong key type, named.
+        let p256 = "-----BEGIN PUBLIC KEY-----\n\
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEwKRMwphX0hD2vTVvj3WqW9SwE59E\n\
+UgUoIl4slTZkubCxqoPVT/AHKZho1oWrANmsaWt8OKAnyKhOmU/orbuudg==\n\
+-----END PUBLIC KEY-----\n";
+        let e = parse_public(p256).unwrap_err();
+        assert!(e.contains("wrong key type") && e.contains("EC"), "{e}");
+        // The identity point is a weak key.
+        let mut id = [0u8; 32];
+        id[0] = 1;
+        let e = parse_public(&format!("ed25519:{}", b64_encode(&id))).unwrap_err();
+        assert!(e.contains("weak"), "{e}");
+    }
+
+    /// RFC 8032 section 7.1, TEST 1 to 3: (secret key, public key, message, signature).
+    const RFC8032: [(&str, &str, &str, &str); 3] = [
+        (
+            SK1,
+            PK1,
+            "",
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155\
+             5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+        ),
+        (
+            "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+            "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+            "72",
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da\
+             085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
+        ),
+        (
+            "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7",
+            "fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025",
+            "af82",
+            "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac\
+             18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a",
+        ),
+    ];
+
+    #[test]
+    fn rfc8032_section_7_1_tests_1_to_3() {
+        use ed25519_dalek::Signer;
+        for (i, (sk, pk, msg, sig)) in RFC8032.iter().enumerate() {
+            let mut seed = [0u8; 32];
+            hex::decode_to_slice(sk, &mut seed).unwrap();
+            let key = SigningKey::from_bytes(&seed);
+            let vk = key.verifying_key();
+            assert_eq!(hex::encode(vk.as_bytes()), *pk, "TEST {}", i + 1);
+            let msg = hex::decode(msg).unwrap();
+            let got = key.sign(&msg);
+            assert_eq!(hex::encode(got.to_bytes()), *sig, "TEST {}", i + 1);
+            // The published signature verifies through provscope's own key parsing.
+            let parsed = parse_public(&format!("ed25519:{}", b64_encode(vk.as_bytes()))).unwrap();
+            assert!(parsed.verify_strict(&msg, &got).is_ok());
+            // One flipped bit anywhere in the signature, or in the message, fails.
+            for bit in [0usize, 7, 100, 255, 256, 300, 511] {
+                let mut b = got.to_bytes();
+                b[bit / 8] ^= 1 << (bit % 8);
+                let bad = Signature::from_bytes(&b);
+                assert!(
+                    parsed.verify_strict(&msg, &bad).is_err(),
+                    "TEST {} bit {bit}",
+                    i + 1
+                );
+            }
+            let mut m2 = msg.clone();
+            m2.push(0);
+            assert!(parsed.verify_strict(&m2, &got).is_err());
+        }
+    }
+
+    #[test]
+    fn generated_keys_differ() {
+        let a = generate().unwrap();
+        let b = generate().unwrap();
+        assert_ne!(a.to_bytes(), b.to_bytes());
+    }
+}
