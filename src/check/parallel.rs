@@ -216,14 +216,15 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     }
 }
 
-/// Case-insensitive (ASCII) substring test without allocating.
+/// Case-insensitive (ASCII) substring test without allocating: memchr finds candidate first
+/// bytes in either case, then the rest is compared.
 fn contains_ci(hay: &str, needle: &str) -> bool {
-    let n = needle.len();
-    n <= hay.len()
-        && hay
-            .as_bytes()
-            .windows(n)
-            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else { return true };
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h).any(|i| {
+        h.get(i..i + n.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(n))
+    })
 }
 
 /// Whether `text` may state a value in `unit` (a superset test: false means it certainly does not).

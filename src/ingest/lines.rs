@@ -52,7 +52,7 @@ impl<R: BufRead> CappedLines<R> {
                 return Ok(Some(self.finish(too_long, false)));
             }
             any = true;
-            let (take, done) = match memchr(chunk) {
+            let (take, done) = match memchr::memchr(b'\n', chunk) {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
@@ -95,10 +95,6 @@ impl<R: BufRead> CappedLines<R> {
             }
         }
     }
-}
-
-fn memchr(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
 }
 
 #[cfg(test)]

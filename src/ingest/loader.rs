@@ -202,8 +202,9 @@ impl Builder {
         if bytes.iter().all(|c| c.is_ascii_whitespace()) {
             return;
         }
-        if let Some(nul) = bytes.iter().position(|&c| c == 0) {
-            if !self.any_event {
+        // Binary detection only matters before the first event (a log that starts as binary).
+        if !self.any_event {
+            if let Some(nul) = memchr::memchr(0, bytes) {
                 self.binary = true;
                 self.diag_at(
                     line_no,
@@ -216,30 +217,32 @@ impl Builder {
                 return;
             }
         }
-        let text = match std::str::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let good = e.valid_up_to();
-                let col = String::from_utf8_lossy(&bytes[..good]).chars().count() as u64 + 1;
-                self.diag_at(
-                    line_no,
-                    col,
-                    "",
-                    DiagLevel::Error,
-                    format!(
-                        "invalid UTF-8 at byte {} of the line; line skipped",
-                        good + 1
-                    ),
-                );
-                return;
-            }
-        };
-        match serde_json::from_str::<Event>(text) {
+        // One pass: serde_json validates UTF-8 inside strings, and everything outside strings
+        // must be ASCII JSON, so a successful parse means the line is valid UTF-8. The separate
+        // UTF-8 check runs only to explain a failure.
+        match serde_json::from_slice::<Event>(bytes) {
             Ok(ev) => {
                 self.any_event = true;
+                let text = std::str::from_utf8(bytes).unwrap_or_default();
                 self.event(line_no, text, ev);
             }
-            Err(e) => self.parse_error(line_no, text, e, ended),
+            Err(e) => match std::str::from_utf8(bytes) {
+                Ok(text) => self.parse_error(line_no, text, e, ended),
+                Err(u) => {
+                    let good = u.valid_up_to();
+                    let col = String::from_utf8_lossy(&bytes[..good]).chars().count() as u64 + 1;
+                    self.diag_at(
+                        line_no,
+                        col,
+                        "",
+                        DiagLevel::Error,
+                        format!(
+                            "invalid UTF-8 at byte {} of the line; line skipped",
+                            good + 1
+                        ),
+                    );
+                }
+            },
         }
     }
 
