@@ -60,9 +60,14 @@ pub fn public_pem(key: &VerifyingKey) -> Result<String, String> {
         .map_err(|e| format!("cannot encode the public key as PEM: {e}"))
 }
 
-/// The PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) of a private key, in a buffer wiped on drop.
+/// The PKCS#8 v1 PEM (`-----BEGIN PRIVATE KEY-----`, RFC 8410: the seed only, as OpenSSL and
+/// Python `cryptography` write it) of a private key, in a buffer wiped on drop.
 pub fn private_pem(key: &SigningKey) -> Result<Zeroizing<String>, String> {
-    key.to_pkcs8_pem(LineEnding::LF)
+    let kp = ed25519_dalek::pkcs8::KeypairBytes {
+        secret_key: key.to_bytes(),
+        public_key: None,
+    };
+    kp.to_pkcs8_pem(LineEnding::LF)
         .map_err(|e| format!("cannot encode the private key as PEM: {e}"))
 }
 

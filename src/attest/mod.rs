@@ -4,3 +4,5 @@ pub mod dsse;
 pub mod envelope;
 pub mod hash;
 pub mod keys;
+pub mod pyjson;
+pub mod receipt;

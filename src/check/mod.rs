@@ -6,11 +6,12 @@
 //! - `context.rs`: ambiguous_support, flattened_context, injection_suspect
 //! - `drift.rs`: citation_drift
 //! - `parallel.rs`: parallel_conflict
-//! - envelope kinds come from `crate::attest` through `envelopes.rs` once envelopes are verified.
+//! - `envelopes.rs`: envelope_missing, envelope_invalid, result_tampered (via `crate::attest`)
 
 mod config;
 mod context;
 mod drift;
+mod envelopes;
 mod finding;
 mod grid;
 mod metrics;
@@ -142,6 +143,7 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
     context::check(&mut ck, &resolved);
     drift::check(&mut ck, &resolved);
     parallel::check(&mut ck, &resolved);
+    envelopes::check(&mut ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
     findings.sort_by(|a, b| {
         (a.turn.unwrap_or(0), a.line, a.severity, a.kind).cmp(&(

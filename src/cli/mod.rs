@@ -3,8 +3,11 @@
 //! Exit codes, the same for every command: 0 ok, 1 findings at or above `--fail-on`,
 //! 2 usage error or unreadable input.
 
+mod envelope;
 mod gen;
+mod keygen;
 mod output;
+mod receipt;
 mod summary;
 mod verify;
 
@@ -77,6 +80,14 @@ pub enum Command {
         /// The arguments as JSON; read from stdin when absent.
         json: Option<String>,
     },
+    /// Write a new Ed25519 key pair for sealing envelopes: NAME.key (PKCS#8 PEM, mode 0600) and NAME.pub.
+    Keygen(keygen::KeygenArgs),
+    /// Standalone DSSE execution envelopes: verify with a public key, or inspect.
+    #[command(subcommand)]
+    Envelope(envelope::EnvelopeCmd),
+    /// ArkForge "Agent Action Receipt" proofs (proof-spec 2.1.0).
+    #[command(subcommand)]
+    Receipt(receipt::ReceiptCmd),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -163,6 +174,9 @@ fn dispatch(cli: Cli) -> u8 {
         }
         Some(Command::Gen(args)) => gen::run(&mut out, &args),
         Some(Command::Hash { json }) => hash(&mut out, json),
+        Some(Command::Keygen(a)) => keygen::run(&mut out, &a),
+        Some(Command::Envelope(c)) => envelope::run(&mut out, &c),
+        Some(Command::Receipt(c)) => receipt::run(&mut out, &c),
         Some(Command::Completions { shell }) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

@@ -20,9 +20,13 @@ at the bottom verifies every stamp against that design (origin fields equal to t
 text equal to the intended phrase, numbers of the claim inside the span, TTL arithmetic, tiers,
 context markers), so a deliberate fault is always exactly the one intended.
 
-`09-result-tampered.jsonl` is written without envelopes; the result of `TAMPERED_CALL` was changed
-after execution. `TAMPERED_ORIGINALS` holds the original (executed) result and is also written to
-`tests/support/tampered-originals.json` so envelopes can be signed over the original.
+`09-result-tampered.jsonl`: the result of `TAMPERED_CALL` was changed after execution.
+`TAMPERED_ORIGINALS` holds the original (executed) result and is also written to
+`tests/support/tampered-originals.json` so envelopes can be signed over the original. Its header
+trusts the committed TEST key `tests/support/sample-attestor.pub` as attestor of both servers, and
+its `envelope` events are spliced in from `tests/support/sample-envelopes.jsonl`, which
+`bash tests/support/seal_samples.sh` writes with `provscope envelope seal` (this script signs
+nothing itself). Ed25519 signatures are deterministic, so re-sealing gives the same bytes.
 """
 
 import hashlib
@@ -35,6 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "sample-sessions"
 ORIGINALS_PATH = ROOT / "tests" / "support" / "tampered-originals.json"
+ATTESTOR_PUB = ROOT / "tests" / "support" / "sample-attestor.pub"
+ENVELOPES_PATH = ROOT / "tests" / "support" / "sample-envelopes.jsonl"
 
 POLICY = "require_tier_gte_1"
 TIER_RANK = {"T0": 0, "T1": 1, "T2": 2, "T3": 3}
@@ -1419,8 +1425,9 @@ def s09():
         agent="support-copilot/4.2.1",
         model="claude-sonnet-4-5",
         extra={"require_envelopes": True},
-        notes=["require_envelopes is true; envelopes are added separately. The result of req_902 "
-               "was edited after execution (€86.40 became €864.00); the original is in "
+        notes=["require_envelopes is true; every call carries an envelope sealed by the sample "
+               "attestor (a TEST key). The result of req_902 was edited after execution (€86.40 "
+               "became €864.00); its envelope seals the original, in "
                "tests/support/tampered-originals.json."],
     )
     s.turn(1, "Customer Zoë Müller (C-5120) wants to know what happened with her refund for order "
@@ -1506,7 +1513,37 @@ def s09():
              ])
     s.label("clm_email_queued", "right", "eval:support-v4")
     s.label("clm_email_eta", "right", "eval:support-v4")
+    add_envelopes(s)
     return s
+
+
+def attestor_key():
+    """`ed25519:<base64>` of the sample attestor's SPKI PEM public key (RFC 8410 layout)."""
+    import base64
+    lines = ATTESTOR_PUB.read_text(encoding="ascii").splitlines()
+    der = base64.b64decode("".join(l for l in lines if not l.startswith("-----")))
+    assert der[:12] == bytes.fromhex("302a300506032b6570032100"), "not an Ed25519 SPKI key"
+    return "ed25519:" + base64.b64encode(der[12:]).decode("ascii")
+
+
+def add_envelopes(s):
+    """Trusts the sample attestor for every server of `s` and splices the sealed envelope events
+    (made by `provscope envelope seal`, see seal_samples.sh) in after their tool_result."""
+    key = attestor_key()
+    for server in s.header["servers"]:
+        server["attestor_keys"] = [key]
+    if not ENVELOPES_PATH.exists():
+        print(f"note: {ENVELOPES_PATH.relative_to(ROOT)} is missing; {s.name} has no envelopes "
+              f"(run bash tests/support/seal_samples.sh)", file=sys.stderr)
+        return
+    for line in ENVELOPES_PATH.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        ev = json.loads(line)
+        assert next(iter(ev)) == "event" and ev["event"] == "envelope", line[:80]
+        at = next(i for i, e in enumerate(s.events)
+                  if e["event"] == "tool_result" and e["tag"]["call_id"] == ev["call_id"])
+        s.events.insert(at + 1, ev)
 
 
 # --------------------------------------------------------------------------------------------

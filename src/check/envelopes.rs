@@ -1,0 +1,428 @@
+//! Execution envelopes: `envelope_missing`, `envelope_invalid` and `result_tampered`.
+//!
+//! Every envelope is parsed and opened (`attest::envelope::open`); its signatures are verified
+//! in one batch per session against the keys the session header trusts for the call's server
+//! (`attestor_keys`), falling back to one-by-one verification to find which failed. Only a
+//! verified predicate is compared with the recording: first the call (call hash and the fields
+//! it binds), then the result hash. `keyid` is never used to decide anything.
+
+use super::finding::{Finding, Kind, Severity};
+use super::{Checker, Resolved};
+use crate::attest::dsse::{self, Envelope, SigCheck};
+use crate::attest::envelope::{compare_call, compare_result, open, Mismatch, Statement};
+use crate::attest::keys::{self, PublicKey};
+use crate::model::{Call, EnvelopeRecord};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// The keys the header declares for one server.
+#[derive(Default)]
+struct ServerKeys {
+    /// Trusted to attest this server's calls.
+    attestor: Vec<PublicKey>,
+    /// The tool server's own keys (self-attestation).
+    own: Vec<PublicKey>,
+    /// Header keys that did not parse, as `attestor_keys[i]: reason`.
+    unusable: Vec<String>,
+}
+
+fn server_keys(ck: &Checker, server: &str) -> ServerKeys {
+    let mut k = ServerKeys::default();
+    let Some(info) = ck.s.server(server) else {
+        return k;
+    };
+    for (field, list, out) in [
+        ("attestor_keys", &info.attestor_keys, &mut k.attestor),
+        ("server_keys", &info.server_keys, &mut k.own),
+    ] {
+        for (i, text) in list.iter().enumerate() {
+            match keys::parse_public(text) {
+                Ok(key) => out.push(key),
+                Err(e) => k.unusable.push(format!("{field}[{i}]: {e}")),
+            }
+        }
+    }
+    k
+}
+
+/// An envelope that parsed and opened, waiting for its signatures to be verified.
+struct Opened<'s> {
+    rec: &'s EnvelopeRecord,
+    call: &'s Call,
+    env: Envelope,
+    st: Statement,
+    pae: Vec<u8>,
+}
+
+/// The outcome of one signature.
+enum SigVerdict {
+    /// Verified under this trusted attestor key.
+    Trusted(PublicKey),
+    /// Verified under a key of the tool server itself.
+    SelfAttested(PublicKey),
+    /// Verified under the key the payload names, which the header does not trust for the server.
+    Untrusted(PublicKey),
+    /// Verifies under no known key.
+    Bad,
+}
+
+pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    let s = ck.s;
+    let header_requires = s.header.as_ref().is_some_and(|h| h.require_envelopes);
+    let required = header_requires || ck.cfg.require_envelopes;
+    if s.envelopes.is_empty() && !required {
+        return;
+    }
+    let mut keys_of: HashMap<&'s str, ServerKeys> = HashMap::new();
+    let mut opened: Vec<Opened<'s>> = Vec::new();
+    for rec in &s.envelopes {
+        let Some(call) = s.call(&rec.call_id) else {
+            ck.emit(
+                invalid(
+                    rec,
+                    None,
+                    format!(
+                        "envelope for call `{}`, but no such call was recorded",
+                        rec.call_id
+                    ),
+                )
+                .ev("reason", "unknown_call"),
+            );
+            continue;
+        };
+        let env = match Envelope::parse(rec.raw.get()) {
+            Ok(e) => e,
+            Err(e) => {
+                ck.emit(
+                    invalid(
+                        rec,
+                        Some(call),
+                        format!("envelope for {} is malformed: {e}", call.id),
+                    )
+                    .ev("reason", "malformed")
+                    .ev("field", e.field.clone()),
+                );
+                continue;
+            }
+        };
+        let st = match open(&env) {
+            Ok(st) => st,
+            Err(e) => {
+                ck.emit(
+                    invalid(rec, Some(call), format!("envelope for {}: {e}", call.id))
+                        .ev("reason", "bad_payload")
+                        .ev("payload_type", env.payload_type.clone()),
+                );
+                continue;
+            }
+        };
+        keys_of
+            .entry(call.server.as_str())
+            .or_insert_with(|| server_keys(ck, &call.server));
+        let pae = env.pae();
+        opened.push(Opened {
+            rec,
+            call,
+            env,
+            st,
+            pae,
+        });
+    }
+    let verdicts = verify_signatures(&opened, &keys_of);
+    let mut tampered: Vec<(&'s Call, Finding)> = Vec::new();
+    for (o, sigs) in opened.iter().zip(verdicts) {
+        let keys = &keys_of[o.call.server.as_str()];
+        if let Some(f) = signature_finding(o, &sigs, keys) {
+            ck.emit(f);
+            continue;
+        }
+        let signer = sigs.iter().find_map(|v| match v {
+            SigVerdict::Trusted(k) => Some(keys::keyid(k)),
+            _ => None,
+        });
+        let p = &o.st.predicate;
+        match compare_call(p, s.header.as_ref().map(|h| h.session_id.as_str()), o.call) {
+            Ok(m) if m.is_empty() => {}
+            Ok(m) => {
+                ck.emit(call_mismatch(o, &m, signer));
+                continue;
+            }
+            Err(e) => {
+                ck.emit(
+                    invalid(
+                        o.rec,
+                        Some(o.call),
+                        format!("envelope for {}: {e}", o.call.id),
+                    )
+                    .ev("reason", "call_mismatch"),
+                );
+                continue;
+            }
+        }
+        let Some(result) = s.result(&o.call.id) else {
+            continue; // nothing was delivered, so nothing can have been tampered with
+        };
+        match compare_result(p, &result.response) {
+            Ok(None) => {}
+            Ok(Some(m)) => {
+                let f = Finding::new(
+                    Kind::ResultTampered,
+                    Severity::Error,
+                    format!(
+                        "the result of {} recorded as delivered is not the result the attestor \
+                         sealed (result hash {} sealed, {} recomputed)",
+                        o.call.id,
+                        short(&m.sealed),
+                        short(&m.recorded)
+                    ),
+                )
+                .call(&o.call.id)
+                .ev("sealed_result_hash", m.sealed)
+                .ev("recorded_result_hash", m.recorded)
+                .ev("call_hash", p.call_hash.clone())
+                .ev("server", o.call.server.clone())
+                .ev("attestor", p.attestor.id.clone())
+                .ev("keyid", signer.unwrap_or_default())
+                .ev("envelope_line", o.rec.line)
+                .ev("result_line", result.line);
+                tampered.push((o.call, f.turn(result.turn).line(result.line)));
+            }
+            Err(e) => ck.emit(
+                invalid(
+                    o.rec,
+                    Some(o.call),
+                    format!("envelope for {}: {e}", o.call.id),
+                )
+                .ev("reason", "unhashable_result"),
+            ),
+        }
+    }
+    for (call, f) in tampered {
+        let citing: Vec<&Resolved> = resolved
+            .iter()
+            .filter(|r| r.call.is_some_and(|c| c.id == call.id))
+            .collect();
+        if citing.is_empty() {
+            ck.emit(f);
+            continue;
+        }
+        for r in citing {
+            ck.emit(f.clone().claim(r.claim));
+        }
+    }
+    if required {
+        let by = if header_requires {
+            "the session header"
+        } else {
+            "the configuration"
+        };
+        for call in &s.calls {
+            if s.envelopes_for(&call.id).next().is_none() {
+                ck.emit(
+                    Finding::new(
+                        Kind::EnvelopeMissing,
+                        Severity::Error,
+                        format!(
+                            "call {} ({} {}) has no execution envelope, but {by} requires one",
+                            call.id,
+                            call.server,
+                            call.tool()
+                        ),
+                    )
+                    .call(&call.id)
+                    .turn(call.turn)
+                    .line(call.line)
+                    .ev("server", call.server.clone())
+                    .ev("tool", call.tool().to_owned())
+                    .ev(
+                        "required_by",
+                        if header_requires { "session" } else { "config" },
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn short(h: &str) -> &str {
+    h.get(..12).unwrap_or(h)
+}
+
+fn invalid(rec: &EnvelopeRecord, call: Option<&Call>, message: String) -> Finding {
+    let mut f = Finding::new(Kind::EnvelopeInvalid, Severity::Error, message)
+        .call(&rec.call_id)
+        .line(rec.line)
+        .ev("envelope_line", rec.line);
+    if let Some(c) = call {
+        f = f.turn(c.turn).ev("server", c.server.clone());
+    }
+    f
+}
+
+/// Verifies every signature of every opened envelope: one batch over each signature's first
+/// candidate key, then one-by-one against all known keys for whatever the batch did not accept.
+fn verify_signatures(
+    opened: &[Opened],
+    keys_of: &HashMap<&str, ServerKeys>,
+) -> Vec<Vec<SigVerdict>> {
+    // First candidate: the trusted key the payload names, else the server's first trusted key.
+    let mut checks: Vec<SigCheck> = Vec::new();
+    let mut slots: Vec<(usize, usize)> = Vec::new();
+    let named: Vec<Option<PublicKey>> = opened
+        .iter()
+        .map(|o| keys::parse_public(&o.st.predicate.attestor.key).ok())
+        .collect();
+    for (i, o) in opened.iter().enumerate() {
+        let trusted = &keys_of[o.call.server.as_str()].attestor;
+        let first = named[i]
+            .as_ref()
+            .and_then(|n| trusted.iter().find(|k| *k == n))
+            .or(trusted.first());
+        if let Some(key) = first {
+            for (j, sig) in o.env.signatures.iter().enumerate() {
+                checks.push(SigCheck {
+                    msg: &o.pae,
+                    sig: &sig.sig,
+                    key,
+                });
+                slots.push((i, j));
+            }
+        }
+    }
+    let batch = dsse::verify_all(&checks);
+    let mut out: Vec<Vec<Option<SigVerdict>>> = opened
+        .iter()
+        .map(|o| o.env.signatures.iter().map(|_| None).collect())
+        .collect();
+    for ((i, j), (ok, c)) in slots.into_iter().zip(batch.into_iter().zip(&checks)) {
+        if ok {
+            out[i][j] = Some(SigVerdict::Trusted(*c.key));
+        }
+    }
+    opened
+        .iter()
+        .zip(out)
+        .enumerate()
+        .map(|(i, (o, sigs))| {
+            let keys = &keys_of[o.call.server.as_str()];
+            sigs.into_iter()
+                .zip(&o.env.signatures)
+                .map(|(v, sig)| {
+                    let verdict = v.unwrap_or_else(|| {
+                        let try_key = |k: &PublicKey| {
+                            dsse::verify_one(&SigCheck {
+                                msg: &o.pae,
+                                sig: &sig.sig,
+                                key: k,
+                            })
+                        };
+                        if let Some(k) = keys.attestor.iter().find(|k| try_key(k)) {
+                            SigVerdict::Trusted(*k)
+                        } else if let Some(k) = keys.own.iter().find(|k| try_key(k)) {
+                            SigVerdict::SelfAttested(*k)
+                        } else if let Some(k) = named[i].as_ref().filter(|k| try_key(k)) {
+                            SigVerdict::Untrusted(*k)
+                        } else {
+                            SigVerdict::Bad
+                        }
+                    });
+                    // A key listed both as attestor and as the server's own is the server's.
+                    match verdict {
+                        SigVerdict::Trusted(k) if keys.own.contains(&k) => {
+                            SigVerdict::SelfAttested(k)
+                        }
+                        v => v,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The finding for the first signature that does not come from a trusted attestor, if any.
+fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Option<Finding> {
+    let server = &o.call.server;
+    let base = |msg: String, reason: &str| {
+        let mut f = invalid(o.rec, Some(o.call), msg)
+            .ev("reason", reason)
+            .ev("trusted_keys", keys.attestor.len());
+        if !keys.unusable.is_empty() {
+            f = f.ev("unusable_header_keys", keys.unusable.clone());
+        }
+        f
+    };
+    if keys.attestor.is_empty() {
+        return Some(base(
+            format!(
+                "envelope for {} cannot be verified: the session header trusts no attestor key \
+                 for server {server}",
+                o.call.id
+            ),
+            "no_trusted_keys",
+        ));
+    }
+    for (j, (v, sig)) in sigs.iter().zip(&o.env.signatures).enumerate() {
+        let hint = sig.keyid.clone().unwrap_or_default();
+        let f = match v {
+            SigVerdict::Trusted(_) => continue,
+            SigVerdict::SelfAttested(k) => base(
+                format!(
+                    "envelope for {} is self-attested: signature {j} is by a key of server \
+                     {server} itself, which proves nothing",
+                    o.call.id
+                ),
+                "self_attestation",
+            )
+            .ev("keyid", keys::keyid(k)),
+            SigVerdict::Untrusted(k) => base(
+                format!(
+                    "envelope for {}: signature {j} is by key {} which the session header does \
+                     not trust for server {server}",
+                    o.call.id,
+                    keys::compact(k)
+                ),
+                "untrusted_key",
+            )
+            .ev("keyid", keys::keyid(k)),
+            SigVerdict::Bad => base(
+                format!(
+                    "envelope for {}: signature {j} does not verify under any of the {} key(s) \
+                     trusted for server {server} (payload or signature altered, or signed by \
+                     another key)",
+                    o.call.id,
+                    keys.attestor.len()
+                ),
+                "bad_signature",
+            )
+            .ev("keyid_hint", hint),
+        };
+        return Some(f.ev("signature", j));
+    }
+    None
+}
+
+fn call_mismatch(o: &Opened, m: &[Mismatch], signer: Option<String>) -> Finding {
+    let fields: Vec<&str> = m.iter().map(|x| x.field).collect();
+    let detail: Vec<Value> = m
+        .iter()
+        .map(|x| json!({"field": x.field, "sealed": x.sealed, "recorded": x.recorded}))
+        .collect();
+    let mut f = invalid(
+        o.rec,
+        Some(o.call),
+        format!(
+            "envelope for {} seals a different call than the one recorded ({} differ)",
+            o.call.id,
+            fields.join(", ")
+        ),
+    )
+    .ev("reason", "call_mismatch")
+    .ev("mismatches", detail)
+    .ev("keyid", signer.unwrap_or_default());
+    if let Some(x) = m.iter().find(|x| x.field == "call_hash") {
+        f = f
+            .ev("sealed_call_hash", x.sealed.clone())
+            .ev("recorded_call_hash", x.recorded.clone());
+    }
+    f
+}

@@ -1,0 +1,295 @@
+//! `provscope envelope verify|inspect|seal`: standalone DSSE execution envelopes.
+
+use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
+use crate::attest::dsse::{self, Envelope, SigCheck, MAX_PAYLOAD_BYTES};
+use crate::attest::envelope::{self as exec, Attestor, Observed};
+use crate::attest::keys;
+use crate::model::{CallResponse, CallToolResult};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// `provscope envelope ...`.
+#[derive(clap::Subcommand, Debug)]
+pub enum EnvelopeCmd {
+    /// Verify a DSSE envelope's signatures with a public key (exit 0 valid, 1 invalid, 2 unreadable).
+    Verify {
+        /// The envelope: a DSSE JSON object, or an `envelope` event line of a session log.
+        file: PathBuf,
+        /// The attestor's public key: a PEM file (NAME.pub) or `ed25519:<base64>`. Repeatable:
+        /// every signature must verify under one of them.
+        #[arg(long = "pub", value_name = "KEY", required = true)]
+        keys: Vec<String>,
+    },
+    /// Show what an envelope states, without verifying it (exit 0 well formed, 1 not, 2 unreadable).
+    Inspect {
+        /// The envelope: a DSSE JSON object, or an `envelope` event line of a session log.
+        file: PathBuf,
+    },
+    /// Seal one recorded call and print its `envelope` event line (for producers and samples).
+    #[command(hide = true)]
+    Seal(SealArgs),
+}
+
+/// Arguments of the hidden `provscope envelope seal`.
+#[derive(clap::Args, Debug)]
+pub struct SealArgs {
+    /// The attestor's private key (PKCS#8 PEM, from `provscope keygen`).
+    #[arg(long, value_name = "K.key")]
+    pub key: PathBuf,
+    /// The session log holding the call and its result.
+    #[arg(long, value_name = "LOG")]
+    pub session: PathBuf,
+    /// The call id to seal.
+    #[arg(long = "call", value_name = "ID")]
+    pub call_id: String,
+    /// Seal this `result` object (a CallToolResult JSON file) instead of the recorded one.
+    #[arg(long, value_name = "FILE")]
+    pub result: Option<PathBuf>,
+    /// The attestor name stated in the envelope.
+    #[arg(long, default_value = "provscope")]
+    pub attestor_id: String,
+}
+
+/// Runs `envelope ...`.
+pub fn run(out: &mut Out, cmd: &EnvelopeCmd) -> u8 {
+    match cmd {
+        EnvelopeCmd::Verify { file, keys } => verify(out, file, keys),
+        EnvelopeCmd::Inspect { file } => inspect(out, file),
+        EnvelopeCmd::Seal(a) => seal(out, a),
+    }
+}
+
+/// An envelope file's content: too large, not JSON, or the envelope object.
+enum FileRead {
+    Unreadable(String),
+    Invalid(String),
+    Json(serde_json::Value),
+}
+
+/// The largest envelope file read (the payload limit in base64, plus room).
+const MAX_FILE_BYTES: u64 = (MAX_PAYLOAD_BYTES as u64) / 3 * 4 + (1 << 20);
+
+fn read_envelope_json(path: &Path) -> FileRead {
+    let f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return FileRead::Unreadable(format!("{}: cannot open: {e}", path.display())),
+    };
+    let mut buf = Vec::new();
+    if let Err(e) = f.take(MAX_FILE_BYTES + 1).read_to_end(&mut buf) {
+        return FileRead::Unreadable(format!("{}: cannot read: {e}", path.display()));
+    }
+    if buf.len() as u64 > MAX_FILE_BYTES {
+        return FileRead::Invalid(format!(
+            "over {} MiB; an envelope's payload is at most {} MiB",
+            MAX_FILE_BYTES >> 20,
+            MAX_PAYLOAD_BYTES >> 20
+        ));
+    }
+    let v: serde_json::Value = match serde_json::from_slice(&buf) {
+        Ok(v) => v,
+        Err(e) if e.is_eof() => {
+            return FileRead::Unreadable(format!("{}: truncated JSON ({e})", path.display()))
+        }
+        Err(e) => return FileRead::Unreadable(format!("{}: not JSON ({e})", path.display())),
+    };
+    // An `envelope` event line of a session log carries the envelope in `envelope`.
+    let v = match v {
+        serde_json::Value::Object(mut m)
+            if m.get("event").and_then(|e| e.as_str()) == Some("envelope") =>
+        {
+            m.remove("envelope").unwrap_or(serde_json::Value::Null)
+        }
+        v => v,
+    };
+    FileRead::Json(v)
+}
+
+fn load(path: &Path) -> Result<Result<Envelope, String>, u8> {
+    match read_envelope_json(path) {
+        FileRead::Unreadable(e) => {
+            eprintln!("provscope: {e}");
+            Err(EXIT_INPUT)
+        }
+        FileRead::Invalid(e) => Ok(Err(e)),
+        FileRead::Json(v) => Ok(Envelope::from_value(&v).map_err(|e| e.to_string())),
+    }
+}
+
+fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
+    let mut trusted = Vec::new();
+    for k in key_args {
+        match keys::load_public(k) {
+            Ok(k) => trusted.push(k),
+            Err(e) => {
+                eprintln!("provscope: {e}");
+                return EXIT_INPUT;
+            }
+        }
+    }
+    let name = file.display();
+    let env = match load(file) {
+        Err(code) => return code,
+        Ok(Err(e)) => {
+            out.line(&format!("{name}: invalid: {e}"));
+            return EXIT_FINDINGS;
+        }
+        Ok(Ok(env)) => env,
+    };
+    let st = match exec::open(&env) {
+        Ok(st) => st,
+        Err(e) => {
+            out.line(&format!("{name}: invalid: {e}"));
+            return EXIT_FINDINGS;
+        }
+    };
+    let pae = env.pae();
+    let mut lines = Vec::new();
+    for (j, s) in env.signatures.iter().enumerate() {
+        let by = trusted.iter().find(|k| {
+            dsse::verify_one(&SigCheck {
+                msg: &pae,
+                sig: &s.sig,
+                key: k,
+            })
+        });
+        match by {
+            Some(k) => lines.push(format!(
+                "  signature {j}: verified with {} (keyid {})",
+                keys::compact(k),
+                keys::keyid(k)
+            )),
+            None => {
+                out.line(&format!(
+                    "{name}: invalid: signature {j} does not verify under the given key(s) \
+                     (payload or signature altered, or signed by another key)"
+                ));
+                return EXIT_FINDINGS;
+            }
+        }
+    }
+    let p = &st.predicate;
+    out.line(&format!("{name}: valid"));
+    for l in lines {
+        out.line(&l);
+    }
+    out.line(&format!(
+        "  call {} ({} {}) in session {}, called {}, returned {}",
+        p.call_id, p.server, p.tool, p.session_id, p.called_at, p.returned_at
+    ));
+    out.line(&format!("  call_hash {}", p.call_hash));
+    out.line(&format!("  result_hash {}", p.result_hash));
+    out.line(&format!(
+        "  attestor {} ({})",
+        p.attestor.id, p.attestor.key
+    ));
+    out.line("  (the hashes are checked against a recording by `provscope verify SESSION`)");
+    EXIT_OK
+}
+
+fn inspect(out: &mut Out, file: &Path) -> u8 {
+    let name = file.display();
+    let env = match load(file) {
+        Err(code) => return code,
+        Ok(Err(e)) => {
+            out.line(&format!("{name}: not a valid envelope: {e}"));
+            return EXIT_FINDINGS;
+        }
+        Ok(Ok(env)) => env,
+    };
+    out.line(&format!("payloadType: {}", env.payload_type));
+    out.line(&format!(
+        "signatures: {} (not verified; use `provscope envelope verify FILE --pub KEY`)",
+        env.signatures.len()
+    ));
+    for (j, s) in env.signatures.iter().enumerate() {
+        out.line(&format!(
+            "  [{j}] keyid {}",
+            s.keyid.as_deref().unwrap_or("(none)")
+        ));
+    }
+    out.line(&format!("payload ({} bytes):", env.payload.len()));
+    match serde_json::from_slice::<serde_json::Value>(&env.payload) {
+        Ok(v) => out.line(&serde_json::to_string_pretty(&v).unwrap_or_default()),
+        Err(_) => {
+            let text = String::from_utf8_lossy(&env.payload);
+            let shown: String = text.chars().take(2000).collect();
+            out.line(&shown);
+        }
+    }
+    match exec::open(&env) {
+        Ok(_) => EXIT_OK,
+        Err(e) => {
+            out.line(&format!("{name}: not a valid execution envelope: {e}"));
+            EXIT_FINDINGS
+        }
+    }
+}
+
+fn seal(out: &mut Out, a: &SealArgs) -> u8 {
+    let key = match keys::load_private(&a.key) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let s = crate::ingest::load_file(&a.session, &crate::ingest::LoadOptions::default());
+    if s.has_errors() {
+        for d in &s.diagnostics {
+            eprintln!("{d}");
+        }
+        eprintln!(
+            "provscope: {}: the session has errors; not sealing",
+            a.session.display()
+        );
+        return EXIT_INPUT;
+    }
+    let mut obs = match Observed::from_session(&s, &a.call_id) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("provscope: {}: {e}", a.session.display());
+            return EXIT_INPUT;
+        }
+    };
+    let replaced: CallResponse;
+    if let Some(path) = &a.result {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("provscope: {}: cannot read: {e}", path.display());
+                return EXIT_INPUT;
+            }
+        };
+        let result: CallToolResult = match serde_json::from_str(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "provscope: {}: not a CallToolResult object: {e}",
+                    path.display()
+                );
+                return EXIT_INPUT;
+            }
+        };
+        replaced = CallResponse {
+            jsonrpc: obs.response.jsonrpc.clone(),
+            id: obs.response.id.clone(),
+            result: Some(result),
+            error: None,
+        };
+        obs.response = &replaced;
+    }
+    let attestor = Attestor {
+        id: a.attestor_id.clone(),
+        key,
+    };
+    match exec::seal(&obs, &attestor) {
+        Ok(env) => {
+            out.line(&exec::event_line(obs.call_id, &env));
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("provscope: cannot seal {}: {e}", a.call_id);
+            EXIT_INPUT
+        }
+    }
+}
