@@ -14,4 +14,5 @@ pub mod export;
 pub mod gen;
 pub mod ingest;
 pub mod model;
+pub mod store;
 pub mod text;

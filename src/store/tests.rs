@@ -1,0 +1,294 @@
+use super::schema::{Migration, MIGRATIONS};
+use super::*;
+
+fn session(id: &str) -> SessionRef {
+    SessionRef {
+        session_id: id.into(),
+        path: format!("/logs/{id}.jsonl"),
+        content_hash: Some(content_hash(id.as_bytes())),
+    }
+}
+
+fn class(s: &str, claim: &str, turn: u32, q: Quadrant, note: &str, at: i64) -> Classification {
+    Classification::new(s, claim, turn, q, note, "ana", Timestamp(at))
+}
+
+#[test]
+fn classify_round_trip_and_upsert_keeps_history() {
+    let st = Store::open_in_memory().unwrap();
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+    let s = session("s1");
+    let a = class(
+        "s1",
+        "clm_a",
+        2,
+        Quadrant::FactRightSourceWrong,
+        "stale",
+        1_000,
+    );
+    st.classify(&s, &a).unwrap();
+    assert_eq!(
+        st.classification("s1", "clm_a", 2).unwrap(),
+        Some(a.clone())
+    );
+    assert_eq!(st.classification("s1", "clm_a", 1).unwrap(), None);
+    assert_eq!(st.classification("s2", "clm_a", 2).unwrap(), None);
+    assert_eq!(a.owner, "Agent platform team");
+
+    let b = class(
+        "s1",
+        "clm_a",
+        2,
+        Quadrant::FactWrongSourceWrong,
+        "worse",
+        2_000,
+    );
+    st.classify(&s, &b).unwrap();
+    let c = class("s1", "clm_b", 1, Quadrant::FactRightSourceRight, "", 3_000);
+    st.classify(&s, &c).unwrap();
+    assert_eq!(
+        st.classification("s1", "clm_a", 2).unwrap(),
+        Some(b.clone())
+    );
+    assert_eq!(
+        st.classifications("s1").unwrap(),
+        vec![c.clone(), b.clone()],
+        "turn order"
+    );
+    assert_eq!(
+        st.classification_history("s1", "clm_a", 2).unwrap(),
+        vec![a, b]
+    );
+    let axes: (String, String) = st
+        .conn
+        .query_row(
+            "SELECT fact_verdict, source_verdict FROM classifications WHERE claim_id = 'clm_b'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(axes, ("right".into(), "right".into()));
+}
+
+#[test]
+fn classification_under_the_wrong_session_is_refused() {
+    let st = Store::open_in_memory().unwrap();
+    let c = class("other", "clm_a", 1, Quadrant::FactRightSourceRight, "", 1);
+    let e = st.classify(&session("s1"), &c).unwrap_err();
+    assert!(matches!(e, StoreError::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("`other`"), "{e}");
+    assert!(st.classifications("other").unwrap().is_empty());
+}
+
+#[test]
+fn review_progress_and_cursor() {
+    let st = Store::open_in_memory().unwrap();
+    assert!(st.reviewed("s1").unwrap().is_empty());
+    assert_eq!(st.review_cursor("s1").unwrap(), None);
+    st.set_reviewed("s1", "clm_b", 3, true).unwrap();
+    st.set_reviewed("s1", "clm_a", 3, true).unwrap();
+    st.set_reviewed("s1", "clm_c", 1, true).unwrap();
+    st.set_reviewed("s1", "clm_c", 1, false).unwrap();
+    st.set_reviewed("s1", "clm_b", 3, true).unwrap();
+    assert_eq!(
+        st.reviewed("s1").unwrap(),
+        vec![("clm_a".to_owned(), 3), ("clm_b".to_owned(), 3)]
+    );
+    st.set_review_cursor("s1", "clm_a", 3).unwrap();
+    st.set_review_cursor("s1", "clm_b", 4).unwrap();
+    assert_eq!(
+        st.review_cursor("s1").unwrap(),
+        Some(("clm_b".to_owned(), 4))
+    );
+    // The session was recorded without a path; upsert_session names it later.
+    assert_eq!(st.session("s1").unwrap().unwrap().path, "");
+    st.upsert_session(&session("s1")).unwrap();
+    assert_eq!(st.session("s1").unwrap(), Some(session("s1")));
+    // An empty path or a missing hash never erases what is known.
+    st.upsert_session(&SessionRef {
+        session_id: "s1".into(),
+        path: String::new(),
+        content_hash: None,
+    })
+    .unwrap();
+    assert_eq!(st.session("s1").unwrap(), Some(session("s1")));
+}
+
+#[test]
+fn claims_texts_are_recorded() {
+    let st = Store::open_in_memory().unwrap();
+    let s = session("s1");
+    st.classify(
+        &s,
+        &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
+    )
+    .unwrap();
+    st.upsert_claims(&s, [("clm_a", 1, "Seats cost $19"), ("clm_b", 2, "x")])
+        .unwrap();
+    let n: i64 = st
+        .conn
+        .query_row(
+            "SELECT count(*) FROM claims WHERE claim_text <> ''",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn history_is_append_only() {
+    let st = Store::open_in_memory().unwrap();
+    st.classify(
+        &session("s1"),
+        &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
+    )
+    .unwrap();
+    let e = st
+        .conn
+        .execute("UPDATE classification_history SET note = 'x'", [])
+        .unwrap_err();
+    assert!(e.to_string().contains("append-only"), "{e}");
+    let e = st
+        .conn
+        .execute("DELETE FROM classification_history", [])
+        .unwrap_err();
+    assert!(e.to_string().contains("append-only"), "{e}");
+    // Forgetting a whole session is still possible.
+    st.conn
+        .execute("DELETE FROM sessions WHERE session_id = 's1'", [])
+        .unwrap();
+    assert!(st.classifications("s1").unwrap().is_empty());
+    assert!(st
+        .classification_history("s1", "clm_a", 1)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn unknown_quadrant_in_the_file_is_a_clear_error() {
+    let st = Store::open_in_memory().unwrap();
+    st.classify(
+        &session("s1"),
+        &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
+    )
+    .unwrap();
+    st.conn
+        .execute_batch(
+            "PRAGMA ignore_check_constraints = ON;
+             UPDATE classifications SET quadrant = 'sideways';",
+        )
+        .unwrap();
+    let e = st.classifications("s1").unwrap_err();
+    assert!(e.to_string().contains("unknown quadrant `sideways`"), "{e}");
+}
+
+#[test]
+fn migrations_run_in_order_and_keep_data() {
+    const V2: &str = "ALTER TABLE classifications ADD COLUMN confidence REAL;";
+    let st = Store::open_in_memory().unwrap();
+    st.classify(
+        &session("s1"),
+        &class("s1", "clm_a", 1, Quadrant::FactWrongSourceRight, "kept", 5),
+    )
+    .unwrap();
+    let mut next: Vec<Migration> = MIGRATIONS
+        .iter()
+        .map(|m| Migration {
+            version: m.version,
+            summary: m.summary,
+            sql: m.sql,
+        })
+        .collect();
+    next.push(Migration {
+        version: 2,
+        summary: "confidence",
+        sql: V2,
+    });
+    st.migrate_with(&next).unwrap();
+    assert_eq!(st.schema_version().unwrap(), 2);
+    assert_eq!(
+        st.classification("s1", "clm_a", 1).unwrap().unwrap().note,
+        "kept"
+    );
+    // Idempotent.
+    st.migrate_with(&next).unwrap();
+    // And this build's migrations now refuse it.
+    let e = st.migrate().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            StoreError::NewerSchema {
+                found: 2,
+                supported: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_failing_migration_changes_nothing() {
+    let st = Store::open_in_memory().unwrap();
+    let broken = [
+        Migration {
+            version: 1,
+            summary: "v1",
+            sql: MIGRATIONS[0].sql,
+        },
+        Migration {
+            version: 2,
+            summary: "broken",
+            sql: "CREATE TABLE extra (x INTEGER); ALTER TABLE nope ADD COLUMN y;",
+        },
+    ];
+    let e = st.migrate_with(&broken).unwrap_err();
+    assert!(
+        e.to_string().contains("migration to schema version 2"),
+        "{e}"
+    );
+    assert_eq!(st.schema_version().unwrap(), 1);
+    let extra: bool = st
+        .conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'extra')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(!extra);
+}
+
+#[test]
+fn default_path_ends_in_the_store_file() {
+    let p = Store::default_path();
+    assert!(
+        p.ends_with(DEFAULT_FILE_NAME) || p == Path::new(FALLBACK_PATH),
+        "{}",
+        p.display()
+    );
+}
+
+#[test]
+fn errors_name_the_database() {
+    let e = StoreError::NewerSchema {
+        path: "/x/cases.sqlite".into(),
+        found: 9,
+        supported: 1,
+    };
+    let m = e.to_string();
+    assert!(
+        m.contains("/x/cases.sqlite") && m.contains("version 9") && m.contains("up to version 1"),
+        "{m}"
+    );
+    assert_eq!(e.path(), Path::new("/x/cases.sqlite"));
+}
+
+#[test]
+fn content_hash_is_sha256() {
+    assert_eq!(
+        content_hash(b""),
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+}
