@@ -152,3 +152,29 @@ fn vector_envelopes_verify_in_a_session() {
     let s = load(&lines);
     assert!(envelope_findings(&s).is_empty());
 }
+
+#[test]
+fn the_worked_example_in_the_docs_is_the_first_vector() {
+    let doc = vectors();
+    let e = &doc["vectors"][0]["expected"];
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/envelope-format.md"
+    ))
+    .unwrap();
+    for field in [
+        "arguments_hash",
+        "call_hash_input",
+        "call_hash",
+        "result_hash_input",
+        "result_hash",
+        "payload",
+        "signature_hex",
+    ] {
+        assert!(text.contains(e[field].as_str().unwrap()), "docs lack {field}");
+    }
+    assert!(text.contains(e["envelope"]["payload"].as_str().unwrap()));
+    assert!(text.contains(e["envelope"]["signatures"][0]["sig"].as_str().unwrap()));
+    let n = e["payload"].as_str().unwrap().len();
+    assert!(text.contains(&format!("application/vnd.in-toto+json {n} ")));
+}
