@@ -171,7 +171,10 @@ fn the_worked_example_in_the_docs_is_the_first_vector() {
         "payload",
         "signature_hex",
     ] {
-        assert!(text.contains(e[field].as_str().unwrap()), "docs lack {field}");
+        assert!(
+            text.contains(e[field].as_str().unwrap()),
+            "docs lack {field}"
+        );
     }
     assert!(text.contains(e["envelope"]["payload"].as_str().unwrap()));
     assert!(text.contains(e["envelope"]["signatures"][0]["sig"].as_str().unwrap()));
