@@ -3,6 +3,7 @@
 //! Exit codes, the same for every command: 0 ok, 1 findings at or above `--fail-on`,
 //! 2 usage error or unreadable input.
 
+mod classify;
 mod envelope;
 mod gen;
 mod keygen;
@@ -39,6 +40,9 @@ pub struct Cli {
     /// Skip (with a diagnostic) any log line longer than this many bytes.
     #[arg(long, global = true, default_value_t = crate::ingest::DEFAULT_MAX_LINE_BYTES, value_name = "BYTES")]
     pub max_line_bytes: usize,
+    /// The case database (default: under the platform data directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
     /// Configuration file (default: ./provscope.toml when present).
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -93,6 +97,13 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Put a claim in the fact-versus-source grid; kept in the case store (--db).
+    Classify(classify::ClassifyArgs),
+    /// List a session's classifications from the case store (--db).
+    Classifications(classify::ClassificationsArgs),
+    /// Test-only: classify in a loop, printing each committed index (crash tests).
+    #[command(name = "__store-torture", hide = true)]
+    StoreTorture(classify::TortureArgs),
 }
 
 /// `--color`.
@@ -144,7 +155,7 @@ fn dispatch(cli: Cli) -> u8 {
     let color = cli.color.enabled();
     let needs_config = matches!(
         cli.command,
-        Some(Command::Verify(_)) | Some(Command::Metrics(_))
+        Some(Command::Verify(_)) | Some(Command::Metrics(_)) | Some(Command::Classify(_))
     );
     let cfg = if needs_config {
         match crate::check::Config::discover(cli.config.as_deref()) {
@@ -174,6 +185,9 @@ fn dispatch(cli: Cli) -> u8 {
         }
         Some(Command::Gen(args)) => gen::run(&mut out, &args),
         Some(Command::Hash { json }) => hash(&mut out, json),
+        Some(Command::Classify(a)) => classify::run(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
+        Some(Command::Classifications(a)) => classify::list(&mut out, &a, &opts, cli.db.as_deref()),
+        Some(Command::StoreTorture(a)) => classify::torture(&a, cli.db.as_deref()),
         Some(Command::Keygen(a)) => keygen::run(&mut out, &a),
         Some(Command::Envelope(c)) => envelope::run(&mut out, &c),
         Some(Command::Receipt(c)) => receipt::run(&mut out, &c),

@@ -318,7 +318,14 @@ impl Store {
                 })
             }
             Ok(_) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                false
+            }
             Err(e) => {
                 return Err(StoreError::Io {
                     path: owned,

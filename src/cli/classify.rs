@@ -1,0 +1,429 @@
+//! `provscope classify` and `provscope classifications`: the grid's decisions from scripts,
+//! kept in the case store (`--db`). Also the hidden `__store-torture` writer used by the
+//! store's crash tests.
+
+use super::{Out, EXIT_INPUT, EXIT_OK};
+use crate::check::{check_session, Config, Quadrant, SourceVerdict, QUADRANTS};
+use crate::ingest::{load_file, LoadOptions};
+use crate::model::{Session, Timestamp};
+use crate::store::{self, Classification, SessionRef, Store};
+use crate::text::one_line;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `provscope classify`.
+#[derive(clap::Args, Debug)]
+pub struct ClassifyArgs {
+    /// The session log.
+    pub session: PathBuf,
+    /// The claim id.
+    pub claim: String,
+    /// The grid cell: rr, rw, wr, ww (fact then source, right or wrong) or its name, such as
+    /// fact_right_source_wrong.
+    #[arg(long, short = 'q', value_parser = parse_quadrant, value_name = "QUADRANT")]
+    pub quadrant: Quadrant,
+    /// The turn stating the claim (default: the last turn that states it).
+    #[arg(long, value_name = "N")]
+    pub turn: Option<u32>,
+    /// A free-text note.
+    #[arg(long, default_value = "", value_name = "TEXT")]
+    pub note: String,
+    /// Who decided (default: $USER).
+    #[arg(long, value_name = "NAME")]
+    pub reviewer: Option<String>,
+}
+
+/// Output formats of `classifications`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// For people.
+    Text,
+    /// The `provscope.classifications/1` JSON document.
+    Json,
+}
+
+/// Arguments of `provscope classifications`.
+#[derive(clap::Args, Debug)]
+pub struct ClassificationsArgs {
+    /// The session log, or a session id already in the case store.
+    pub session: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}
+
+/// Arguments of the hidden `__store-torture` command.
+#[derive(clap::Args, Debug)]
+pub struct TortureArgs {
+    /// Classifications to write.
+    #[arg(long, default_value_t = 1000)]
+    pub count: u64,
+    /// Claim id prefix: claim `PREFIX_I` for write I.
+    #[arg(long, default_value = "t")]
+    pub prefix: String,
+    /// Session id written to.
+    #[arg(long, default_value = "torture")]
+    pub session: String,
+    /// Re-classify one claim (`PREFIX`) every time instead of a new claim per write.
+    #[arg(long)]
+    pub same_claim: bool,
+}
+
+fn parse_quadrant(s: &str) -> Result<Quadrant, String> {
+    Quadrant::parse(s.trim()).ok_or_else(|| {
+        let names: Vec<&str> = QUADRANTS.iter().map(|q| q.name()).collect();
+        format!(
+            "unknown quadrant `{s}`: use rr, rw, wr or ww (fact then source, right or wrong), \
+             or one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+fn db_path(db: Option<&Path>) -> PathBuf {
+    db.map_or_else(Store::default_path, Path::to_path_buf)
+}
+
+fn default_reviewer() -> String {
+    ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_default()
+}
+
+/// Loads a session log, printing its diagnostics; `None` (after a message) when unreadable.
+fn load(path: &Path, opts: &LoadOptions) -> Option<Session> {
+    if let Err(e) = std::fs::File::open(path) {
+        eprintln!(
+            "provscope: cannot read the session log {}: {e}",
+            path.display()
+        );
+        return None;
+    }
+    let s = load_file(path, opts);
+    for d in &s.diagnostics {
+        eprintln!("{}", one_line(&d.to_string()));
+    }
+    if s.turns.is_empty() && s.answers.is_empty() && s.has_errors() {
+        eprintln!(
+            "provscope: {} holds no readable session events",
+            path.display()
+        );
+        return None;
+    }
+    Some(s)
+}
+
+/// `provscope classify`.
+pub fn run(
+    out: &mut Out,
+    a: &ClassifyArgs,
+    opts: &LoadOptions,
+    cfg: &Config,
+    db: Option<&Path>,
+) -> u8 {
+    let Some(session) = load(&a.session, opts) else {
+        return EXIT_INPUT;
+    };
+    let turns: Vec<u32> = session.claim_history(&a.claim).map(|c| c.turn).collect();
+    let Some(&last) = turns.last() else {
+        let mut ids: Vec<&str> = session.claims().map(|c| c.id()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let listed = if ids.is_empty() {
+            "it has no claims".to_owned()
+        } else {
+            let more = if ids.len() > 12 {
+                format!(" and {} more", ids.len() - 12)
+            } else {
+                String::new()
+            };
+            let shown: Vec<String> = ids.iter().take(12).map(|i| one_line(i).into()).collect();
+            format!("its claims are {}{more}", shown.join(", "))
+        };
+        eprintln!(
+            "provscope: no claim `{}` in {}; {listed}",
+            one_line(&a.claim),
+            a.session.display()
+        );
+        return EXIT_INPUT;
+    };
+    let turn = match a.turn {
+        None => last,
+        Some(t) if turns.contains(&t) => t,
+        Some(t) => {
+            let list: Vec<String> = turns.iter().map(u32::to_string).collect();
+            eprintln!(
+                "provscope: claim `{}` is not stated in turn {t} of {}; it is stated in turn{} {}",
+                one_line(&a.claim),
+                a.session.display(),
+                if turns.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            );
+            return EXIT_INPUT;
+        }
+    };
+    let report = check_session(&session, cfg);
+    let sref = match SessionRef::for_file(session.id(), &a.session) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!(
+                "provscope: cannot read the session log {}: {e}",
+                a.session.display()
+            );
+            return EXIT_INPUT;
+        }
+    };
+    let path = db_path(db);
+    let st = match Store::open(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let reviewer = a.reviewer.clone().unwrap_or_else(default_reviewer);
+    let c = Classification::new(
+        session.id(),
+        &a.claim,
+        turn,
+        a.quadrant,
+        &a.note,
+        &reviewer,
+        Timestamp::now(),
+    );
+    let claims = report
+        .claims
+        .iter()
+        .map(|v| (v.claim_id.as_str(), v.turn, v.claim_text.as_str()));
+    if let Err(e) = st
+        .upsert_claims(&sref, claims)
+        .and_then(|()| st.classify(&sref, &c))
+    {
+        eprintln!("provscope: {e}");
+        return EXIT_INPUT;
+    }
+    if let Some(v) = report
+        .claims
+        .iter()
+        .find(|v| v.claim_id == a.claim && v.turn == turn)
+    {
+        let (_, source) = store::axes(a.quadrant);
+        if source != v.source_verdict {
+            let kinds: Vec<&str> = report.findings_for(v).map(|f| f.kind.name()).collect();
+            let why = match (v.source_verdict, kinds.is_empty()) {
+                (SourceVerdict::Wrong, true) => " (no origin)".to_owned(),
+                (_, false) => format!(" (findings: {})", kinds.join(", ")),
+                _ => String::new(),
+            };
+            eprintln!(
+                "provscope: note: the checks judge the source {}{why}; classified as source {} by hand",
+                verdict_word(v.source_verdict),
+                verdict_word(source)
+            );
+        }
+    }
+    let q = a.quadrant;
+    out.line(&format!(
+        "classified {} (turn {turn}) of {} as {}: {}. {}.",
+        one_line(&a.claim),
+        one_line(session.id()),
+        q.name(),
+        q.title(),
+        q.verdict()
+    ));
+    out.line(&format!("  owner        {}", q.owner()));
+    out.line(&format!("  next action  {}", q.next_action()));
+    if !a.note.is_empty() {
+        out.line(&format!("  note         {}", one_line(&a.note)));
+    }
+    out.line(&format!("  case store   {}", path.display()));
+    EXIT_OK
+}
+
+fn verdict_word(v: SourceVerdict) -> &'static str {
+    match v {
+        SourceVerdict::Right => "right",
+        SourceVerdict::Wrong => "wrong",
+    }
+}
+
+#[derive(Serialize)]
+struct Listed<'a> {
+    #[serde(flatten)]
+    c: &'a Classification,
+    fact_verdict: crate::check::FactVerdict,
+    source_verdict: SourceVerdict,
+    reviewed: bool,
+}
+
+#[derive(Serialize)]
+struct ListDoc<'a> {
+    schema: &'static str,
+    db: String,
+    session: Option<&'a SessionRef>,
+    classifications: Vec<Listed<'a>>,
+}
+
+/// `provscope classifications`.
+pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Option<&Path>) -> u8 {
+    let path = db_path(db);
+    let as_file = Path::new(&a.session);
+    let from_file = if as_file.is_file() {
+        match load(as_file, opts) {
+            Some(s) => Some(s.id().to_owned()),
+            None => return EXIT_INPUT,
+        }
+    } else {
+        None
+    };
+    // Reading never creates the database.
+    let st = if path.exists() {
+        match Store::open(&path) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("provscope: {e}");
+                return EXIT_INPUT;
+            }
+        }
+    } else {
+        None
+    };
+    let lookup = |st: &Store, id: &str| -> store::Result<_> {
+        Ok((st.session(id)?, st.classifications(id)?, st.reviewed(id)?))
+    };
+    let id = match from_file {
+        Some(id) => id,
+        None => {
+            let known = match &st {
+                Some(st) => match st.session(&a.session) {
+                    Ok(s) => s.is_some(),
+                    Err(e) => {
+                        eprintln!("provscope: {e}");
+                        return EXIT_INPUT;
+                    }
+                },
+                None => false,
+            };
+            if !known {
+                eprintln!(
+                    "provscope: {} is neither a session log nor a session id in the case store {}",
+                    one_line(&a.session),
+                    path.display()
+                );
+                return EXIT_INPUT;
+            }
+            a.session.clone()
+        }
+    };
+    let (sref, cs, reviewed) = match st.as_ref().map(|st| lookup(st, &id)).transpose() {
+        Ok(found) => found.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let rows: Vec<Listed> = cs
+        .iter()
+        .map(|c| {
+            let (fact_verdict, source_verdict) = store::axes(c.quadrant);
+            Listed {
+                c,
+                fact_verdict,
+                source_verdict,
+                reviewed: reviewed
+                    .iter()
+                    .any(|(k, t)| *k == c.claim_id && *t == c.turn),
+            }
+        })
+        .collect();
+    match a.format {
+        ListFormat::Json => {
+            let doc = ListDoc {
+                schema: "provscope.classifications/1",
+                db: path.display().to_string(),
+                session: sref.as_ref(),
+                classifications: rows,
+            };
+            out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        ListFormat::Text => {
+            let n = rows.len();
+            out.line(&format!(
+                "{}  {n} classification{}  ({})",
+                one_line(&id),
+                if n == 1 { "" } else { "s" },
+                path.display()
+            ));
+            for r in &rows {
+                let c = r.c;
+                out.line(&format!(
+                    "  turn {}  {}  {}{}",
+                    c.turn,
+                    one_line(&c.claim_id),
+                    c.quadrant.name(),
+                    if r.reviewed { "  reviewed" } else { "" }
+                ));
+                out.line(&format!("    owner        {}", one_line(&c.owner)));
+                out.line(&format!("    next action  {}", one_line(&c.next_action)));
+                if !c.note.is_empty() {
+                    out.line(&format!("    note         {}", one_line(&c.note)));
+                }
+                let by = if c.reviewer.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", one_line(&c.reviewer))
+                };
+                out.line(&format!("    decided      {by}at {}", c.at));
+            }
+        }
+    }
+    EXIT_OK
+}
+
+/// `provscope __store-torture`: classifies in a loop, printing each index once committed.
+pub fn torture(a: &TortureArgs, db: Option<&Path>) -> u8 {
+    use std::io::Write;
+    let path = db_path(db);
+    let st = match Store::open(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let sref = SessionRef {
+        session_id: a.session.clone(),
+        path: format!("torture://{}", a.session),
+        content_hash: None,
+    };
+    let mut stdout = std::io::stdout().lock();
+    for i in 0..a.count {
+        let claim = if a.same_claim {
+            a.prefix.clone()
+        } else {
+            format!("{}_{i}", a.prefix)
+        };
+        let q = QUADRANTS[(i % 4) as usize];
+        let c = Classification::new(
+            &a.session,
+            &claim,
+            1,
+            q,
+            &format!("write {i}"),
+            "torture",
+            Timestamp::now(),
+        );
+        if let Err(e) = st.classify(&sref, &c) {
+            eprintln!("provscope: write {i}: {e}");
+            return EXIT_INPUT;
+        }
+        if writeln!(stdout, "{i}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            return EXIT_OK;
+        }
+    }
+    EXIT_OK
+}

@@ -1,0 +1,293 @@
+//! `provscope classify` and `provscope classifications` as processes, against the case store.
+
+use provscope::check::Quadrant;
+use provscope::store::Store;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn provscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("USER", "tester")
+        .output()
+        .expect("run provscope")
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A copy of a bundled sample in a fresh directory, and a database path beside it.
+fn setup(sample: &str) -> (tempfile::TempDir, String, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions")
+        .join(sample);
+    let log = dir.path().join(sample);
+    std::fs::copy(&src, &log).unwrap();
+    let db = dir.path().join("state").join("cases.sqlite");
+    (dir, log.display().to_string(), db)
+}
+
+const STALE_ID: &str = "sess_2026-10-06_1d8c33f0";
+
+#[test]
+fn classify_then_read_back() {
+    let (_dir, log, db) = setup("04-stale-cache.jsonl");
+    let dbs = db.to_str().unwrap();
+    let o = provscope(&[
+        "classify",
+        &log,
+        "clm_seat_price",
+        "--quadrant",
+        "rw",
+        "--note",
+        "cached price past its TTL",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("clm_seat_price (turn 3)") && text.contains("fact_right_source_wrong"),
+        "the last turn stating the claim by default: {text}"
+    );
+    assert!(text.contains("Agent platform team"), "{text}");
+    assert!(db.is_file(), "the database and its directory are created");
+
+    // The library sees exactly what the CLI wrote (the explorer reads the same rows).
+    let st = Store::open(&db).unwrap();
+    let c = st
+        .classification(STALE_ID, "clm_seat_price", 3)
+        .unwrap()
+        .expect("stored");
+    assert_eq!(c.quadrant, Quadrant::FactRightSourceWrong);
+    assert_eq!(c.owner, Quadrant::FactRightSourceWrong.owner());
+    assert_eq!(c.next_action, Quadrant::FactRightSourceWrong.next_action());
+    assert_eq!(c.note, "cached price past its TTL");
+    assert_eq!(c.reviewer, "tester");
+    let s = st.session(STALE_ID).unwrap().expect("session recorded");
+    assert!(s.path.ends_with("04-stale-cache.jsonl"), "{}", s.path);
+    let bytes = std::fs::read(&log).unwrap();
+    assert_eq!(s.content_hash, Some(provscope::store::content_hash(&bytes)));
+    drop(st);
+
+    // An explicit turn, the long quadrant name, --db before the command, a reviewer.
+    let o = provscope(&[
+        "--db",
+        dbs,
+        "classify",
+        &log,
+        "clm_seat_price",
+        "--turn",
+        "1",
+        "--quadrant",
+        "fact_right_source_right",
+        "--reviewer",
+        "ana",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // Re-classifying keeps the history.
+    let o = provscope(&["classify", &log, "clm_seat_price", "-q", "ww", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let st = Store::open(&db).unwrap();
+    let h = st
+        .classification_history(STALE_ID, "clm_seat_price", 3)
+        .unwrap();
+    assert_eq!(
+        h.iter().map(|c| c.quadrant).collect::<Vec<_>>(),
+        vec![
+            Quadrant::FactRightSourceWrong,
+            Quadrant::FactWrongSourceWrong
+        ]
+    );
+    st.set_reviewed(STALE_ID, "clm_seat_price", 1, true)
+        .unwrap();
+    drop(st);
+
+    let o = provscope(&["classifications", &log, "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert!(text.contains("2 classifications"), "{text}");
+    let t1 = text.find("turn 1  clm_seat_price  fact_right_source_right  reviewed");
+    let t3 = text.find("turn 3  clm_seat_price  fact_wrong_source_wrong");
+    assert!(t1.is_some() && t3.is_some() && t1 < t3, "{text}");
+    assert!(text.contains("decided      ana at"), "{text}");
+
+    // By session id, as JSON.
+    let o = provscope(&["classifications", STALE_ID, "--format", "json", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schema"], "provscope.classifications/1");
+    assert_eq!(v["session"]["session_id"], STALE_ID);
+    let cs = v["classifications"].as_array().unwrap();
+    assert_eq!(cs.len(), 2);
+    assert_eq!(cs[0]["turn"], 1);
+    assert_eq!(cs[0]["quadrant"], "fact_right_source_right");
+    assert_eq!(cs[0]["reviewed"], true);
+    assert_eq!(cs[0]["fact_verdict"], "right");
+    assert_eq!(cs[1]["quadrant"], "fact_wrong_source_wrong");
+    assert_eq!(cs[1]["source_verdict"], "wrong");
+    assert_eq!(cs[1]["owner"], "Whoever granted server access");
+    assert_eq!(cs[1]["reviewed"], false);
+    assert!(cs[1]["at"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn hand_classification_against_the_checks_is_noted() {
+    let (_dir, log, db) = setup("04-stale-cache.jsonl");
+    let o = provscope(&[
+        "classify",
+        &log,
+        "clm_seat_price",
+        "-q",
+        "rr",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("the checks judge the source wrong (findings: stale)"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn clear_errors_and_exit_2() {
+    let (dir, log, db) = setup("04-stale-cache.jsonl");
+    let dbs = db.to_str().unwrap();
+
+    let o = provscope(&["classify", &log, "clm_nope", "-q", "rw", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("no claim `clm_nope` in") && err(&o).contains("clm_seat_price"),
+        "{}",
+        err(&o)
+    );
+
+    let o = provscope(&[
+        "classify",
+        &log,
+        "clm_seat_price",
+        "-q",
+        "sideways",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("unknown quadrant `sideways`") && err(&o).contains("rr, rw, wr or ww"),
+        "{}",
+        err(&o)
+    );
+
+    let o = provscope(&[
+        "classify",
+        &log,
+        "clm_seat_price",
+        "-q",
+        "rw",
+        "--turn",
+        "2",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("is not stated in turn 2") && err(&o).contains("turns 1, 3"),
+        "{}",
+        err(&o)
+    );
+
+    let missing = dir.path().join("missing.jsonl");
+    let o = provscope(&[
+        "classify",
+        missing.to_str().unwrap(),
+        "clm_seat_price",
+        "-q",
+        "rw",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("cannot read the session log"),
+        "{}",
+        err(&o)
+    );
+    assert!(!db.exists(), "nothing written on errors");
+
+    // A --db that is not a case store: refused, left unchanged.
+    let before = std::fs::read(&log).unwrap();
+    let o = provscope(&["classify", &log, "clm_seat_price", "-q", "rw", "--db", &log]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("is not a provscope case store (it is not a SQLite database)"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(std::fs::read(&log).unwrap(), before);
+
+    // A --db in a place that cannot be created.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let under = blocker.join("cases.sqlite");
+    let o = provscope(&[
+        "classify",
+        &log,
+        "clm_seat_price",
+        "-q",
+        "rw",
+        "--db",
+        under.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("cannot create the directory for the case store"),
+        "{}",
+        err(&o)
+    );
+
+    // Reading: unknown session ids, and never creating the database.
+    let o = provscope(&["classifications", "no-such-session", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("neither a session log nor a session id"),
+        "{}",
+        err(&o)
+    );
+    let o = provscope(&["classifications", &log, "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(out(&o).contains("0 classifications"), "{}", out(&o));
+    assert!(!db.exists(), "reading does not create the database");
+}
+
+#[test]
+fn torture_writer_is_hidden_and_prints_committed_indexes() {
+    let o = provscope(&["--help"]);
+    assert!(!out(&o).contains("torture"), "{}", out(&o));
+    assert!(
+        out(&o).contains("classify") && out(&o).contains("classifications"),
+        "{}",
+        out(&o)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.sqlite");
+    let o = provscope(&[
+        "__store-torture",
+        "--db",
+        db.to_str().unwrap(),
+        "--count",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(out(&o), "0\n1\n2\n3\n4\n");
+    let st = Store::open(&db).unwrap();
+    assert_eq!(st.classifications("torture").unwrap().len(), 5);
+}

@@ -1,0 +1,461 @@
+//! The case store under stress: SIGKILL mid-write, newer and older schemas, concurrent writers.
+
+use provscope::check::Quadrant;
+use provscope::model::Timestamp;
+use provscope::store::{Classification, SessionRef, Store, StoreError, SCHEMA_VERSION};
+use rand::{Rng, SeedableRng};
+use rusqlite::Connection;
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn torture(db: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_provscope"));
+    c.arg("__store-torture")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn count(conn: &Connection, sql: &str, p: &str) -> i64 {
+    conn.query_row(sql, [p], |r| r.get(0)).unwrap()
+}
+
+fn integrity(conn: &Connection) -> String {
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Lines the child finished writing (a line cut by the kill is not a report).
+fn reported(out: &str) -> Vec<u64> {
+    let complete = match out.rfind('\n') {
+        Some(i) => &out[..=i],
+        None => "",
+    };
+    complete
+        .lines()
+        .map(|l| l.parse().expect("an index per line"))
+        .collect()
+}
+
+#[test]
+fn sigkill_mid_write_loses_nothing_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(7, |d| d.as_nanos() as u64);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut total_reported = 0usize;
+    for round in 0..50 {
+        let prefix = format!("k{round}");
+        let mut child = torture(&db, &["--count", "1000000", "--prefix", &prefix])
+            .spawn()
+            .expect("spawn provscope");
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stdout.read_to_string(&mut s);
+            s
+        });
+        // Random points: before the store is open, during migration, mid-loop.
+        let delay = if round < 5 {
+            rng.random_range(0..15)
+        } else {
+            rng.random_range(0..250)
+        };
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().expect("SIGKILL");
+        let status = child.wait().unwrap();
+        let out = reader.join().unwrap();
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        assert!(
+            status.code().is_none() || status.success(),
+            "round {round} (seed {seed}): the writer failed on its own: {err}"
+        );
+        let done = reported(&out);
+        total_reported += done.len();
+
+        // A plain SQLite connection recovers the WAL; nothing about provscope is assumed.
+        let conn = Connection::open(&db).unwrap();
+        assert_eq!(integrity(&conn), "ok", "round {round} (seed {seed})");
+        let has_schema: bool = conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'classifications')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if !has_schema {
+            assert!(
+                done.is_empty(),
+                "round {round}: reported writes but no schema"
+            );
+            continue;
+        }
+        let like = format!("{prefix}\\_%");
+        let present: BTreeSet<u64> = conn
+            .prepare(
+                "SELECT claim_id FROM classifications WHERE session_id = 'torture'
+                 AND claim_id LIKE ?1 ESCAPE '\\'",
+            )
+            .unwrap()
+            .query_map([&like], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|id| {
+                id.unwrap()[prefix.len() + 1..]
+                    .parse::<u64>()
+                    .expect("numeric suffix")
+            })
+            .collect();
+        for i in &done {
+            assert!(
+                present.contains(i),
+                "round {round} (seed {seed}): write {i} was reported committed but is missing"
+            );
+        }
+        // Writes are sequential: what is there is a prefix 0..n, at most one past the reports.
+        let n = present.len() as u64;
+        assert!(
+            present.iter().copied().eq(0..n),
+            "round {round}: not a prefix"
+        );
+        assert!(n <= done.len() as u64 + 1, "round {round}: {n} present");
+        // Each write is one transaction: the current row and its history row together.
+        let history = count(
+            &conn,
+            "SELECT count(*) FROM classification_history WHERE claim_id LIKE ?1 ESCAPE '\\'",
+            &like,
+        );
+        assert_eq!(history as u64, n, "round {round}: history out of step");
+    }
+    assert!(
+        total_reported > 50,
+        "the kills should land mid-loop (seed {seed}): only {total_reported} writes reported"
+    );
+    let st = Store::open(&db).expect("the store opens after 50 kills");
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(st.integrity_check().unwrap(), "ok");
+}
+
+/// Every file of a directory with its size and SHA-256 (compared, never printed whole).
+fn bytes_of_dir(dir: &Path) -> Vec<(String, usize, String)> {
+    let mut v: Vec<(String, usize, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let b = std::fs::read(e.path()).unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                b.len(),
+                provscope::store::content_hash(&b),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn newer_schema_is_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    {
+        let st = Store::open(&db).unwrap();
+        let s = SessionRef {
+            session_id: "s".into(),
+            path: "s.jsonl".into(),
+            content_hash: None,
+        };
+        let c = Classification::new(
+            "s",
+            "clm",
+            1,
+            Quadrant::FactRightSourceWrong,
+            "",
+            "",
+            Timestamp(1),
+        );
+        st.classify(&s, &c).unwrap();
+    }
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 6)
+            .unwrap();
+    }
+    let before = bytes_of_dir(dir.path());
+    assert_eq!(before.len(), 1, "only the database file: {before:?}");
+
+    let e = Store::open(&db).unwrap_err();
+    match &e {
+        StoreError::NewerSchema {
+            found, supported, ..
+        } => {
+            assert_eq!(*found, SCHEMA_VERSION + 6);
+            assert_eq!(*supported, SCHEMA_VERSION);
+        }
+        other => panic!("expected NewerSchema, got {other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&db.display().to_string())
+            && msg.contains("newer provscope")
+            && msg.contains("left unchanged"),
+        "{msg}"
+    );
+    assert_eq!(bytes_of_dir(dir.path()), before, "not a byte changed");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(["classifications", "s", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("newer provscope"), "{err}");
+    assert_eq!(bytes_of_dir(dir.path()), before, "not a byte changed");
+}
+
+/// A newer provscope killed before its WAL was checkpointed: the file's header still says the
+/// old version, the WAL says the new one. SQLite's view wins, and the WAL is not folded in.
+#[test]
+fn newer_schema_still_in_the_wal_is_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    drop(Store::open(&db).unwrap());
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+    }
+    let wal = dir.path().join("cases.sqlite-wal");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the WAL holds the bump"
+    );
+    let snapshot = || {
+        bytes_of_dir(dir.path())
+            .into_iter()
+            .filter(|(name, ..)| !name.ends_with("-shm"))
+            .collect::<Vec<_>>()
+    };
+    let before = snapshot();
+    let e = Store::open(&db).unwrap_err();
+    assert!(
+        matches!(e, StoreError::NewerSchema { found, .. } if found == SCHEMA_VERSION + 1),
+        "{e}"
+    );
+    assert_eq!(snapshot(), before, "database and WAL untouched");
+}
+
+#[test]
+fn older_schema_is_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // An empty file is a version 0 database.
+    let empty = dir.path().join("empty.sqlite");
+    std::fs::write(&empty, b"").unwrap();
+    let st = Store::open(&empty).unwrap();
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+    drop(st);
+
+    // A version 0 database made by hand, in rollback-journal mode, with our application id.
+    let v0 = dir.path().join("v0.sqlite");
+    {
+        let conn = Connection::open(&v0).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = DELETE;
+             PRAGMA application_id = 1347573331;
+             PRAGMA user_version = 0;",
+        )
+        .unwrap();
+    }
+    let st = Store::open(&v0).unwrap();
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+    let s = SessionRef {
+        session_id: "s".into(),
+        path: "s.jsonl".into(),
+        content_hash: Some("sha256:00".into()),
+    };
+    let c = Classification::new(
+        "s",
+        "clm",
+        2,
+        Quadrant::FactWrongSourceRight,
+        "n",
+        "r",
+        Timestamp(5),
+    );
+    st.classify(&s, &c).unwrap();
+    st.set_reviewed("s", "clm", 2, true).unwrap();
+    drop(st);
+    let conn = Connection::open(&v0).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    for table in [
+        "sessions",
+        "claims",
+        "classifications",
+        "classification_history",
+        "review",
+        "review_cursor",
+        "corrections",
+        "runs",
+    ] {
+        let n = count(
+            &conn,
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+            table,
+        );
+        assert_eq!(n, 1, "table {table}");
+    }
+    drop(conn);
+    // Reopening keeps everything and migrates nothing again.
+    let st = Store::open(&v0).unwrap();
+    assert_eq!(st.classification("s", "clm", 2).unwrap(), Some(c));
+    assert_eq!(st.reviewed("s").unwrap(), vec![("clm".to_owned(), 2)]);
+}
+
+#[test]
+fn foreign_files_are_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.sqlite");
+    {
+        let conn = Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE sessions (x INTEGER); INSERT INTO sessions VALUES (1);")
+            .unwrap();
+    }
+    let foreign_app = dir.path().join("app.sqlite");
+    {
+        let conn = Connection::open(&foreign_app).unwrap();
+        conn.execute_batch("PRAGMA application_id = 42; PRAGMA user_version = 1;")
+            .unwrap();
+    }
+    let text = dir.path().join("log.jsonl");
+    std::fs::write(&text, "{\"event\":\"session\"}\n".repeat(50)).unwrap();
+    let before = bytes_of_dir(dir.path());
+    for (p, why) in [
+        (&other, "tables but no provscope schema version"),
+        (&foreign_app, "another application"),
+        (&text, "not a SQLite database"),
+    ] {
+        let e = Store::open(p).unwrap_err();
+        assert!(matches!(e, StoreError::NotACaseStore { .. }), "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains(why) && m.contains(&p.display().to_string()),
+            "{m}"
+        );
+    }
+    assert_eq!(bytes_of_dir(dir.path()), before);
+    let e = Store::open(dir.path()).unwrap_err();
+    assert!(e.to_string().contains("is a directory"), "{e}");
+}
+
+#[test]
+fn two_writer_processes_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let a = torture(&db, &["--count", "200", "--prefix", "a"])
+        .spawn()
+        .unwrap();
+    let b = torture(&db, &["--count", "200", "--prefix", "b"])
+        .spawn()
+        .unwrap();
+    for (name, child) in [("a", a), ("b", b)] {
+        let o = child.wait_with_output().unwrap();
+        assert!(
+            o.status.success(),
+            "writer {name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(reported(&String::from_utf8_lossy(&o.stdout)).len(), 200);
+    }
+    let st = Store::open(&db).unwrap();
+    let all = st.classifications("torture").unwrap();
+    assert_eq!(all.len(), 400);
+    for p in ["a", "b"] {
+        for i in 0..200 {
+            let id = format!("{p}_{i}");
+            let c = st.classification("torture", &id, 1).unwrap();
+            assert_eq!(c.map(|c| c.note), Some(format!("write {i}")), "{id}");
+            assert_eq!(
+                st.classification_history("torture", &id, 1).unwrap().len(),
+                1
+            );
+        }
+    }
+    assert_eq!(st.integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn two_writer_threads_on_one_claim_lose_no_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    Store::open(&db).unwrap();
+    let s = SessionRef {
+        session_id: "s".into(),
+        path: "s.jsonl".into(),
+        content_hash: None,
+    };
+    let writers: Vec<_> = ["explorer", "cli"]
+        .into_iter()
+        .map(|who| {
+            let db = db.clone();
+            let s = s.clone();
+            std::thread::spawn(move || {
+                let st = Store::open(&db).unwrap();
+                for i in 0..200 {
+                    let c = Classification::new(
+                        "s",
+                        "clm_shared",
+                        1,
+                        Quadrant::FactRightSourceWrong,
+                        &format!("{who} {i}"),
+                        who,
+                        Timestamp(i),
+                    );
+                    st.classify(&s, &c).unwrap();
+                    st.set_reviewed("s", &format!("{who}_{i}"), 1, true)
+                        .unwrap();
+                    st.set_review_cursor("s", &format!("{who}_{i}"), 1).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().expect("writer thread");
+    }
+    let st = Store::open(&db).unwrap();
+    let h = st.classification_history("s", "clm_shared", 1).unwrap();
+    assert_eq!(h.len(), 400);
+    for who in ["explorer", "cli"] {
+        let notes: Vec<String> = h
+            .iter()
+            .filter(|c| c.reviewer == who)
+            .map(|c| c.note.clone())
+            .collect();
+        let want: Vec<String> = (0..200).map(|i| format!("{who} {i}")).collect();
+        assert_eq!(notes, want, "{who}'s updates, in order");
+    }
+    let current = st.classification("s", "clm_shared", 1).unwrap().unwrap();
+    assert_eq!(&current, h.last().unwrap(), "the last write wins");
+    assert_eq!(st.reviewed("s").unwrap().len(), 400);
+    let cursor = st.review_cursor("s").unwrap().unwrap();
+    assert!(cursor.0.ends_with("_199"), "{cursor:?}");
+}
