@@ -16,3 +16,4 @@ pub mod ingest;
 pub mod model;
 pub mod store;
 pub mod text;
+pub mod tui;

@@ -27,6 +27,10 @@ pub struct Config {
     pub require_envelopes: bool,
     /// Where it came from, for messages.
     pub source: Option<PathBuf>,
+    /// The explorer's `[keys]` overrides.
+    pub keys: Option<toml::Table>,
+    /// The explorer's `[colors]` overrides.
+    pub colors: Option<toml::Table>,
 }
 
 impl Default for Config {
@@ -40,6 +44,8 @@ impl Default for Config {
             disabled: Vec::new(),
             require_envelopes: false,
             source: None,
+            keys: None,
+            colors: None,
         }
     }
 }
@@ -57,12 +63,10 @@ struct RawConfig {
     #[serde(default)]
     disable: Vec<String>,
     require_envelopes: Option<bool>,
-    /// Sections owned by other parts of provscope (the explorer's keys and colours).
+    /// The explorer's key and colour overrides (validated by the explorer).
     #[serde(default)]
-    #[allow(dead_code)]
     keys: Option<toml::Table>,
     #[serde(default)]
-    #[allow(dead_code)]
     colors: Option<toml::Table>,
 }
 
@@ -169,6 +173,8 @@ impl Config {
         if let Some(r) = raw.require_envelopes {
             c.require_envelopes = r;
         }
+        c.keys = raw.keys;
+        c.colors = raw.colors;
         Ok(c)
     }
 

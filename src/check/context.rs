@@ -16,13 +16,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 fn context_calls<'s>(ck: &Checker<'s>, turn: u32) -> Vec<&'s str> {
     match ck.s.context(turn) {
         Some(ctx) => ctx.results.iter().map(|e| e.call_id.as_str()).collect(),
-        None => {
-            ck.s.results
-                .iter()
-                .filter(|r| r.turn == turn)
-                .map(|r| r.call_id())
-                .collect()
-        }
+        None => ck.s.results_in_turn(turn).map(|r| r.call_id()).collect(),
     }
 }
 

@@ -95,7 +95,8 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             if let Some((sev, msg)) = finding {
                 let mut f = Finding::new(Kind::CitationDrift, sev, msg)
                     .claim(r.claim)
-                    .ev("history", history.clone());
+                    .ev("history", history_window(&history, k))
+                    .ev("history_length", history.len());
                 if let Some(p) = prev {
                     f = f.call(p);
                 }
@@ -110,6 +111,22 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         }
     }
 }
+
+/// The statements evidence shows for statement `k`: the first, up to the last
+/// [`HISTORY_WINDOW`] before it, and `k` itself, so evidence stays bounded when a claim is
+/// restated in thousands of turns.
+fn history_window(history: &[serde_json::Value], k: usize) -> Vec<serde_json::Value> {
+    let from = k.saturating_sub(HISTORY_WINDOW);
+    let mut out = Vec::with_capacity(HISTORY_WINDOW + 2);
+    if from > 0 {
+        out.push(history[0].clone());
+    }
+    out.extend(history[from..=k.min(history.len() - 1)].iter().cloned());
+    out
+}
+
+/// How many earlier statements a drift finding's evidence carries.
+const HISTORY_WINDOW: usize = 8;
 
 /// Whether the call or its result was recorded at all (dangling origins are reported elsewhere).
 fn recorded(ck: &Checker, call: &str) -> bool {

@@ -51,6 +51,8 @@ pub struct SessionReport {
     pub claims: Vec<ClaimVerdict>,
     /// Session metrics.
     pub metrics: Metrics,
+    /// The effective tier of every server the session called (config over header).
+    pub tiers: std::collections::BTreeMap<String, Tier>,
 }
 
 impl SessionReport {
@@ -85,6 +87,7 @@ pub(crate) struct Checker<'s> {
     pub findings: Vec<Finding>,
     tiers: HashMap<&'s str, Tier>,
     text_index: HashMap<&'s str, TextIndex>,
+    args_hashes: HashMap<&'s str, Result<String, String>>,
 }
 
 impl<'s> Checker<'s> {
@@ -95,6 +98,7 @@ impl<'s> Checker<'s> {
             findings: Vec::new(),
             tiers: HashMap::new(),
             text_index: HashMap::new(),
+            args_hashes: HashMap::new(),
         }
     }
 
@@ -118,6 +122,13 @@ impl<'s> Checker<'s> {
             .unwrap_or_else(|| self.s.declared_tier(server));
         self.tiers.insert(server, t);
         t
+    }
+
+    /// The arguments hash of a recorded call, computed once per call.
+    pub fn args_hash(&mut self, call: &'s Call) -> &Result<String, String> {
+        self.args_hashes.entry(call.id.as_str()).or_insert_with(|| {
+            crate::attest::hash::arguments_hash(call.request.params.arguments.as_deref())
+        })
     }
 
     /// The index of a result's whole citable text (all blocks), cached.
@@ -155,6 +166,11 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
     });
     let claims = grid::verdicts(s, &resolved, &findings);
     let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
+    let tiers = s
+        .calls
+        .iter()
+        .map(|c| (c.server.clone(), ck.tier(c.server.as_str())))
+        .collect();
     SessionReport {
         session_id: s.id().to_owned(),
         name: s.name.clone(),
@@ -162,5 +178,6 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         findings,
         claims,
         metrics,
+        tiers,
     }
 }

@@ -5,7 +5,7 @@ use super::config::parse_policy;
 use super::finding::{Finding, Kind, Severity};
 use super::support::{ClaimKeys, TextIndex};
 use super::{Checker, Resolved};
-use crate::attest::hash::{arguments_hash, hash_matches};
+use crate::attest::hash::hash_matches;
 use crate::model::span::resolve as resolve_span;
 use crate::model::{human_duration, Claim, Tier};
 use serde_json::json;
@@ -106,7 +106,7 @@ fn unsourced(ck: &mut Checker, c: &Claim) {
     ck.emit(f.claim(c));
 }
 
-fn origin_mismatch(ck: &mut Checker, r: &Resolved) {
+fn origin_mismatch<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
     let c = r.claim;
     let Some(o) = &c.stamp.origin else { return };
     let mut diffs = serde_json::Map::new();
@@ -123,8 +123,8 @@ fn origin_mismatch(ck: &mut Checker, r: &Resolved) {
                 json!({"stamp": o.tool, "recorded": call.tool()}),
             );
         }
-        match arguments_hash(call.request.params.arguments.as_deref()) {
-            Ok(h) if !hash_matches(&o.arguments_hash, &h) => {
+        match ck.args_hash(call) {
+            Ok(h) if !hash_matches(&o.arguments_hash, h) => {
                 diffs.insert(
                     "arguments_hash".into(),
                     json!({"stamp": o.arguments_hash, "recorded": h}),

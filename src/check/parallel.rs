@@ -45,9 +45,8 @@ fn siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
         (c.issued_at, end.max(c.issued_at))
     };
     let (a0, a1) = window(a);
-    ck.s.calls
-        .iter()
-        .filter(|b| b.id != a.id && b.turn == a.turn)
+    ck.s.calls_in_turn(a.turn)
+        .filter(|b| b.id != a.id)
         .filter(|b| {
             let same_group = a.fanout.is_some() && a.fanout == b.fanout;
             let (b0, b1) = window(b);

@@ -52,7 +52,10 @@ pub struct Cli {
     /// Threads used to load several files (default: all cores).
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
-    /// The command; none opens the bundled samples.
+    /// Session logs or directories to open in the explorer (none: the bundled samples).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The command; none opens the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -171,15 +174,18 @@ fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Verify(a)) => verify::run(&mut out, &a, &opts, &cfg, threads, color),
         Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
-        None => summary::run(&mut out, &[], summary::Format::Text, &opts, &cfg, threads),
-        Some(Command::Open { paths }) => summary::run(
+        None => explore(
             &mut out,
-            &paths,
-            summary::Format::Text,
+            cli.paths.clone(),
             &opts,
             &cfg,
+            cli.db.clone(),
+            color,
             threads,
         ),
+        Some(Command::Open { paths }) => {
+            explore(&mut out, paths, &opts, &cfg, cli.db.clone(), color, threads)
+        }
         Some(Command::Summary { paths, format }) => {
             summary::run(&mut out, &paths, format, &opts, &cfg, threads)
         }
@@ -199,6 +205,29 @@ fn dispatch(cli: Cli) -> u8 {
             EXIT_OK
         }
     }
+}
+
+/// Opens the explorer when stdin and stdout are a terminal; otherwise prints the summary.
+fn explore(
+    out: &mut Out,
+    paths: Vec<PathBuf>,
+    opts: &crate::ingest::LoadOptions,
+    cfg: &crate::check::Config,
+    db: Option<PathBuf>,
+    color: bool,
+    threads: usize,
+) -> u8 {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        return summary::run(out, &paths, summary::Format::Text, opts, cfg, threads);
+    }
+    crate::tui::run(crate::tui::Options {
+        paths,
+        load: opts.clone(),
+        config: cfg.clone(),
+        db: db.unwrap_or_else(crate::store::Store::default_path),
+        color,
+    })
 }
 
 fn hash(out: &mut Out, json: Option<String>) -> u8 {

@@ -600,6 +600,12 @@ impl Builder {
         for (i, t) in s.turns.iter().enumerate() {
             idx.turn.insert(t.index, i);
         }
+        for (i, c) in s.calls.iter().enumerate() {
+            idx.calls_by_turn.entry(c.turn).or_default().push(i);
+        }
+        for (i, r) in s.results.iter().enumerate() {
+            idx.results_by_turn.entry(r.turn).or_default().push(i);
+        }
         for r in &s.results {
             match idx.call.get(&r.tag.call_id).map(|&c| &s.calls[c]) {
                 None => d(

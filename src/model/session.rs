@@ -197,6 +197,10 @@ pub struct SessionIndex {
     pub claim: HashMap<String, Vec<(usize, usize)>>,
     /// server name -> index into the header's `servers`.
     pub server: HashMap<String, usize>,
+    /// turn -> indexes into `calls`, in log order.
+    pub calls_by_turn: HashMap<u32, Vec<usize>>,
+    /// turn -> indexes into `results`, in log order.
+    pub results_by_turn: HashMap<u32, Vec<usize>>,
 }
 
 /// A loaded session.
@@ -254,6 +258,26 @@ impl Session {
             .into_iter()
             .flatten()
             .map(|&i| &self.envelopes[i])
+    }
+
+    /// The calls of a turn, in log order.
+    pub fn calls_in_turn(&self, turn: u32) -> impl Iterator<Item = &Call> {
+        self.index
+            .calls_by_turn
+            .get(&turn)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.calls[i])
+    }
+
+    /// The results of a turn, in log order.
+    pub fn results_in_turn(&self, turn: u32) -> impl Iterator<Item = &ToolResult> {
+        self.index
+            .results_by_turn
+            .get(&turn)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.results[i])
     }
 
     /// The answer of a turn.

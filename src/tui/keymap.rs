@@ -1,0 +1,420 @@
+//! Keys are data: one table maps keys to actions, per view or everywhere. The help overlay and
+//! the footer hints are generated from this table, and `provscope.toml`'s `[keys]` section
+//! overrides it (`quit = ["q", "ctrl-c"]`).
+
+use super::action::{Action, View};
+use crate::check::Quadrant;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// One key: a code and whether Ctrl/Alt are held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeySpec {
+    code: KeyCode,
+    ctrl: bool,
+    alt: bool,
+}
+
+impl KeySpec {
+    /// Parses `q`, `G`, `?`, `Esc`, `Enter`, `Up`, `PageDown`, `Home`, `Tab`, `ctrl-c`, `alt-x`.
+    pub fn parse(s: &str) -> Result<KeySpec, String> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if lower.starts_with("ctrl-") && rest.len() > 5 {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if lower.starts_with("alt-") && rest.len() > 4 {
+                alt = true;
+                rest = &rest[4..];
+            } else {
+                break;
+            }
+        }
+        let code = match rest.to_ascii_lowercase().as_str() {
+            "esc" | "escape" => KeyCode::Esc,
+            "enter" | "return" => KeyCode::Enter,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "pageup" | "pgup" => KeyCode::PageUp,
+            "pagedown" | "pgdn" => KeyCode::PageDown,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "tab" => KeyCode::Tab,
+            "backtab" => KeyCode::BackTab,
+            "space" => KeyCode::Char(' '),
+            "backspace" => KeyCode::Backspace,
+            _ => {
+                let mut cs = rest.chars();
+                match (cs.next(), cs.next()) {
+                    (Some(c), None) => KeyCode::Char(c),
+                    _ => {
+                        return Err(format!(
+                            "`{s}` is not a key (examples: q, G, ?, Esc, Enter, PageDown, ctrl-c)"
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(KeySpec { code, ctrl, alt })
+    }
+
+    fn matches(&self, k: &KeyEvent) -> bool {
+        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = k.modifiers.contains(KeyModifiers::ALT);
+        // Shifted letters arrive as uppercase chars and compare as typed.
+        let code = k.code;
+        code == self.code && ctrl == self.ctrl && alt == self.alt
+    }
+
+    /// How the key is shown in help.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Esc => "Esc".to_owned(),
+            KeyCode::Enter => "Enter".to_owned(),
+            KeyCode::Up => "↑".to_owned(),
+            KeyCode::Down => "↓".to_owned(),
+            KeyCode::Left => "←".to_owned(),
+            KeyCode::Right => "→".to_owned(),
+            KeyCode::PageUp => "PgUp".to_owned(),
+            KeyCode::PageDown => "PgDn".to_owned(),
+            KeyCode::Home => "Home".to_owned(),
+            KeyCode::End => "End".to_owned(),
+            KeyCode::Tab => "Tab".to_owned(),
+            KeyCode::BackTab => "S-Tab".to_owned(),
+            KeyCode::Backspace => "Bksp".to_owned(),
+            KeyCode::Char(' ') => "Space".to_owned(),
+            KeyCode::Char(c) => c.to_string(),
+            _ => "?".to_owned(),
+        };
+        match (self.ctrl, self.alt) {
+            (true, _) => format!("C-{base}"),
+            (_, true) => format!("M-{base}"),
+            _ => base,
+        }
+    }
+}
+
+/// One row of the table.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// Stable name used in `provscope.toml`.
+    pub name: &'static str,
+    /// Keys that trigger it.
+    pub keys: Vec<KeySpec>,
+    /// What it does.
+    pub action: Action,
+    /// Help text.
+    pub help: &'static str,
+    /// Views where it applies; empty means everywhere.
+    pub views: Vec<View>,
+}
+
+/// The key table.
+#[derive(Clone, Debug)]
+pub struct Keymap {
+    bindings: Vec<Binding>,
+}
+
+fn b(
+    name: &'static str,
+    keys: &[&str],
+    action: Action,
+    help: &'static str,
+    views: &[View],
+) -> Binding {
+    Binding {
+        name,
+        keys: keys.iter().filter_map(|k| KeySpec::parse(k).ok()).collect(),
+        action,
+        help,
+        views: views.to_vec(),
+    }
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        use View::*;
+        let classify = [Claim, Grid, Review];
+        Keymap {
+            bindings: vec![
+                b("up", &["k", "Up"], Action::Up, "move up", &[]),
+                b("down", &["j", "Down"], Action::Down, "move down", &[]),
+                b(
+                    "left",
+                    &["h", "Left"],
+                    Action::Left,
+                    "focus turns / scroll source back",
+                    &[Session],
+                ),
+                b(
+                    "right",
+                    &["l", "Right"],
+                    Action::Right,
+                    "focus claims",
+                    &[Session],
+                ),
+                b(
+                    "page_up",
+                    &["PageUp", "ctrl-u"],
+                    Action::PageUp,
+                    "page up",
+                    &[],
+                ),
+                b(
+                    "page_down",
+                    &["PageDown", "ctrl-d"],
+                    Action::PageDown,
+                    "page down",
+                    &[],
+                ),
+                b("top", &["g", "Home"], Action::Top, "first row", &[]),
+                b("bottom", &["G", "End"], Action::Bottom, "last row", &[]),
+                b("open", &["Enter"], Action::Open, "open the selection", &[]),
+                b(
+                    "back",
+                    &["Esc", "q"],
+                    Action::Back,
+                    "back; quit from the first view",
+                    &[],
+                ),
+                b("quit", &["ctrl-c", "Q"], Action::Quit, "quit", &[]),
+                b("help", &["?"], Action::Help, "this help", &[]),
+                b(
+                    "search",
+                    &["/"],
+                    Action::Search,
+                    "fuzzy search claims, tools, servers, call ids",
+                    &[],
+                ),
+                b(
+                    "sessions",
+                    &["S"],
+                    Action::Goto(Sessions),
+                    "sessions view",
+                    &[],
+                ),
+                b(
+                    "claim",
+                    &["c"],
+                    Action::Goto(Claim),
+                    "claim beside its source",
+                    &[Session, Drift, Parallel, Grid, Review],
+                ),
+                b(
+                    "drift",
+                    &["d"],
+                    Action::Goto(Drift),
+                    "drift: the claim's binding across turns",
+                    &[Session, Claim, Parallel, Grid, Review],
+                ),
+                b(
+                    "parallel",
+                    &["p"],
+                    Action::Goto(Parallel),
+                    "parallel: the claim's fan-out group",
+                    &[Session, Claim, Drift, Grid],
+                ),
+                b(
+                    "grid",
+                    &["x"],
+                    Action::Goto(Grid),
+                    "the fact-versus-source grid",
+                    &[],
+                ),
+                b(
+                    "review",
+                    &["r"],
+                    Action::Goto(Review),
+                    "review walkthrough of flagged claims",
+                    &[],
+                ),
+                b(
+                    "next",
+                    &["n"],
+                    Action::Next,
+                    "next flagged claim",
+                    &[Review, Claim],
+                ),
+                b(
+                    "prev",
+                    &["N", "b"],
+                    Action::Prev,
+                    "previous flagged claim",
+                    &[Review, Claim],
+                ),
+                b(
+                    "classify_rr",
+                    &["1"],
+                    Action::Classify(Quadrant::FactRightSourceRight),
+                    "classify: fact right, source right",
+                    &classify,
+                ),
+                b(
+                    "classify_rw",
+                    &["2"],
+                    Action::Classify(Quadrant::FactRightSourceWrong),
+                    "classify: fact right, source wrong",
+                    &classify,
+                ),
+                b(
+                    "classify_wr",
+                    &["3"],
+                    Action::Classify(Quadrant::FactWrongSourceRight),
+                    "classify: fact wrong, source right",
+                    &classify,
+                ),
+                b(
+                    "classify_ww",
+                    &["4"],
+                    Action::Classify(Quadrant::FactWrongSourceWrong),
+                    "classify: fact wrong, source wrong",
+                    &classify,
+                ),
+                b(
+                    "note",
+                    &["i"],
+                    Action::Note,
+                    "write a note on the claim",
+                    &classify,
+                ),
+                b(
+                    "reviewed",
+                    &["m"],
+                    Action::ToggleReviewed,
+                    "mark reviewed / not reviewed",
+                    &[Review, Claim],
+                ),
+                b(
+                    "sort",
+                    &["s"],
+                    Action::Sort,
+                    "sort sessions by the next column",
+                    &[Sessions],
+                ),
+                b(
+                    "scroll_down",
+                    &["J", "ctrl-e"],
+                    Action::ScrollSource(3),
+                    "scroll the source down",
+                    &[Claim, Review],
+                ),
+                b(
+                    "scroll_up",
+                    &["K", "ctrl-y"],
+                    Action::ScrollSource(-3),
+                    "scroll the source up",
+                    &[Claim, Review],
+                ),
+            ],
+        }
+    }
+}
+
+impl Keymap {
+    /// The default table with `[keys]` overrides: `name = ["key", ...]` replaces that binding's keys.
+    pub fn with_overrides(overrides: &toml::Table) -> Result<Keymap, String> {
+        let mut km = Keymap::default();
+        for (name, v) in overrides {
+            let Some(binding) = km.bindings.iter_mut().find(|b| b.name == name) else {
+                let names: Vec<&str> = Keymap::default().bindings.iter().map(|b| b.name).collect();
+                return Err(format!(
+                    "keys.{name}: unknown action (one of: {})",
+                    names.join(", ")
+                ));
+            };
+            let list: Vec<&str> = match v {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a.iter().filter_map(|x| x.as_str()).collect(),
+                _ => return Err(format!("keys.{name}: expected a key or a list of keys")),
+            };
+            binding.keys = list
+                .iter()
+                .map(|k| KeySpec::parse(k))
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("keys.{name}: {e}"))?;
+        }
+        Ok(km)
+    }
+
+    /// The action for a key in a view, if any.
+    pub fn lookup(&self, key: &KeyEvent, view: View) -> Option<Action> {
+        self.bindings
+            .iter()
+            .filter(|b| b.views.is_empty() || b.views.contains(&view))
+            .find(|b| b.keys.iter().any(|k| k.matches(key)))
+            .map(|b| b.action.clone())
+    }
+
+    /// Every binding that applies in a view, for the help overlay: (keys, help).
+    pub fn help_rows(&self, view: View) -> Vec<(String, &'static str)> {
+        self.bindings
+            .iter()
+            .filter(|b| b.views.is_empty() || b.views.contains(&view))
+            .map(|b| {
+                let keys: Vec<String> = b.keys.iter().map(KeySpec::label).collect();
+                (keys.join(" "), b.help)
+            })
+            .collect()
+    }
+
+    /// The first key of a named binding, for footer hints.
+    pub fn key_of(&self, name: &str) -> String {
+        self.bindings
+            .iter()
+            .find(|b| b.name == name)
+            .and_then(|b| b.keys.first())
+            .map(KeySpec::label)
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn defaults_and_views() {
+        let km = Keymap::default();
+        assert_eq!(
+            km.lookup(&key(KeyCode::Char('j')), View::Sessions),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            km.lookup(&key(KeyCode::Char('n')), View::Review),
+            Some(Action::Next)
+        );
+        assert_eq!(km.lookup(&key(KeyCode::Char('n')), View::Sessions), None);
+        assert_eq!(
+            km.lookup(
+                &KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+                View::Grid
+            ),
+            Some(Action::Quit)
+        );
+    }
+
+    #[test]
+    fn overrides_replace_keys_and_reject_garbage() {
+        let t: toml::Table = toml::from_str("down = [\"s\", \"Down\"]\nquit = \"ctrl-q\"").unwrap();
+        let km = Keymap::with_overrides(&t).unwrap();
+        assert_eq!(
+            km.lookup(&key(KeyCode::Char('s')), View::Claim),
+            Some(Action::Down)
+        );
+        assert_eq!(km.lookup(&key(KeyCode::Char('j')), View::Claim), None);
+        let bad: toml::Table = toml::from_str("fly = \"x\"").unwrap();
+        assert!(Keymap::with_overrides(&bad)
+            .unwrap_err()
+            .contains("unknown action"));
+        let bad: toml::Table = toml::from_str("down = \"Hyper-x\"").unwrap();
+        assert!(Keymap::with_overrides(&bad).is_err());
+    }
+}

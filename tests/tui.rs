@@ -1,0 +1,287 @@
+//! The explorer as a user sees it: TestBackend snapshots of every view (80x24, 200x60, NO_COLOR)
+//! and `update` driven by key sequences (search, classify, walkthrough resume).
+
+use provscope::check::{check_session, Config, Kind, Quadrant};
+use provscope::ingest::{samples, LoadOptions};
+use provscope::store::Store;
+use provscope::tui::action::{Action, View};
+use provscope::tui::app::{App, Loaded};
+use provscope::tui::update::{update, Effect};
+use provscope::tui::{apply_effect, new_app, restore_marks, search, views};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn app(color: bool) -> App {
+    let mut app = new_app(&Config::default(), color).unwrap();
+    for s in samples::load_all(&LoadOptions::default()) {
+        let r = check_session(&s, &Config::default());
+        app.push_session(Loaded::new(s, r));
+    }
+    app
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    update(app, Action::Resize(w, h));
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| views::render(f, app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Opens session `name` and selects claim `claim_id` in the first turn that states it.
+fn open_claim(app: &mut App, name: &str, claim_id: &str) {
+    let pos = app
+        .order
+        .iter()
+        .position(|&i| app.sessions[i].session.name == name)
+        .unwrap();
+    app.sel_session = pos;
+    update(app, Action::Open);
+    let i = app
+        .current()
+        .unwrap()
+        .report
+        .claims
+        .iter()
+        .position(|c| c.claim_id == claim_id)
+        .unwrap();
+    app.select_claim(i);
+    app.focus_claims = true;
+}
+
+#[test]
+fn sessions_view_snapshots() {
+    let mut a = app(true);
+    insta::assert_snapshot!("sessions_80x24", screen(&mut a, 80, 24));
+    insta::assert_snapshot!("sessions_200x60", screen(&mut a, 200, 60));
+}
+
+#[test]
+fn session_view_snapshots() {
+    let mut a = app(true);
+    open_claim(&mut a, "04-stale-cache", "clm_seat_price");
+    insta::assert_snapshot!("session_80x24", screen(&mut a, 80, 24));
+    insta::assert_snapshot!("session_200x60", screen(&mut a, 200, 60));
+}
+
+#[test]
+fn claim_view_snapshots_and_no_color_labels() {
+    let mut a = app(true);
+    open_claim(&mut a, "04-stale-cache", "clm_seat_price");
+    update(&mut a, Action::Goto(View::Claim));
+    let s = screen(&mut a, 200, 60);
+    assert!(
+        s.contains("STALE") && s.contains("age at answer 5h 32m"),
+        "{s}"
+    );
+    assert!(s.contains("⧖ stale"), "colour mode uses symbol badges");
+    insta::assert_snapshot!("claim_200x60", s);
+    insta::assert_snapshot!("claim_80x24", screen(&mut a, 80, 24));
+    let mut plain = app(false);
+    open_claim(&mut plain, "04-stale-cache", "clm_seat_price");
+    update(&mut plain, Action::Goto(View::Claim));
+    let s = screen(&mut plain, 200, 60);
+    assert!(s.contains("[stale]"), "NO_COLOR uses text labels: {s}");
+    insta::assert_snapshot!("claim_no_color_200x60", s);
+}
+
+#[test]
+fn unsupported_tokens_and_unsourced_claims_are_plain() {
+    let mut a = app(true);
+    open_claim(&mut a, "08-fact-wrong-source-right", "clm_refund_window");
+    update(&mut a, Action::Goto(View::Claim));
+    let s = screen(&mut a, 200, 60);
+    assert!(s.contains("not in the span: 30 days"), "{s}");
+    let mut a = app(true);
+    open_claim(&mut a, "07-unsourced", "clm_double_click");
+    update(&mut a, Action::Goto(View::Claim));
+    let s = screen(&mut a, 120, 40);
+    assert!(
+        s.contains("This claim has no origin: it is unsourced."),
+        "{s}"
+    );
+}
+
+#[test]
+fn drift_parallel_grid_review_help_snapshots() {
+    let mut a = app(true);
+    open_claim(&mut a, "03-citation-drift", "clm_team_price");
+    update(&mut a, Action::Goto(View::Drift));
+    let s = screen(&mut a, 200, 60);
+    assert!(s.contains("re-binding points:") && s.contains("⇄"), "{s}");
+    insta::assert_snapshot!("drift_200x60", s);
+
+    let mut a = app(true);
+    open_claim(&mut a, "06-parallel-conflict", "clm_inc_resolved");
+    update(&mut a, Action::Goto(View::Parallel));
+    let s = screen(&mut a, 200, 60);
+    assert!(
+        s.contains("arrival order:")
+            && s.contains("◀ cited")
+            && s.contains("conflict surfaced in the answer: no"),
+        "{s}"
+    );
+    insta::assert_snapshot!("parallel_200x60", s);
+    insta::assert_snapshot!("parallel_80x24", screen(&mut a, 80, 24));
+
+    let mut a = app(true);
+    open_claim(&mut a, "04-stale-cache", "clm_seat_price");
+    update(&mut a, Action::Goto(View::Grid));
+    insta::assert_snapshot!("grid_200x60", screen(&mut a, 200, 60));
+    insta::assert_snapshot!("grid_80x24", screen(&mut a, 80, 24));
+
+    let mut a = app(true);
+    open_claim(&mut a, "05-untrusted-injection", "clm_list_price");
+    update(&mut a, Action::Goto(View::Review));
+    let s = screen(&mut a, 200, 60);
+    assert!(s.contains("flagged claim 1 of"), "{s}");
+    insta::assert_snapshot!("review_200x60", s);
+
+    update(&mut a, Action::Help);
+    let s = screen(&mut a, 80, 24);
+    assert!(
+        s.contains("Help: Review") && s.contains("next flagged claim"),
+        "{s}"
+    );
+    insta::assert_snapshot!("help_80x24", s);
+}
+
+#[test]
+fn terminal_escapes_in_logs_never_reach_the_screen() {
+    let mut fx = String::new();
+    for line in samples::files()
+        .iter()
+        .find(|(n, _)| n.starts_with("01"))
+        .unwrap()
+        .1
+        .lines()
+    {
+        fx.push_str(&line.replace(
+            "Premium refunds",
+            "Premium \\u001b]0;pwned\\u0007\\u001b[31mrefunds",
+        ));
+        fx.push('\n');
+    }
+    let s =
+        provscope::ingest::load_bytes("evil", "evil.jsonl", fx.as_bytes(), &LoadOptions::default());
+    let r = check_session(&s, &Config::default());
+    let mut a = new_app(&Config::default(), true).unwrap();
+    a.push_session(Loaded::new(s, r));
+    update(&mut a, Action::Open);
+    update(&mut a, Action::Right);
+    update(&mut a, Action::Open);
+    let out = screen(&mut a, 200, 60);
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{7}'),
+        "escape sequences rendered"
+    );
+    assert!(out.contains("Premium refunds"), "{out}");
+}
+
+#[test]
+fn search_finds_and_opens_a_claim() {
+    let mut a = app(true);
+    open_claim(&mut a, "06-parallel-conflict", "clm_inc_resolved");
+    update(&mut a, Action::Search);
+    let mut last = None;
+    for c in "statuspage".chars() {
+        for e in update(&mut a, Action::Char(c)) {
+            last = Some(e);
+        }
+    }
+    assert_eq!(last, Some(Effect::Search("statuspage".into())));
+    // Run the search as the runtime would, synchronously.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let gen = std::sync::atomic::AtomicU64::new(1);
+    search::run(a.current().unwrap(), "statuspage", 1, &gen, &tx);
+    let mut res = provscope::tui::app::SearchResults {
+        query: "statuspage".into(),
+        ..Default::default()
+    };
+    while let Ok(c) = rx.try_recv() {
+        search::merge(&mut res.hits, c.hits);
+    }
+    assert!(!res.hits.is_empty());
+    a.search = Some(res);
+    let s = screen(&mut a, 120, 40);
+    assert!(s.contains("match(es)"), "{s}");
+    update(&mut a, Action::Submit);
+    assert_eq!(a.view, View::Claim);
+    let call = a.current_claim().unwrap().call_id.clone().unwrap();
+    let server = &a.current().unwrap().session.call(&call).unwrap().server;
+    assert_eq!(server, "statuspage.vendor.io");
+}
+
+#[test]
+fn classify_persists_and_walkthrough_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let store = Store::open(&db).unwrap();
+    let mut a = app(true);
+    open_claim(&mut a, "04-stale-cache", "clm_seat_price");
+    update(&mut a, Action::Goto(View::Review));
+    assert_eq!(a.review.len(), 3, "three flagged claims in 04");
+    // Step to the second flagged claim, classify it, note it, mark it reviewed.
+    let mut effects = update(&mut a, Action::Next);
+    effects.extend(update(
+        &mut a,
+        Action::Classify(Quadrant::FactWrongSourceWrong),
+    ));
+    update(&mut a, Action::Note);
+    for c in "check mirror".chars() {
+        update(&mut a, Action::Char(c));
+    }
+    effects.extend(update(&mut a, Action::Submit));
+    effects.extend(update(&mut a, Action::ToggleReviewed));
+    for e in &effects {
+        apply_effect(&mut a, &store, e).unwrap();
+    }
+    let key = a.claim_key().unwrap();
+    drop(store);
+
+    // A new explorer on the same database resumes at the same claim with the same marks.
+    let store = Store::open(&db).unwrap();
+    let mut b = app(true);
+    let sid = key.0.clone();
+    restore_marks(&mut b, &store, &sid).unwrap();
+    open_claim(&mut b, "04-stale-cache", "clm_seat_price");
+    update(&mut b, Action::Goto(View::Review));
+    assert_eq!(b.review_pos, 1, "resumes where the review stopped");
+    assert_eq!(b.claim_key().unwrap(), key);
+    let m = b.marks.get(&key).unwrap();
+    assert_eq!(m.quadrant, Some(Quadrant::FactWrongSourceWrong));
+    assert_eq!(m.note, "check mirror");
+    assert!(b.reviewed.contains(&key));
+    let s = screen(&mut b, 200, 60);
+    assert!(
+        s.contains("flagged claim 2 of 3 · 1 reviewed") && s.contains("note: check mirror"),
+        "{s}"
+    );
+}
+
+#[test]
+fn navigation_keys_and_back() {
+    let mut a = app(true);
+    update(&mut a, Action::Bottom);
+    assert_eq!(a.sel_session, a.order.len() - 1);
+    update(&mut a, Action::Top);
+    assert_eq!(a.sel_session, 0);
+    update(&mut a, Action::Open);
+    assert_eq!(a.view, View::Session);
+    update(&mut a, Action::Down);
+    assert_eq!(a.sel_turn, 1);
+    update(&mut a, Action::Back);
+    assert_eq!(a.view, View::Sessions);
+    assert_eq!(update(&mut a, Action::Back), vec![Effect::Quit]);
+    // Every finding kind on screen has a badge.
+    let _ = Kind::Stale;
+}

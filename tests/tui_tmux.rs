@@ -1,0 +1,120 @@
+//! The explorer in a real terminal: tmux runs the binary on a sample, keys are sent with
+//! `send-keys`, the screen is read with `capture-pane`. Classify the stale claim, quit, reopen,
+//! and the classification is still there (and readable by the CLI).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux must be installed (CI installs it)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn start(&self, cmd: &str) {
+        self.run(&["new-session", "-d", "-x", "160", "-y", "45", "-s", "t", cmd]);
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.run(&["send-keys", "-t", "t", k]);
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// Waits until the screen contains `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let t0 = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(15),
+                "timed out waiting for {text:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+#[test]
+fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl");
+    let cmd = format!(
+        "{} --db {} {}; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_provscope"),
+        db.display(),
+        sample.display()
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-test-{}", std::process::id()),
+    };
+    tmux.start(&cmd);
+    // A single session opens straight into the session view.
+    tmux.wait_for("Turns (3)");
+    tmux.keys(&["Enter", "Enter"]);
+    let s = tmux.wait_for("Claim beside source");
+    assert!(
+        s.contains("clm_seat_price") && s.contains("STALE") && s.contains("age at answer 5h 32m"),
+        "{s}"
+    );
+    tmux.keys(&["2"]);
+    let s = tmux.wait_for("saved to");
+    assert!(s.contains("Fact right, source wrong (classified)"), "{s}");
+    tmux.keys(&["Q"]);
+    let s = tmux.wait_for("EXIT=0");
+    assert!(
+        !s.contains("Claim beside source"),
+        "the terminal was restored: {s}"
+    );
+
+    tmux.run(&["kill-server"]);
+    tmux.start(&cmd);
+    tmux.wait_for("Turns (3)");
+    tmux.keys(&["Enter", "Enter"]);
+    let s = tmux.wait_for("Claim beside source");
+    assert!(
+        s.contains("(classified)"),
+        "classification survived the restart: {s}"
+    );
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(["classifications", "--db"])
+        .arg(&db)
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("clm_seat_price") && text.contains("fact_right_source_wrong"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
