@@ -17,6 +17,7 @@ mod grid;
 mod metrics;
 mod origin;
 mod parallel;
+pub use parallel::surfaces_conflict;
 mod run;
 pub mod support;
 

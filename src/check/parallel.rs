@@ -21,6 +21,12 @@ const SURFACED: [&str; 9] = [
     "another source",
 ];
 
+/// True when an answer tells the user its sources disagree (case-insensitive phrase match).
+pub fn surfaces_conflict(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    SURFACED.iter().any(|w| lower.contains(w))
+}
+
 /// Status words compared when a claim carries no numbers (incident triage).
 const STATUS: [&str; 11] = [
     "operational",
@@ -109,10 +115,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if units.is_empty() && claim_status.is_empty() {
             continue; // nothing a sibling could state differently
         }
-        let answer_text =
-            ck.s.answer(r.claim.turn)
-                .map(|x| x.text.to_lowercase())
-                .unwrap_or_default();
+        let answer_text = ck.s.answer(r.claim.turn).map_or("", |x| x.text.as_str());
         for b in sibs {
             let Some(bres) = ck.s.result(&b.id) else {
                 continue;
@@ -164,7 +167,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             let Some((va, vb)) = conflict else { continue };
             let ta = ck.tier(a.server.as_str());
             let tb = ck.tier(b.server.as_str());
-            let surfaced = SURFACED.iter().any(|w| answer_text.contains(w));
+            let surfaced = surfaces_conflict(answer_text);
             let cites_lower = ta.rank() > tb.rank();
             if surfaced && !cites_lower {
                 continue;

@@ -3,6 +3,7 @@
 //! Exit codes, the same for every command: 0 ok, 1 findings at or above `--fail-on`,
 //! 2 usage error or unreadable input.
 
+mod cases;
 mod classify;
 mod envelope;
 mod gen;
@@ -100,6 +101,20 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Export a case (`export case SESSION --claim ID`): a conflicting-source regression test.
+    Export {
+        /// What to export.
+        #[command(subcommand)]
+        what: cases::ExportWhat,
+    },
+    /// Run exported cases against newly recorded sessions; exit 1 on any failure.
+    Check(cases::CheckArgs),
+    /// The incident-review write-up of a session (Markdown, JSON or HTML).
+    Report(cases::ReportArgs),
+    /// Quadrant distribution per recorded run, and the hidden-failure alarm (exit 1).
+    Trend(cases::TrendArgs),
+    /// Record what happened to a flagged shipped answer and write its regression case.
+    Correct(cases::CorrectArgs),
     /// Put a claim in the fact-versus-source grid; kept in the case store (--db).
     Classify(classify::ClassifyArgs),
     /// List a session's classifications from the case store (--db).
@@ -156,9 +171,15 @@ fn dispatch(cli: Cli) -> u8 {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut out = Out::stdout();
     let color = cli.color.enabled();
-    let needs_config = matches!(
+    let needs_config = !matches!(
         cli.command,
-        Some(Command::Verify(_)) | Some(Command::Metrics(_)) | Some(Command::Classify(_))
+        Some(Command::Gen(_))
+            | Some(Command::Hash { .. })
+            | Some(Command::Completions { .. })
+            | Some(Command::Keygen(_))
+            | Some(Command::Envelope(_))
+            | Some(Command::Receipt(_))
+            | Some(Command::Trend(_))
     );
     let cfg = if needs_config {
         match crate::check::Config::discover(cli.config.as_deref()) {
@@ -172,7 +193,16 @@ fn dispatch(cli: Cli) -> u8 {
         crate::check::Config::default()
     };
     match cli.command {
-        Some(Command::Verify(a)) => verify::run(&mut out, &a, &opts, &cfg, threads, color),
+        Some(Command::Verify(a)) => {
+            verify::run(&mut out, &a, &opts, &cfg, threads, color, cli.db.as_deref())
+        }
+        Some(Command::Export {
+            what: cases::ExportWhat::Case(a),
+        }) => cases::export_case(&mut out, &a, &opts, &cfg),
+        Some(Command::Check(a)) => cases::check(&mut out, &a, &opts, &cfg, threads),
+        Some(Command::Report(a)) => cases::report(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
+        Some(Command::Trend(a)) => cases::trend(&mut out, &a, cli.db.as_deref()),
+        Some(Command::Correct(a)) => cases::correct(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
         None => explore(
             &mut out,

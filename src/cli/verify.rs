@@ -62,6 +62,10 @@ pub struct VerifyArgs {
     /// Write the report here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Record this run's metrics and quadrant distribution in the case store (--db), for
+    /// `provscope trend`.
+    #[arg(long)]
+    pub record_run: bool,
 }
 
 fn parse_ts(s: &str) -> Result<Timestamp, String> {
@@ -101,9 +105,16 @@ pub fn run(
     cfg: &Config,
     threads: usize,
     color: bool,
+    db: Option<&std::path::Path>,
 ) -> u8 {
     let o = check_paths(&a.paths, opts, cfg, threads);
     let now = a.now.unwrap_or_else(Timestamp::now);
+    if a.record_run {
+        if let Err(e) = record_run(&a.paths, &o, now, db) {
+            eprintln!("provscope: --record-run: {e}");
+            return EXIT_INPUT;
+        }
+    }
     let body = match a.format {
         VerifyFormat::Text => {
             let min = if a.verbose {
@@ -157,6 +168,44 @@ pub fn run(
     } else {
         EXIT_OK
     }
+}
+
+/// Stores the run: when, a hash over the inputs' content, the overall metrics.
+fn record_run(
+    paths: &[PathBuf],
+    o: &Outcome,
+    at: Timestamp,
+    db: Option<&std::path::Path>,
+) -> Result<(), String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    if paths.is_empty() {
+        for (name, text) in crate::ingest::samples::files() {
+            h.update(format!(
+                "{name}\0{}\n",
+                crate::store::content_hash(text.as_bytes())
+            ));
+        }
+    } else {
+        let (files, _) = crate::ingest::discover(paths);
+        for f in files {
+            let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            h.update(format!(
+                "{}\0{}\n",
+                f.display(),
+                crate::store::content_hash(&bytes)
+            ));
+        }
+    }
+    let path = db
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_else(crate::store::Store::default_path);
+    let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
+    let id = store
+        .record_run(at, &hex::encode(h.finalize()), &o.overall)
+        .map_err(|e| e.to_string())?;
+    eprintln!("provscope: recorded run {id} in {}", path.display());
+    Ok(())
 }
 
 /// Runs `metrics`.

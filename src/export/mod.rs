@@ -1,7 +1,9 @@
 //! Rendering check results for people and machines: text, JSON, JUnit XML and SARIF 2.1.0.
 
+pub mod case;
 pub mod json;
 pub mod junit;
+pub mod report;
 pub mod sarif;
 pub mod text;
 

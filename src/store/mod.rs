@@ -9,6 +9,8 @@
 //! The schema is versioned with `PRAGMA user_version` and migrated on open; a database written
 //! by a newer provscope is refused, never modified. See `docs/case-store.md`.
 
+mod runs;
+pub use runs::{Correction, Run};
 mod schema;
 
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
