@@ -243,7 +243,7 @@ fn classify_persists_and_walkthrough_resumes() {
     effects.extend(update(&mut a, Action::Submit));
     effects.extend(update(&mut a, Action::ToggleReviewed));
     for e in &effects {
-        apply_effect(&mut a, &store, e).unwrap();
+        apply_effect(&mut a, Some(&store), e).unwrap();
     }
     let key = a.claim_key().unwrap();
     drop(store);
@@ -282,6 +282,34 @@ fn navigation_keys_and_back() {
     update(&mut a, Action::Back);
     assert_eq!(a.view, View::Sessions);
     assert_eq!(update(&mut a, Action::Back), vec![Effect::Quit]);
+}
+
+#[test]
+fn export_key_writes_a_case_that_check_can_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(true);
+    open_claim(&mut a, "06-parallel-conflict", "clm_inc_resolved");
+    update(&mut a, Action::Goto(View::Claim));
+    let effects = update(&mut a, Action::Export);
+    assert_eq!(effects.len(), 1);
+    let cwd = std::env::current_dir().unwrap();
+    std::env::set_current_dir(dir.path()).unwrap();
+    let msg = apply_effect(&mut a, None, &effects[0]);
+    std::env::set_current_dir(cwd).unwrap();
+    let msg = msg.unwrap().unwrap();
+    assert!(
+        msg.contains("case written to 06-parallel-conflict.clm_inc_resolved.1.case.json"),
+        "{msg}"
+    );
+    let text = std::fs::read_to_string(
+        dir.path()
+            .join("06-parallel-conflict.clm_inc_resolved.1.case.json"),
+    )
+    .unwrap();
+    assert!(
+        text.contains("\"cite_server\": \"incidents.internal\""),
+        "{text}"
+    );
     // Every finding kind on screen has a badge.
     let _ = Kind::Stale;
 }

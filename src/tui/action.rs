@@ -78,6 +78,8 @@ pub enum Action {
     Note,
     /// Toggle "reviewed" on the selected claim.
     ToggleReviewed,
+    /// Export the selected claim as a conflicting-source regression case.
+    Export,
     /// Change the sessions sort column.
     Sort,
     /// Scroll the source pane.

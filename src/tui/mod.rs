@@ -127,7 +127,12 @@ pub fn restore_marks(app: &mut App, store: &Store, session_id: &str) -> crate::s
 }
 
 /// Carries out one effect against the store; returns a status line.
-pub fn apply_effect(app: &mut App, store: &Store, e: &Effect) -> Result<Option<String>, String> {
+pub fn apply_effect(
+    app: &mut App,
+    store: Option<&Store>,
+    e: &Effect,
+) -> Result<Option<String>, String> {
+    let needs_store = || store.ok_or_else(|| "no case database".to_owned());
     let session_ref = |sid: &str| {
         let path = app
             .sessions
@@ -167,13 +172,14 @@ pub fn apply_effect(app: &mut App, store: &Store, e: &Effect) -> Result<Option<S
                 &reviewer,
                 crate::model::Timestamp::now(),
             );
+            let store = needs_store()?;
             store
                 .classify(&session_ref(sid), &c)
                 .map_err(|e| e.to_string())?;
             Ok(Some(format!("saved to {}", store.path().display())))
         }
         Effect::SaveReviewed((sid, claim, turn), on) => {
-            store
+            needs_store()?
                 .set_reviewed(sid, claim, *turn, *on)
                 .map_err(|e| e.to_string())?;
             Ok(Some(if *on {
@@ -183,11 +189,36 @@ pub fn apply_effect(app: &mut App, store: &Store, e: &Effect) -> Result<Option<S
             }))
         }
         Effect::SaveCursor((sid, claim, turn)) => {
-            store
+            needs_store()?
                 .set_review_cursor(sid, claim, *turn)
                 .map_err(|e| e.to_string())?;
             app.cursors.insert(sid.clone(), (claim.clone(), *turn));
             Ok(None)
+        }
+        Effect::ExportCase((sid, claim, turn)) => {
+            let l = app
+                .sessions
+                .iter()
+                .find(|l| &l.report.session_id == sid)
+                .ok_or_else(|| format!("session {sid} is not loaded"))?;
+            let case = crate::export::case::export(&l.session, &l.report, claim, Some(*turn), &[])?;
+            let safe = |s: &str| {
+                s.chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect::<String>()
+            };
+            let file = format!("{}.{}.{turn}.case.json", safe(&l.session.name), safe(claim));
+            let body = serde_json::to_string_pretty(&case).map_err(|e| e.to_string())? + "\n";
+            std::fs::write(&file, body).map_err(|e| format!("cannot write {file}: {e}"))?;
+            Ok(Some(format!(
+                "case written to {file} (run it with `provscope check {file} --against ...`)"
+            )))
         }
         Effect::Search(_) | Effect::Quit => Ok(None),
     }
@@ -363,13 +394,10 @@ pub fn run(opts: Options) -> u8 {
                         }
                     }
                 }
-                _ => match &store {
-                    Some(st) => match apply_effect(&mut app, st, &effect) {
-                        Ok(Some(msg)) => app.status = msg,
-                        Ok(None) => {}
-                        Err(e) => app.status = format!("not saved: {e}"),
-                    },
-                    None => app.status = "not saved: no case database".into(),
+                _ => match apply_effect(&mut app, store.as_ref(), &effect) {
+                    Ok(Some(msg)) => app.status = msg,
+                    Ok(None) => {}
+                    Err(e) => app.status = format!("not saved: {e}"),
                 },
             }
         }

@@ -16,6 +16,8 @@ pub enum Effect {
     SaveReviewed(ClaimKey, bool),
     /// Persist where the review stands.
     SaveCursor(ClaimKey),
+    /// Write the selected claim's regression case.
+    ExportCase(ClaimKey),
     /// Start (or restart) the fuzzy search of the current session.
     Search(String),
 }
@@ -99,6 +101,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     app.reviewed.remove(&k);
                 }
                 return vec![Effect::SaveReviewed(k, now)];
+            }
+        }
+        Action::Export => {
+            if let Some(k) = app.claim_key() {
+                return vec![Effect::ExportCase(k)];
             }
         }
         Action::Sort if app.view == View::Sessions => {
