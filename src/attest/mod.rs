@@ -6,3 +6,4 @@ pub mod hash;
 pub mod keys;
 pub mod pyjson;
 pub mod receipt;
+pub mod record;

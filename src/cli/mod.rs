@@ -10,6 +10,7 @@ mod gen;
 mod keygen;
 mod output;
 mod receipt;
+mod record;
 mod summary;
 mod verify;
 
@@ -96,6 +97,9 @@ pub enum Command {
     /// ArkForge "Agent Action Receipt" proofs (proof-spec 2.1.0).
     #[command(subcommand)]
     Receipt(receipt::ReceiptCmd),
+    /// Record a live MCP session: an attesting stdio proxy in front of SERVER_CMD that appends
+    /// every answered tools/call, with a sealed envelope, to a session log.
+    Record(record::RecordArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -227,6 +231,7 @@ fn dispatch(cli: Cli) -> u8 {
         Some(Command::Keygen(a)) => keygen::run(&mut out, &a),
         Some(Command::Envelope(c)) => envelope::run(&mut out, &c),
         Some(Command::Receipt(c)) => receipt::run(&mut out, &c),
+        Some(Command::Record(a)) => record::run(a, cli.max_line_bytes),
         Some(Command::Completions { shell }) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

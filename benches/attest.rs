@@ -1,0 +1,2 @@
+//! Envelope verification and recorder overhead (work in progress).
+fn main() {}
