@@ -383,3 +383,31 @@ fn usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("not a tier"), "{}", err(&o));
 }
+
+#[test]
+fn every_fast_answer_is_paired_with_its_request() {
+    // `sed` answers each request as soon as it has read it, often before a proxy that tapped
+    // requests after forwarding them would have tapped them (the deterministic version of this
+    // race is a unit test in src/attest/record.rs).
+    let d = Dir::new();
+    let log = d.p("fast.jsonl");
+    let mut input = String::new();
+    for i in 0..500 {
+        input.push_str(&format!(
+            "{{\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}\n"
+        ));
+    }
+    let mut c = Command::new(bin());
+    c.arg("record")
+        .arg("--key")
+        .arg(d.p("k.key"))
+        .arg("--log")
+        .arg(&log)
+        .args(["--", "sed", "-u", "-E"])
+        .arg(r#"s/^\{"id":([0-9]+),.*$/{"id":\1,"result":{"content":[]}}/"#);
+    let o = run_with_input(c, input.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 500);
+    assert!(err(&o).contains("500 call(s) recorded"), "{}", err(&o));
+    assert_eq!(summary(&log)["envelopes"], 500);
+}

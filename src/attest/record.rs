@@ -810,9 +810,16 @@ mod proxy {
         eprintln!("provscope record: {msg}");
     }
 
-    /// Copies `from` to `to` chunk by chunk, forwarding first and tapping after. When `to`
-    /// fails the pump keeps reading (and discards) so the writer on the other side never
-    /// blocks; the tap stops, since those bytes were not delivered.
+    /// Copies `from` to `to` chunk by chunk and taps a copy of each chunk for the recorder.
+    ///
+    /// Client-to-server chunks are tapped *before* they are written, so a request is always
+    /// queued for the recorder before the server can have seen it (and answered it: otherwise
+    /// a fast response could reach the recorder first). Server-to-client chunks are tapped
+    /// *after* they were written, so only what the client was given is recorded. Tapping never
+    /// blocks (an unbounded channel, see [`TAP_BUDGET_BYTES`]).
+    ///
+    /// When `to` fails the pump keeps reading (and discards) so the writer on the other side
+    /// never blocks; the tap stops, since those bytes are not delivered.
     fn pump(
         mut from: impl Read,
         mut to: Option<impl Write>,
@@ -822,6 +829,7 @@ mod proxy {
     ) {
         let mut buf = vec![0u8; 64 * 1024];
         let mut lost = 0u64;
+        let tap_first = dir == Dir::ToServer;
         loop {
             let n = match from.read(&mut buf) {
                 Ok(0) => break,
@@ -834,6 +842,9 @@ mod proxy {
             };
             let at = Instant::now();
             let Some(w) = to.as_mut() else { continue };
+            if tap_first {
+                tap.send(dir, at, &buf[..n], &mut lost);
+            }
             if let Err(e) = w.write_all(&buf[..n]) {
                 if e.kind() != io::ErrorKind::BrokenPipe {
                     say(&format!(
@@ -848,7 +859,9 @@ mod proxy {
                 to = None;
                 continue;
             }
-            tap.send(dir, at, &buf[..n], &mut lost);
+            if !tap_first {
+                tap.send(dir, at, &buf[..n], &mut lost);
+            }
         }
         drop(to);
         if let Some(d) = done {
@@ -1169,6 +1182,54 @@ mod proxy {
             0
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// A server that answers inside `write`: its response is tapped before `write` returns,
+        /// the worst case for pairing a response with its request.
+        struct InstantServer(TapTx);
+
+        impl Write for InstantServer {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                let mut lost = 0;
+                let resp = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n";
+                self.0.send(Dir::ToClient, Instant::now(), resp, &mut lost);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+
+        #[test]
+        fn a_request_is_tapped_before_the_server_can_answer_it() {
+            let (tx, rx) = mpsc::channel();
+            let tap = TapTx {
+                tx,
+                queued: Arc::new(AtomicUsize::new(0)),
+            };
+            let req = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n";
+            pump(
+                &req[..],
+                Some(InstantServer(tap.clone())),
+                Dir::ToServer,
+                tap,
+                None,
+            );
+            let t0 = Instant::now();
+            let mut cfg = super::super::tests::cfg("s");
+            cfg.write_header = true;
+            let mut r = Recorder::new(cfg, Clock::anchored(Timestamp(0), t0), Vec::new());
+            for t in rx.try_iter() {
+                if let Tap::Data(d, at, b) = t {
+                    r.feed(d, at, &b);
+                }
+            }
+            assert_eq!(r.stats().recorded, 1);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1176,7 +1237,7 @@ mod tests {
     use super::*;
     use crate::ingest::{load_bytes, LoadOptions};
 
-    fn cfg(server: &str) -> RecordConfig {
+    pub(super) fn cfg(server: &str) -> RecordConfig {
         RecordConfig {
             session_id: "sess-test".into(),
             server: server.into(),

@@ -19,3 +19,8 @@ if [ ! -f "$stamp_npm" ]; then
   npm ci --prefix "$cache/npm" --legacy-peer-deps --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
   touch "$stamp_npm"
 fi
+#
+# MCP interop (tests/record_interop.rs): the official Python SDK `mcp` (pinned with its
+# dependencies in requirements.txt) as client; @modelcontextprotocol/server-everything and
+# @modelcontextprotocol/server-memory 2026.8.31 (package.json + package-lock.json) as servers,
+# run with `node .cache/npm/node_modules/@modelcontextprotocol/<server>/dist/index.js`.
