@@ -117,6 +117,8 @@ pub enum Command {
     Report(cases::ReportArgs),
     /// Quadrant distribution per recorded run, and the hidden-failure alarm (exit 1).
     Trend(cases::TrendArgs),
+    /// Check sessions and import their claims and findings into the case store (--db).
+    Import(cases::ImportArgs),
     /// Record what happened to a flagged shipped answer and write its regression case.
     Correct(cases::CorrectArgs),
     /// Put a claim in the fact-versus-source grid; kept in the case store (--db).
@@ -206,6 +208,7 @@ fn dispatch(cli: Cli) -> u8 {
         Some(Command::Check(a)) => cases::check(&mut out, &a, &opts, &cfg, threads),
         Some(Command::Report(a)) => cases::report(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Trend(a)) => cases::trend(&mut out, &a, cli.db.as_deref()),
+        Some(Command::Import(a)) => cases::import(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Correct(a)) => cases::correct(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
         None => explore(

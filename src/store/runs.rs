@@ -37,6 +37,80 @@ pub struct Correction {
 }
 
 impl Store {
+    /// Imports a checked session: the session, every claim statement and every finding, in one
+    /// transaction (a re-import replaces the session's findings). Returns the rows written.
+    pub fn import_report(
+        &self,
+        s: &super::SessionRef,
+        r: &crate::check::SessionReport,
+    ) -> Result<usize> {
+        self.import_reports([(s, r)])
+    }
+
+    /// Imports many checked sessions in one transaction (bulk import). Returns the rows written.
+    pub fn import_reports<'a, I>(&self, items: I) -> Result<usize>
+    where
+        I: IntoIterator<Item = (&'a super::SessionRef, &'a crate::check::SessionReport)>,
+    {
+        let tx = self.begin()?;
+        let now = Timestamp::now();
+        let mut rows = 0usize;
+        let res: rusqlite::Result<()> = (|| {
+            let mut del = tx.prepare_cached("DELETE FROM findings WHERE session_id = ?1")?;
+            let mut claims = tx.prepare_cached(
+                "INSERT INTO claims (session_id, claim_id, turn, claim_text) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET claim_text = excluded.claim_text",
+            )?;
+            let mut f = tx.prepare_cached(
+                "INSERT INTO findings (session_id, seq, kind, severity, claim_id, turn, call_ids, message, evidence_json, line)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            for (s, r) in items {
+                super::upsert_session(&tx, s, now)?;
+                rows += 1;
+                del.execute([&s.session_id])?;
+                for c in &r.claims {
+                    claims.execute(params![s.session_id, c.claim_id, c.turn, c.claim_text])?;
+                    rows += 1;
+                }
+                for (i, x) in r.findings.iter().enumerate() {
+                    let ids = serde_json::to_string(&x.call_ids).unwrap_or_else(|_| "[]".into());
+                    let ev = serde_json::to_string(&x.evidence).unwrap_or_else(|_| "{}".into());
+                    f.execute(params![
+                        s.session_id,
+                        i as i64,
+                        x.kind.name(),
+                        x.severity.name(),
+                        x.claim_id,
+                        x.turn,
+                        ids,
+                        x.message,
+                        ev,
+                        x.line as i64
+                    ])?;
+                    rows += 1;
+                }
+            }
+            Ok(())
+        })();
+        res.map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Findings per kind over every imported session.
+    pub fn finding_counts(&self) -> Result<Vec<(String, i64)>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT kind, count(*) FROM findings GROUP BY kind ORDER BY kind")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// Records a verify run; returns its id.
     pub fn record_run(&self, at: Timestamp, inputs_hash: &str, metrics: &Metrics) -> Result<i64> {
         let tx = self.begin()?;

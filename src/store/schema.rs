@@ -18,12 +18,19 @@ pub struct Migration {
 }
 
 /// Every migration, oldest first. `MIGRATIONS[i].version == i + 1`.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    summary:
-        "sessions, claims, classifications and their history, review progress, corrections, runs",
-    sql: V1,
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        summary:
+            "sessions, claims, classifications and their history, review progress, corrections, runs",
+        sql: V1,
+    },
+    Migration {
+        version: 2,
+        summary: "findings imported from verify runs",
+        sql: V2,
+    },
+];
 
 /// The newest schema version this build reads and writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -127,6 +134,24 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_time ON runs (at, id);
 "#;
 
+const V2: &str = r#"
+CREATE TABLE findings (
+    session_id    TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL CHECK (seq >= 0),
+    kind          TEXT NOT NULL,
+    severity      TEXT NOT NULL CHECK (severity IN ('error', 'warning', 'info')),
+    claim_id      TEXT,
+    turn          INTEGER CHECK (turn >= 0),
+    call_ids      TEXT NOT NULL CHECK (json_valid(call_ids)),
+    message       TEXT NOT NULL,
+    evidence_json TEXT NOT NULL CHECK (json_valid(evidence_json)),
+    line          INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) STRICT;
+CREATE INDEX findings_by_kind ON findings (kind, severity);
+CREATE INDEX findings_by_claim ON findings (session_id, claim_id, turn);
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +161,6 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.version, i as i64 + 1, "{}", m.summary);
         }
-        assert_eq!(SCHEMA_VERSION, 1);
+        assert_eq!(SCHEMA_VERSION, 2);
     }
 }

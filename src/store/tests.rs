@@ -201,12 +201,12 @@ fn migrations_run_in_order_and_keep_data() {
         })
         .collect();
     next.push(Migration {
-        version: 2,
+        version: SCHEMA_VERSION + 1,
         summary: "confidence",
         sql: V2,
     });
     st.migrate_with(&next).unwrap();
-    assert_eq!(st.schema_version().unwrap(), 2);
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION + 1);
     assert_eq!(
         st.classification("s1", "clm_a", 1).unwrap().unwrap().note,
         "kept"
@@ -218,11 +218,8 @@ fn migrations_run_in_order_and_keep_data() {
     assert!(
         matches!(
             e,
-            StoreError::NewerSchema {
-                found: 2,
-                supported: 1,
-                ..
-            }
+            StoreError::NewerSchema { found, supported, .. }
+                if found == SCHEMA_VERSION + 1 && supported == SCHEMA_VERSION
         ),
         "{e}"
     );
@@ -231,24 +228,28 @@ fn migrations_run_in_order_and_keep_data() {
 #[test]
 fn a_failing_migration_changes_nothing() {
     let st = Store::open_in_memory().unwrap();
-    let broken = [
-        Migration {
-            version: 1,
-            summary: "v1",
-            sql: MIGRATIONS[0].sql,
-        },
-        Migration {
-            version: 2,
-            summary: "broken",
-            sql: "CREATE TABLE extra (x INTEGER); ALTER TABLE nope ADD COLUMN y;",
-        },
-    ];
+    let mut broken: Vec<Migration> = MIGRATIONS
+        .iter()
+        .map(|m| Migration {
+            version: m.version,
+            summary: m.summary,
+            sql: m.sql,
+        })
+        .collect();
+    broken.push(Migration {
+        version: SCHEMA_VERSION + 1,
+        summary: "broken",
+        sql: "CREATE TABLE extra (x INTEGER); ALTER TABLE nope ADD COLUMN y;",
+    });
     let e = st.migrate_with(&broken).unwrap_err();
     assert!(
-        e.to_string().contains("migration to schema version 2"),
+        e.to_string().contains(&format!(
+            "migration to schema version {}",
+            SCHEMA_VERSION + 1
+        )),
         "{e}"
     );
-    assert_eq!(st.schema_version().unwrap(), 1);
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
     let extra: bool = st
         .conn
         .query_row(
@@ -291,4 +292,70 @@ fn content_hash_is_sha256() {
         content_hash(b""),
         "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     );
+}
+
+#[test]
+fn a_v1_database_is_migrated_to_the_current_schema_and_keeps_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.sqlite");
+    {
+        let conn = Connection::open(&path).unwrap();
+        let st = Store {
+            conn,
+            path: path.clone(),
+        };
+        let v1: Vec<Migration> = MIGRATIONS[..1]
+            .iter()
+            .map(|m| Migration {
+                version: m.version,
+                summary: m.summary,
+                sql: m.sql,
+            })
+            .collect();
+        st.migrate_with(&v1).unwrap();
+        assert_eq!(st.schema_version().unwrap(), 1);
+        st.classify(
+            &session("s1"),
+            &class(
+                "s1",
+                "clm_a",
+                1,
+                Quadrant::FactRightSourceWrong,
+                "from v1",
+                5,
+            ),
+        )
+        .unwrap();
+    }
+    let st = Store::open(&path).unwrap();
+    assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(
+        st.classification("s1", "clm_a", 1).unwrap().unwrap().note,
+        "from v1"
+    );
+    assert!(
+        st.finding_counts().unwrap().is_empty(),
+        "the v2 findings table exists"
+    );
+}
+
+#[test]
+fn import_writes_claims_and_findings_and_replaces_on_reimport() {
+    use crate::check::{check_session, Config};
+    let st = Store::open_in_memory().unwrap();
+    let s = crate::ingest::samples::load_all(&Default::default())
+        .into_iter()
+        .find(|s| s.name.starts_with("04"))
+        .unwrap();
+    let r = check_session(&s, &Config::default());
+    let sref = SessionRef {
+        session_id: r.session_id.clone(),
+        path: "04.jsonl".into(),
+        content_hash: None,
+    };
+    let rows = st.import_report(&sref, &r).unwrap();
+    assert_eq!(rows, 1 + r.claims.len() + r.findings.len());
+    st.import_report(&sref, &r).unwrap();
+    let counts = st.finding_counts().unwrap();
+    assert_eq!(counts, vec![("stale".to_owned(), 3)]);
 }
