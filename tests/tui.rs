@@ -83,7 +83,7 @@ fn claim_view_snapshots_and_no_color_labels() {
         s.contains("STALE") && s.contains("age at answer 5h 32m"),
         "{s}"
     );
-    assert!(s.contains("⧖ stale"), "colour mode uses symbol badges");
+    assert!(s.contains("◷ stale"), "colour mode uses symbol badges");
     insta::assert_snapshot!("claim_200x60", s);
     insta::assert_snapshot!("claim_80x24", screen(&mut a, 80, 24));
     let mut plain = app(false);

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 struct Tmux {
     socket: String,
+    session: std::cell::RefCell<String>,
 }
 
 impl Tmux {
@@ -20,19 +21,36 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn start(&self, cmd: &str) {
-        self.run(&["new-session", "-d", "-x", "160", "-y", "45", "-s", "t", cmd]);
+    /// Starts `cmd` in a new tmux session (one server; a new session per run avoids restarting
+    /// the server, which races on some machines).
+    fn start(&self, name: &str, cmd: &str) {
+        *self.session.borrow_mut() = name.to_owned();
+        self.run(&[
+            "new-session",
+            "-d",
+            "-x",
+            "160",
+            "-y",
+            "45",
+            "-s",
+            name,
+            cmd,
+        ]);
+    }
+
+    fn target(&self) -> String {
+        self.session.borrow().clone()
     }
 
     fn keys(&self, keys: &[&str]) {
         for k in keys {
-            self.run(&["send-keys", "-t", "t", k]);
+            self.run(&["send-keys", "-t", &self.target(), k]);
             std::thread::sleep(Duration::from_millis(150));
         }
     }
 
     fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
+        self.run(&["capture-pane", "-p", "-t", &self.target()])
     }
 
     /// Waits until the screen contains `text`.
@@ -73,8 +91,9 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
     );
     let tmux = Tmux {
         socket: format!("provscope-test-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
     };
-    tmux.start(&cmd);
+    tmux.start("first", &cmd);
     // A single session opens straight into the session view.
     tmux.wait_for("Turns (3)");
     tmux.keys(&["Enter", "Enter"]);
@@ -93,8 +112,8 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
         "the terminal was restored: {s}"
     );
 
-    tmux.run(&["kill-server"]);
-    tmux.start(&cmd);
+    tmux.start("second", &cmd);
+    tmux.run(&["kill-session", "-t", "first"]);
     tmux.wait_for("Turns (3)");
     tmux.keys(&["Enter", "Enter"]);
     let s = tmux.wait_for("Claim beside source");

@@ -216,7 +216,7 @@ impl Default for Keymap {
                     &["p"],
                     Action::Goto(Parallel),
                     "parallel: the claim's fan-out group",
-                    &[Session, Claim, Drift, Grid],
+                    &[Session, Claim, Drift, Grid, Review],
                 ),
                 b(
                     "grid",

@@ -38,7 +38,7 @@ impl Theme {
             ok: Color::Green,
             selection: Color::DarkGray,
             span: Color::Yellow,
-            dim: Color::Gray,
+            dim: Color::DarkGray,
             accent: Color::Cyan,
         }
     }
@@ -141,10 +141,10 @@ impl Theme {
             Kind::SpanInvalid => "⌧",
             Kind::SpanUnsupported => "≁",
             Kind::AmbiguousSupport => "≈",
-            Kind::Stale => "⧖",
+            Kind::Stale => "◷",
             Kind::BelowTier => "▼",
             Kind::CitationDrift => "⇄",
-            Kind::ParallelConflict => "⑂",
+            Kind::ParallelConflict => "≷",
             Kind::FlattenedContext => "≡",
             Kind::InjectionSuspect => "☠",
             Kind::EnvelopeMissing => "✉",

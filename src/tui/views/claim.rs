@@ -319,9 +319,12 @@ fn tag_lines(app: &App, l: &Loaded, turn: u32, r: &ToolResult) -> Vec<Line<'stat
         ),
         kv(
             "args",
-            format!("sha256 {}", fit(&clean(&t.arguments_hash), 20)),
+            format!("sha256 {}", fit(&clean(&t.arguments_hash), 64)),
         ),
-        kv("fetched", format!("{}{cache}", t.fetched_at)),
+        kv(
+            if t.cache.hit { "served" } else { "fetched" },
+            format!("{}{cache}", t.fetched_at),
+        ),
     ];
     let age_line = match age {
         Some(a) => format!("{ttl} · age at answer {}", human_duration(a)),
@@ -336,7 +339,12 @@ fn tag_lines(app: &App, l: &Loaded, turn: u32, r: &ToolResult) -> Vec<Line<'stat
             Span::raw("")
         },
     ]));
-    out.push(kv("envelope", envelope_status(l, &t.call_id).to_owned()));
+    let env = match envelope_status(l, &t.call_id) {
+        "env ✓" => "sealed and verified",
+        "env ✗" => "FAILED (see findings)",
+        _ => "none",
+    };
+    out.push(kv("envelope", env.to_owned()));
     out
 }
 

@@ -13,7 +13,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let th = &app.theme;
     let Some(l) = app.current() else { return };
     let [cells, list, detail] = Layout::vertical([
-        Constraint::Length(8),
+        Constraint::Length(10),
         Constraint::Min(4),
         Constraint::Length(5),
     ])
@@ -34,7 +34,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             None => unknown += 1,
         }
     }
-    let [top, bot] = Layout::vertical([Constraint::Length(4), Constraint::Length(4)]).areas(cells);
+    let [top, bot] = Layout::vertical([Constraint::Length(5), Constraint::Length(5)]).areas(cells);
     let [c0, c1] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
     let [c2, c3] =
@@ -79,13 +79,13 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         let mark = app.marks.get(&(sid.clone(), c.claim_id.clone(), c.turn));
         let by_hand = mark
             .and_then(|m| m.quadrant)
-            .map_or("  ".to_owned(), |q| th.quadrant(Some(q)).to_owned());
+            .map_or("--".to_owned(), |q| th.quadrant(Some(q)).to_owned());
         let note = if mark.is_some_and(|m| !m.note.is_empty()) {
             "✎"
         } else {
             " "
         };
-        let text = format!("T{:<3} {:<18} ", c.turn, fit(&clean(&c.claim_id), 18));
+        let text = format!("T{:<3} {:<24} ", c.turn, fit(&clean(&c.claim_id), 24));
         let tail = format!(
             " computed {} · yours {} {}",
             th.quadrant(c.quadrant),
@@ -95,7 +95,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         let body_w = w.saturating_sub(text.chars().count() + tail.chars().count());
         let mut line = Line::from(vec![
             Span::raw(text),
-            Span::raw(fit(&clean(&c.claim_text), body_w)),
+            Span::raw(format!("{:<body_w$}", fit(&clean(&c.claim_text), body_w))),
             Span::styled(tail, th.dimmed()),
         ]);
         if i == app.sel_claim {

@@ -55,7 +55,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             .millis()
     };
     let t1 = group.iter().map(|x| ret(x)).max().unwrap_or(t0).max(t0 + 1);
-    let label_w = 34usize;
+    let label_w = (usize::from(inner.width) * 2 / 5).clamp(34, 70);
     let bar_w = usize::from(inner.width)
         .saturating_sub(label_w + 22)
         .max(10);

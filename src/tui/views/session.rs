@@ -113,7 +113,10 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     if let Some(t) = turn {
         lines.push(Line::from(vec![
             Span::styled("user: ", th.dimmed()),
-            Span::raw(clean(&t.user)),
+            Span::raw(fit(
+                &clean(&t.user),
+                usize::from(inner.width).saturating_sub(6),
+            )),
         ]));
         for c in l
             .session
