@@ -35,24 +35,22 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     for g in groups {
         let mut stmts: Vec<&Resolved> = g.iter().map(|&i| &resolved[i]).collect();
         stmts.sort_by_key(|r| (r.claim.turn, r.claim.position));
-        let history: Vec<serde_json::Value> = stmts
-            .iter()
-            .map(|r| {
-                let call = r
-                    .claim
-                    .stamp
-                    .origin
-                    .as_ref()
-                    .map(|o| o.tool_call_id.as_str());
-                json!({
-                    "turn": r.claim.turn,
-                    "claim_id": r.claim.stamp.claim_id,
-                    "call_id": call,
-                    "in_context": call.map(|c| ck.s.in_context(r.claim.turn, c)),
-                    "value": r.span_text,
-                })
+        // Evidence rows are built only for statements that produce a finding.
+        let entry = |r: &Resolved| {
+            let call = r
+                .claim
+                .stamp
+                .origin
+                .as_ref()
+                .map(|o| o.tool_call_id.as_str());
+            json!({
+                "turn": r.claim.turn,
+                "claim_id": r.claim.stamp.claim_id,
+                "call_id": call,
+                "in_context": call.map(|c| ck.s.in_context(r.claim.turn, c)),
+                "value": r.span_text,
             })
-            .collect();
+        };
         let mut prev: Option<&str> = None;
         for (k, r) in stmts.iter().enumerate() {
             let binding = r
@@ -95,8 +93,8 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             if let Some((sev, msg)) = finding {
                 let mut f = Finding::new(Kind::CitationDrift, sev, msg)
                     .claim(r.claim)
-                    .ev("history", history_window(&history, k))
-                    .ev("history_length", history.len());
+                    .ev("history", history_window(&stmts, k, entry))
+                    .ev("history_length", stmts.len());
                 if let Some(p) = prev {
                     f = f.call(p);
                 }
@@ -114,14 +112,22 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 
 /// The statements evidence shows for statement `k`: the first, up to the last
 /// [`HISTORY_WINDOW`] before it, and `k` itself, so evidence stays bounded when a claim is
-/// restated in thousands of turns.
-fn history_window(history: &[serde_json::Value], k: usize) -> Vec<serde_json::Value> {
+/// restated in thousands of turns. Built only when a finding fires.
+fn history_window<'r, 's: 'r>(
+    stmts: &[&'r Resolved<'s>],
+    k: usize,
+    entry: impl Fn(&Resolved) -> serde_json::Value,
+) -> Vec<serde_json::Value> {
     let from = k.saturating_sub(HISTORY_WINDOW);
     let mut out = Vec::with_capacity(HISTORY_WINDOW + 2);
     if from > 0 {
-        out.push(history[0].clone());
+        out.push(entry(stmts[0]));
     }
-    out.extend(history[from..=k.min(history.len() - 1)].iter().cloned());
+    out.extend(
+        stmts[from..=k.min(stmts.len() - 1)]
+            .iter()
+            .map(|r| entry(r)),
+    );
     out
 }
 

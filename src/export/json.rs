@@ -1,77 +1,129 @@
 //! `verify --format json`: the stable, documented schema `provscope.verify/1`
-//! (see `docs/verify-json.md`).
+//! (see `docs/verify-json.md`). Serialized straight from the reports, borrowing everything.
 
-use crate::check::{Finding, Outcome, SessionReport};
-use crate::model::Timestamp;
-use serde_json::{json, Value};
+use crate::check::{
+    ClaimVerdict, FactVerdict, Finding, Kind, Metrics, Outcome, Quadrant, SessionReport, Severity,
+    SourceVerdict,
+};
+use crate::model::{Diagnostic, Timestamp};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// Schema identifier written in every document.
 pub const SCHEMA: &str = "provscope.verify/1";
 
-fn finding(f: &Finding) -> Value {
-    json!({
-        "kind": f.kind,
-        "severity": f.severity,
-        "message": f.message,
-        "claim_id": f.claim_id,
-        "turn": f.turn,
-        "call_ids": f.call_ids,
-        "line": f.line,
-        "evidence": f.evidence,
-    })
+/// One finding.
+#[derive(Serialize)]
+pub struct FindingDoc<'a> {
+    kind: Kind,
+    severity: Severity,
+    message: &'a str,
+    claim_id: Option<&'a str>,
+    turn: Option<u32>,
+    call_ids: &'a [String],
+    line: u64,
+    evidence: &'a Map<String, Value>,
 }
 
-/// One session as JSON.
-pub fn session(r: &SessionReport, diagnostics: &[crate::model::Diagnostic]) -> Value {
-    let claims: Vec<Value> = r
-        .claims
-        .iter()
-        .map(|c| {
-            json!({
-                "claim_id": c.claim_id,
-                "turn": c.turn,
-                "claim_text": c.claim_text,
-                "call_id": c.call_id,
-                "source_verdict": c.source_verdict,
-                "fact_verdict": c.fact_verdict,
-                "fact_source": c.fact_source,
-                "quadrant": c.quadrant,
-                "support": c.support,
-                "findings": r.findings_for(c).map(finding).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let other: Vec<Value> = r
-        .findings
-        .iter()
-        .filter(|f| f.claim_id.is_none())
-        .map(finding)
-        .collect();
-    json!({
-        "session_id": r.session_id,
-        "name": r.name,
-        "file": r.file,
-        "metrics": r.metrics,
-        "claims": claims,
-        "session_findings": other,
-        "diagnostics": diagnostics,
-    })
+impl<'a> From<&'a Finding> for FindingDoc<'a> {
+    fn from(f: &'a Finding) -> Self {
+        FindingDoc {
+            kind: f.kind,
+            severity: f.severity,
+            message: &f.message,
+            claim_id: f.claim_id.as_deref(),
+            turn: f.turn,
+            call_ids: &f.call_ids,
+            line: f.line,
+            evidence: &f.evidence,
+        }
+    }
 }
 
-/// The whole run as one JSON document.
-pub fn document(o: &Outcome, checked_at: Timestamp) -> Value {
-    let sessions: Vec<Value> = o
-        .reports
-        .iter()
-        .zip(&o.diagnostics)
-        .map(|(r, d)| session(r, d))
-        .collect();
-    json!({
-        "schema": SCHEMA,
-        "provscope_version": env!("CARGO_PKG_VERSION"),
-        "checked_at": checked_at.to_string(),
-        "metrics": o.overall,
-        "sessions": sessions,
-        "input_errors": o.input_errors,
-    })
+/// One claim statement with its verdicts and findings.
+#[derive(Serialize)]
+pub struct ClaimDoc<'a> {
+    claim_id: &'a str,
+    turn: u32,
+    claim_text: &'a str,
+    call_id: Option<&'a str>,
+    source_verdict: SourceVerdict,
+    fact_verdict: FactVerdict,
+    fact_source: Option<&'a str>,
+    quadrant: Option<Quadrant>,
+    support: Option<f64>,
+    findings: Vec<FindingDoc<'a>>,
+}
+
+/// One session.
+#[derive(Serialize)]
+pub struct SessionDoc<'a> {
+    session_id: &'a str,
+    name: &'a str,
+    file: &'a str,
+    metrics: &'a Metrics,
+    claims: Vec<ClaimDoc<'a>>,
+    session_findings: Vec<FindingDoc<'a>>,
+    diagnostics: &'a [Diagnostic],
+}
+
+/// The whole document.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    schema: &'static str,
+    provscope_version: &'static str,
+    checked_at: String,
+    metrics: &'a Metrics,
+    sessions: Vec<SessionDoc<'a>>,
+    input_errors: &'a [Diagnostic],
+}
+
+fn claim<'a>(r: &'a SessionReport, c: &'a ClaimVerdict) -> ClaimDoc<'a> {
+    ClaimDoc {
+        claim_id: &c.claim_id,
+        turn: c.turn,
+        claim_text: &c.claim_text,
+        call_id: c.call_id.as_deref(),
+        source_verdict: c.source_verdict,
+        fact_verdict: c.fact_verdict,
+        fact_source: c.fact_source.as_deref(),
+        quadrant: c.quadrant,
+        support: c.support,
+        findings: r.findings_for(c).map(FindingDoc::from).collect(),
+    }
+}
+
+/// One session as a document part.
+pub fn session<'a>(r: &'a SessionReport, diagnostics: &'a [Diagnostic]) -> SessionDoc<'a> {
+    SessionDoc {
+        session_id: &r.session_id,
+        name: &r.name,
+        file: &r.file,
+        metrics: &r.metrics,
+        claims: r.claims.iter().map(|c| claim(r, c)).collect(),
+        session_findings: r
+            .findings
+            .iter()
+            .filter(|f| f.claim_id.is_none())
+            .map(FindingDoc::from)
+            .collect(),
+        diagnostics,
+    }
+}
+
+/// The whole run as one document.
+pub fn document(o: &Outcome, checked_at: Timestamp) -> Document<'_> {
+    Document {
+        schema: SCHEMA,
+        provscope_version: env!("CARGO_PKG_VERSION"),
+        checked_at: checked_at.to_string(),
+        metrics: &o.overall,
+        sessions: o
+            .reports
+            .iter()
+            .zip(&o.diagnostics)
+            .map(|(r, d)| session(r, d))
+            .collect(),
+        input_errors: &o.input_errors,
+    }
 }
