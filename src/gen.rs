@@ -21,6 +21,9 @@ pub struct GenSpec {
     pub fault_rate: f64,
     /// Approximate size of each result's text, in bytes.
     pub result_bytes: usize,
+    /// Seal every call in an execution envelope (a deterministic test attestor), and mix in the
+    /// `Tampered` fault: a result changed after it was sealed.
+    pub envelopes: bool,
 }
 
 impl Default for GenSpec {
@@ -31,6 +34,7 @@ impl Default for GenSpec {
             seed: 1,
             fault_rate: 0.25,
             result_bytes: 600,
+            envelopes: false,
         }
     }
 }
@@ -60,6 +64,8 @@ pub enum Fault {
     Injection,
     /// The fact label says wrong while the source is right.
     FactWrong,
+    /// The recorded result differs from the sealed one (with `envelopes` only).
+    Tampered,
 }
 
 /// Every fault, in the order used to pick one.
@@ -123,24 +129,36 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
     let start = Timestamp::parse("2026-10-02T09:00:00Z").map_or(0, |t| t.millis())
         + index as i64 * 3_600_000;
     let sid = format!("gen-{:04}-{index:06}", spec.seed % 10_000);
-    line(
-        w,
-        &json!({"event":"session","version":1,"session_id":sid,"agent":"provscope-gen","model":"synthetic-1",
-            "started_at":ts(start),"render_policy":"require_tier_gte_1",
-            "title":format!("synthetic session {index}"),
-            "servers":[
-                {"name":"pricing.internal","tier":"T0"},
-                {"name":"billing-mirror.vendor.com","tier":"T1"},
-                {"name":"community-prices","tier":"T2"},
-                {"name":"policy.internal","tier":"T0"}]}),
-    )?;
+    let attestor = spec.envelopes.then(|| test_attestor(spec.seed));
+    let mut header = json!({"event":"session","version":1,"session_id":sid,"agent":"provscope-gen","model":"synthetic-1",
+        "started_at":ts(start),"render_policy":"require_tier_gte_1",
+        "title":format!("synthetic session {index}"),
+        "servers":[
+            {"name":"pricing.internal","tier":"T0"},
+            {"name":"billing-mirror.vendor.com","tier":"T1"},
+            {"name":"community-prices","tier":"T2"},
+            {"name":"policy.internal","tier":"T0"}]});
+    if let Some(a) = &attestor {
+        let key = crate::attest::keys::compact(&a.key.verifying_key());
+        for srv in header["servers"].as_array_mut().into_iter().flatten() {
+            srv["attestor_keys"] = json!([key]);
+        }
+        header["require_envelopes"] = json!(true);
+    }
+    line(w, &header)?;
     let mut now = start;
     let mut next_call = 1u64;
     let mut prev: Option<(String, String, Call)> = None; // (claim id, claim text, cited call)
     for turn in 1..=spec.turns.max(1) {
         let plan = PLANS[rng.random_range(0..PLANS.len())];
         let fault = if rng.random_bool(spec.fault_rate.clamp(0.0, 1.0)) {
-            Some(FAULTS[rng.random_range(0..FAULTS.len())])
+            let n = FAULTS.len() + usize::from(spec.envelopes);
+            Some(
+                FAULTS
+                    .get(rng.random_range(0..n))
+                    .copied()
+                    .unwrap_or(Fault::Tampered),
+            )
         } else {
             None
         };
@@ -237,18 +255,29 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
             } else {
                 json!({"hit":false})
             };
-            let fetched = if c.fetched != c.returned {
-                c.returned
-            } else {
-                c.fetched
-            };
+            let fetched = c.tag_fetched();
+            let response = json!({"jsonrpc":"2.0","id":c.id,"result":{"content":[{"type":"text","text":c.text}],"isError":false}});
+            let mut recorded = response.clone();
+            let mut envelope = None;
+            if let Some(a) = &attestor {
+                envelope = Some(seal_call(a, &sid, c, &response)?);
+                if fault == Some(Fault::Tampered) && std::ptr::eq(c, &calls[0]) {
+                    // Changed after sealing: the model saw a result the server never returned.
+                    recorded["result"]["content"][0]["text"] =
+                        json!(format!("{} Verified by support.", c.text));
+                }
+            }
             line(
                 w,
                 &json!({"event":"tool_result","turn":turn,
                     "tag":{"call_id":c.id,"server":c.server,"tool":c.tool,"arguments_hash":c.args_hash,
                         "fetched_at":ts(fetched),"ttl_seconds":c.ttl,"cache":cache,"returned_at":ts(c.returned)},
-                    "response":{"jsonrpc":"2.0","id":c.id,"result":{"content":[{"type":"text","text":c.text}],"isError":false}}}),
+                    "response":recorded}),
             )?;
+            if let Some(env) = envelope {
+                w.write_all(env.as_bytes())?;
+                w.write_all(b"\n")?;
+            }
         }
         let flattened = fault == Some(Fault::Flattened);
         let ctx: Vec<Value> = calls
@@ -330,6 +359,42 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
         prev = Some((claim_id, first_text, calls.swap_remove(cited_idx)));
     }
     Ok(())
+}
+
+/// The deterministic attestor of generated sessions (a test key derived from the seed).
+fn test_attestor(seed: u64) -> crate::attest::envelope::Attestor {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x00A7_7E57);
+    let mut bytes = [0u8; 32];
+    rng.fill(&mut bytes);
+    crate::attest::envelope::Attestor {
+        id: "provscope-gen test attestor".into(),
+        key: ed25519_dalek::SigningKey::from_bytes(&bytes),
+    }
+}
+
+/// Seals one generated call over the response it really returned; the envelope event line.
+fn seal_call(
+    a: &crate::attest::envelope::Attestor,
+    sid: &str,
+    c: &Call,
+    response: &Value,
+) -> io::Result<String> {
+    let err = |e: String| io::Error::other(e);
+    let resp: crate::model::CallResponse =
+        serde_json::from_value(response.clone()).map_err(|e| err(e.to_string()))?;
+    let args = serde_json::value::to_raw_value(&c.args).map_err(|e| err(e.to_string()))?;
+    let o = crate::attest::envelope::Observed {
+        session_id: sid,
+        call_id: &c.id,
+        server: c.server,
+        tool: c.tool,
+        arguments: Some(&args),
+        called_at: Timestamp(c.issued),
+        returned_at: Timestamp(c.returned),
+        response: &resp,
+    };
+    let env = crate::attest::envelope::seal(&o, a).map_err(err)?;
+    Ok(crate::attest::envelope::event_line(&c.id, &env))
 }
 
 fn ts(ms: i64) -> String {

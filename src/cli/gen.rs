@@ -26,6 +26,10 @@ pub struct GenArgs {
     /// Approximate size of each tool result's text, in bytes.
     #[arg(long, default_value_t = 600)]
     pub result_bytes: usize,
+    /// Seal every call in an execution envelope (deterministic test attestor) and mix in
+    /// results changed after sealing.
+    #[arg(long)]
+    pub envelopes: bool,
     /// Output directory (created if missing).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
@@ -47,6 +51,7 @@ pub fn run(out: &mut Out, a: &GenArgs) -> u8 {
         seed: a.seed,
         fault_rate: a.fault_rate,
         result_bytes: a.result_bytes,
+        envelopes: a.envelopes,
     };
     let mut total = 0u64;
     for i in 0..a.sessions {
