@@ -864,6 +864,9 @@ mod proxy {
             }
         }
         drop(to);
+        if lost > 0 {
+            let _ = tap.tx.send(Tap::Gap(dir, lost));
+        }
         if let Some(d) = done {
             let _ = d.send(());
         }
@@ -1166,6 +1169,21 @@ mod proxy {
             stats.recorded,
             o.log.display()
         );
+        for (n, what) in [
+            (stats.unanswered, "unanswered"),
+            (stats.unrecordable, "not recordable"),
+            (stats.oversize, "over the size cap"),
+        ] {
+            if n > 0 {
+                summary.push_str(&format!(", {n} {what}"));
+            }
+        }
+        if stats.lost_bytes > 0 {
+            summary.push_str(&format!(
+                ", {} bytes skipped by a recorder that fell behind",
+                stats.lost_bytes
+            ));
+        }
         if stats.write_failures > 0 || write_error.is_some() {
             summary.push_str(&format!(
                 "; {} call(s) could NOT be written ({})",
