@@ -501,13 +501,23 @@ fn numbers(toks: &[Tok], want_shown: bool) -> Vec<(i64, Option<Unit>, String)> {
     for (i, t) in toks.iter().enumerate() {
         let value = match t {
             Tok::Num(v, _) => *v,
-            Tok::Word(_) => match kw(Some(t), number_word) {
-                Some(v) => v,
-                None => match kw(Some(t), month) {
-                    Some(m) if near_number(toks, i) => m,
-                    _ => continue,
-                },
-            },
+            Tok::Word(w) => {
+                // Number words and month names are 3 to 9 ASCII letters: skip the rest cheaply.
+                if !(3..=9).contains(&w.len()) {
+                    continue;
+                }
+                let mut buf = [0u8; 16];
+                let Some(l) = lower(w, &mut buf) else {
+                    continue;
+                };
+                match number_word(l) {
+                    Some(v) => v,
+                    None => match month(l) {
+                        Some(m) if near_number(toks, i) => m,
+                        _ => continue,
+                    },
+                }
+            }
             Tok::Sym(_) => continue,
         };
         let text = match t {

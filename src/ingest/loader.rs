@@ -120,6 +120,17 @@ pub fn load_reader<R: Read>(
     b.finish()
 }
 
+/// A parsed line's bytes, turned into text only when a diagnostic needs a column (a line that
+/// parsed is valid UTF-8, so the check never fails then).
+#[derive(Clone, Copy)]
+struct Text<'a>(&'a [u8]);
+
+impl<'a> Text<'a> {
+    fn str(self) -> &'a str {
+        std::str::from_utf8(self.0).unwrap_or_default()
+    }
+}
+
 /// The 1-based character column of byte offset `byte` in `text` (clamped, safe on any offset).
 fn char_column(text: &str, byte: usize) -> u64 {
     let mut b = byte.min(text.len());
@@ -178,7 +189,7 @@ impl Builder {
     fn field_diag(
         &mut self,
         line_no: u64,
-        text: &str,
+        text: Text<'_>,
         path: &str,
         level: DiagLevel,
         message: String,
@@ -188,6 +199,7 @@ impl Builder {
             .next()
             .unwrap_or("")
             .trim_end_matches(']');
+        let text = text.str();
         let column = if key.is_empty() {
             1
         } else {
@@ -223,8 +235,7 @@ impl Builder {
         match serde_json::from_slice::<Event>(bytes) {
             Ok(ev) => {
                 self.any_event = true;
-                let text = std::str::from_utf8(bytes).unwrap_or_default();
-                self.event(line_no, text, ev);
+                self.event(line_no, Text(bytes), ev);
             }
             Err(e) => match std::str::from_utf8(bytes) {
                 Ok(text) => self.parse_error(line_no, text, e, ended),
@@ -292,7 +303,7 @@ impl Builder {
         }
     }
 
-    fn event(&mut self, line_no: u64, text: &str, ev: Event) {
+    fn event(&mut self, line_no: u64, text: Text<'_>, ev: Event) {
         match ev {
             Event::Session(h) => self.header(line_no, text, h),
             Event::Turn(t) => self.turn(line_no, text, t),
@@ -418,7 +429,7 @@ impl Builder {
         }
     }
 
-    fn header(&mut self, line_no: u64, text: &str, h: SessionHeader) {
+    fn header(&mut self, line_no: u64, text: Text<'_>, h: SessionHeader) {
         if self.header_seen {
             self.field_diag(
                 line_no,
@@ -471,7 +482,7 @@ impl Builder {
         self.session.header = Some(h);
     }
 
-    fn turn(&mut self, line_no: u64, text: &str, t: TurnEvent) {
+    fn turn(&mut self, line_no: u64, text: Text<'_>, t: TurnEvent) {
         if !self.seen_turns.insert(t.turn) {
             self.field_diag(
                 line_no,
@@ -491,7 +502,7 @@ impl Builder {
         });
     }
 
-    fn answer(&mut self, line_no: u64, text: &str, a: AnswerEvent) {
+    fn answer(&mut self, line_no: u64, text: Text<'_>, a: AnswerEvent) {
         if !self.seen_answers.insert(a.turn) {
             self.field_diag(
                 line_no,
@@ -539,9 +550,10 @@ impl Builder {
                     } else {
                         format!("answer.claims[{i}].{field}")
                     };
-                    let base = text.find(raw.get()).unwrap_or(0);
+                    let line_text = text.str();
+                    let base = line_text.find(raw.get()).unwrap_or(0);
                     let col_in_raw = pe.inner().column().saturating_sub(1);
-                    let col = char_column(text, base + col_in_raw);
+                    let col = char_column(line_text, base + col_in_raw);
                     let msg = humanize(&strip_pos(&pe.inner().to_string()));
                     self.diag_at(
                         line_no,
