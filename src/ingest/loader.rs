@@ -575,6 +575,16 @@ impl Builder {
     }
 
     fn finish(mut self) -> Session {
+        // Growth by doubling leaves up to half of each list unused; a loaded session is kept
+        // for the whole run, so give that memory back.
+        let s = &mut self.session;
+        s.turns.shrink_to_fit();
+        s.calls.shrink_to_fit();
+        s.results.shrink_to_fit();
+        s.contexts.shrink_to_fit();
+        s.answers.shrink_to_fit();
+        s.envelopes.shrink_to_fit();
+        s.labels.shrink_to_fit();
         if !self.header_seen && self.any_event {
             self.diag_at(
                 1,
