@@ -195,13 +195,32 @@ fn metrics_gen_hash_and_completions() {
 
     // With envelopes: every call sealed, tampered results caught, nothing else invalid.
     let e = dir.path().join("env");
-    let o = provscope(&["gen", "--sessions", "4", "--turns", "20", "--fault-rate", "0.6", "--seed", "3", "--envelopes", "-o", e.to_str().unwrap()]);
+    let o = provscope(&[
+        "gen",
+        "--sessions",
+        "4",
+        "--turns",
+        "20",
+        "--fault-rate",
+        "0.6",
+        "--seed",
+        "3",
+        "--envelopes",
+        "-o",
+        e.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let o = provscope(&["metrics", "--format", "json", e.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let kinds = &v["overall"]["kinds"];
-    assert!(kinds["result_tampered"].as_u64().unwrap_or(0) > 0, "{kinds}");
-    assert!(kinds.get("envelope_invalid").is_none() && kinds.get("envelope_missing").is_none(), "{kinds}");
+    assert!(
+        kinds["result_tampered"].as_u64().unwrap_or(0) > 0,
+        "{kinds}"
+    );
+    assert!(
+        kinds.get("envelope_invalid").is_none() && kinds.get("envelope_missing").is_none(),
+        "{kinds}"
+    );
 
     let o = provscope(&["hash", "{\"b\": 1, \"a\": [true, null]}"]);
     let o2 = provscope(&["hash", "{\"a\":[true,null],\"b\":1}"]);
