@@ -119,7 +119,7 @@ pub struct CorrectArgs {
     /// A note for the record.
     #[arg(long, default_value = "")]
     pub note: String,
-    /// Where to write the conflicting-source test (default: `<session>.<claim>.case.json` here).
+    /// Where to write the conflicting-source test (default: `SESSION.CLAIM.TURN.case.json` here).
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
 }
@@ -483,20 +483,10 @@ pub fn correct(
         eprintln!("provscope: {e}");
         return EXIT_INPUT;
     }
-    let file = a.output.clone().unwrap_or_else(|| {
-        let safe = |s: &str| {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-        };
-        PathBuf::from(format!("{}.{}.case.json", safe(&s.name), safe(&a.claim)))
-    });
+    let file = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(case::file_name(&s.name, &a.claim, c.source.turn)));
     let body = serde_json::to_string_pretty(&c).unwrap_or_default() + "\n";
     if let Err(e) = std::fs::write(&file, body) {
         eprintln!("provscope: cannot write {}: {e}", file.display());

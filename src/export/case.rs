@@ -82,6 +82,23 @@ pub struct Case {
     pub redactions: Vec<String>,
 }
 
+/// The default file name of a case: `SESSION.CLAIM.TURN.case.json`, with anything but ASCII
+/// letters, digits, `-` and `_` replaced by `_` (names come from logs).
+pub fn file_name(session_name: &str, claim_id: &str, turn: u32) -> String {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("{}.{}.{turn}.case.json", safe(session_name), safe(claim_id))
+}
+
 /// Keys whose values are always redacted from exported arguments.
 const SECRET_KEYS: [&str; 9] = [
     "password",

@@ -202,18 +202,7 @@ pub fn apply_effect(
                 .find(|l| &l.report.session_id == sid)
                 .ok_or_else(|| format!("session {sid} is not loaded"))?;
             let case = crate::export::case::export(&l.session, &l.report, claim, Some(*turn), &[])?;
-            let safe = |s: &str| {
-                s.chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect::<String>()
-            };
-            let file = format!("{}.{}.{turn}.case.json", safe(&l.session.name), safe(claim));
+            let file = crate::export::case::file_name(&l.session.name, claim, *turn);
             let body = serde_json::to_string_pretty(&case).map_err(|e| e.to_string())? + "\n";
             std::fs::write(&file, body).map_err(|e| format!("cannot write {file}: {e}"))?;
             Ok(Some(format!(
