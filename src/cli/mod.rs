@@ -35,7 +35,7 @@ pub const EXIT_INPUT: u8 = 2;
     about,
     long_about = "provscope loads recorded MCP agent sessions (tool calls, tagged results, answers with \
 provenance stamps, signed execution envelopes) and shows where every claim came from.\n\n\
-With no command it opens the bundled sample sessions.",
+With no command it opens the explorer on PATH... (files or directories of *.jsonl), or on the bundled samples; without a terminal it prints their summary.",
     after_help = "Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error or unreadable input."
 )]
 pub struct Cli {
