@@ -105,11 +105,9 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     if !drift_turns.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("re-binding points:", th.accent()));
-        for (t, sev, msg) in &drift_turns {
-            lines.push(Line::styled(
-                format!("  turn {t}: {}", clean(msg)),
-                th.severity(*sev),
-            ));
+        // Messages name their turn already.
+        for (_, sev, msg) in &drift_turns {
+            lines.push(Line::styled(format!("  {}", clean(msg)), th.severity(*sev)));
         }
     }
     f.render_widget(Paragraph::new(lines), inner);
