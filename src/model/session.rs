@@ -4,7 +4,8 @@ use super::event::{ContextEntry, Fact, IngestTag, ServerInfo, SessionHeader, Spa
 use super::mcp::{CallRequest, CallResponse};
 use super::{Diagnostic, Tier, Timestamp};
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+// FxHash: the index is built for every loaded session, and SipHash dominated its cost.
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A turn of the conversation.
