@@ -125,12 +125,8 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
             Span::raw(clean(&fnd.message)),
         ]));
         for (k, v) in fnd.evidence.iter().take(6) {
-            let v = match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
             lines.push(Line::styled(
-                format!("    {k}: {}", fit(&clean(&v), 200)),
+                format!("    {k}: {}", fit(&clean(&evidence_text(v)), 200)),
                 th.dimmed(),
             ));
         }
@@ -142,6 +138,23 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
         ));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// Evidence as people read it: strings bare, objects as `key value, ...`, lists comma-separated.
+fn evidence_text(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "none".into(),
+        Value::Array(a) => a.iter().map(evidence_text).collect::<Vec<_>>().join(", "),
+        Value::Object(m) => m
+            .iter()
+            .filter(|(_, x)| !x.is_null())
+            .map(|(k, x)| format!("{k} {}", evidence_text(x)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
 }
 
 /// The claim text with every occurrence of a missing token styled.
