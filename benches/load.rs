@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+/// The same allocator as the `provscope` binary, for every mode (the baseline too).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn vmhwm_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
