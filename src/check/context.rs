@@ -31,7 +31,7 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let cited = res.call_id();
         // "As well or better": the rival's whole text carries every value the span does and at
         // least as many of the claim's words as the cited result's whole text.
-        let cited_words = r.keys.word_score(ck.result_index(res));
+        let mut cited_words = None;
         let mut rivals = Vec::new();
         for other_id in context_calls(ck, r.claim.turn) {
             if other_id == cited {
@@ -49,9 +49,13 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             {
                 continue;
             }
-            let oidx = ck.result_index(other);
-            let osup = r.keys.score(oidx);
-            if osup.score >= sup.score && r.keys.word_score(oidx) >= cited_words {
+            let osup = r.keys.score(ck.result_index(other));
+            if osup.score < sup.score {
+                continue;
+            }
+            let cited_words =
+                *cited_words.get_or_insert_with(|| r.keys.word_score(ck.result_index(res)));
+            if r.keys.word_score(ck.result_index(other)) >= cited_words {
                 rivals.push((other_id, other.tag.server.clone(), osup.score));
             }
         }

@@ -87,7 +87,7 @@ pub(crate) struct Checker<'s> {
     pub cfg: &'s Config,
     pub findings: Vec<Finding>,
     tiers: HashMap<&'s str, Tier>,
-    text_index: HashMap<&'s str, TextIndex>,
+    text_index: HashMap<&'s str, TextIndex<'s>>,
     args_hashes: HashMap<&'s str, Result<String, String>>,
 }
 
@@ -132,15 +132,23 @@ impl<'s> Checker<'s> {
         })
     }
 
-    /// The index of a result's whole citable text (all blocks), cached.
-    pub fn result_index(&mut self, r: &'s ToolResult) -> &TextIndex {
+    /// The index of a result's whole citable text (all blocks), cached. A single block is
+    /// borrowed; several are joined with newlines.
+    pub fn result_index(&mut self, r: &'s ToolResult) -> &TextIndex<'s> {
         self.text_index.entry(r.call_id()).or_insert_with(|| {
-            let mut all = String::new();
-            for (_, t) in r.texts() {
-                all.push_str(t);
-                all.push('\n');
+            let mut texts = r.texts().map(|(_, t)| t);
+            match (texts.next(), texts.next()) {
+                (None, _) => TextIndex::default(),
+                (Some(t), None) => TextIndex::new(t),
+                (Some(a), Some(b)) => {
+                    let mut all = format!("{a}\n{b}\n");
+                    for t in texts {
+                        all.push_str(t);
+                        all.push('\n');
+                    }
+                    TextIndex::from_string(all)
+                }
             }
-            TextIndex::from_string(all)
         })
     }
 }

@@ -80,11 +80,11 @@ fn differing_value(k: &Key, other: &TextIndex) -> Option<f64> {
     else {
         return None;
     };
-    if other.nums.iter().any(|(m, _)| m == milli) {
+    if other.nums().iter().any(|(m, _)| m == milli) {
         return None;
     }
     other
-        .nums
+        .nums()
         .iter()
         .find(|(_, ou)| ou.as_ref() == Some(u))
         .map(|(m, _)| *m as f64 / 1000.0)
@@ -135,14 +135,15 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 || a.request.params.arguments.as_ref().map(|x| x.get())
                     == b.request.params.arguments.as_ref().map(|x| x.get());
             let bidx = ck.result_index(bres);
-            let overlap = r
-                .keys
-                .words
-                .iter()
-                .filter(|(_, h)| bidx.has_word(*h))
-                .count();
-            let related =
-                same_question || (!r.keys.words.is_empty() && overlap * 2 >= r.keys.words.len());
+            let related = same_question || {
+                let overlap = r
+                    .keys
+                    .words
+                    .iter()
+                    .filter(|(_, h)| bidx.has_word(*h))
+                    .count();
+                !r.keys.words.is_empty() && overlap * 2 >= r.keys.words.len()
+            };
             if !related {
                 continue;
             }

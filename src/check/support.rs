@@ -12,6 +12,7 @@
 //!    share of its content words found in the span, against `support_threshold`.
 
 use rustc_hash::FxHasher;
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::hash::Hasher;
 
@@ -63,46 +64,63 @@ impl Key {
     }
 }
 
-/// The tokens of one text, ready for matching. Built in one pass over the bytes, with no
-/// allocation per token; the normalized text is only built when a quoted name asks for it.
+/// The tokens of one text, ready for matching. Nothing is computed up front: numbers, content
+/// words and the normalized text are each built on first use, in one pass over the bytes with no
+/// allocation per token, so a text that a pre-filter rules out costs nothing. The text is
+/// borrowed when it is one block of a result, owned when blocks had to be joined.
 #[derive(Clone, Debug, Default)]
-pub struct TextIndex {
+pub struct TextIndex<'a> {
+    text: Cow<'a, str>,
     /// Numbers with units.
-    pub nums: Vec<(i64, Option<Unit>)>,
+    nums: OnceCell<Vec<(i64, Option<Unit>)>>,
     /// Hashes of the stemmed, lowercased content words, sorted and deduplicated.
-    words: Vec<u64>,
-    text: String,
+    words: OnceCell<Vec<u64>>,
     norm: OnceCell<String>,
 }
 
-impl TextIndex {
-    /// Indexes a text.
-    pub fn new(text: &str) -> Self {
-        TextIndex::from_string(text.to_owned())
+impl<'a> TextIndex<'a> {
+    /// Indexes a text it borrows.
+    pub fn new(text: &'a str) -> Self {
+        TextIndex::from_cow(Cow::Borrowed(text))
     }
 
     /// Indexes a text it takes ownership of.
-    pub fn from_string(text: String) -> Self {
-        let toks = tokenize(&text);
-        let nums = numbers(&toks, false)
-            .into_iter()
-            .map(|k| (k.0, k.1))
-            .collect();
-        let mut words: Vec<u64> = toks
-            .iter()
-            .filter_map(|t| match t {
-                Tok::Word(w) => content_word_hash(w),
-                _ => None,
-            })
-            .collect();
-        words.sort_unstable();
-        words.dedup();
+    pub fn from_string(text: String) -> TextIndex<'static> {
+        TextIndex::from_cow(Cow::Owned(text))
+    }
+
+    fn from_cow(text: Cow<'a, str>) -> Self {
         TextIndex {
-            nums,
-            words,
             text,
+            nums: OnceCell::new(),
+            words: OnceCell::new(),
             norm: OnceCell::new(),
         }
+    }
+
+    /// Every number of the text with its unit, as `(value * 1000, unit)` (built on first use).
+    pub fn nums(&self) -> &[(i64, Option<Unit>)] {
+        self.nums.get_or_init(|| {
+            numbers(&tokenize(&self.text), false)
+                .into_iter()
+                .map(|k| (k.0, k.1))
+                .collect()
+        })
+    }
+
+    fn words(&self) -> &[u64] {
+        self.words.get_or_init(|| {
+            let mut words: Vec<u64> = tokenize(&self.text)
+                .iter()
+                .filter_map(|t| match t {
+                    Tok::Word(w) => content_word_hash(w),
+                    _ => None,
+                })
+                .collect();
+            words.sort_unstable();
+            words.dedup();
+            words
+        })
     }
 
     /// The text lowercased with whitespace runs collapsed (built on first use).
@@ -112,12 +130,12 @@ impl TextIndex {
 
     /// True when the text has this content word (by hash, see [`ClaimKeys::words`]).
     pub fn has_word(&self, hash: u64) -> bool {
-        self.words.binary_search(&hash).is_ok()
+        self.words().binary_search(&hash).is_ok()
     }
 
     fn has(&self, k: &Key) -> bool {
         match k {
-            Key::Num { milli, unit, .. } => self.nums.iter().any(|(m, u)| {
+            Key::Num { milli, unit, .. } => self.nums().iter().any(|(m, u)| {
                 m == milli
                     && match (unit, u) {
                         (Some(a), Some(b)) => a == b,
