@@ -44,6 +44,21 @@ impl Out {
     }
 }
 
+/// Streaming into `Out` (serializers): after the reader goes away, writes succeed and go nowhere.
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.closed && self.inner.flush().is_err() {
+            self.closed = true;
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Out {
     fn drop(&mut self) {
         let _ = self.inner.flush();

@@ -6,6 +6,7 @@ use crate::export;
 use crate::ingest::LoadOptions;
 use crate::model::Timestamp;
 use crate::text::one_line;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Output formats of `verify`.
@@ -115,43 +116,20 @@ pub fn run(
             return EXIT_INPUT;
         }
     }
-    let body = match a.format {
-        VerifyFormat::Text => {
-            let min = if a.verbose {
-                Severity::Info
-            } else {
-                Severity::Warning
-            };
-            export::text::render(
-                &o,
-                export::text::Style {
-                    color: color && a.output.is_none(),
-                },
-                min,
-            )
-        }
-        VerifyFormat::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&export::json::document(&o, now)).unwrap_or_default();
-            s.push('\n');
-            s
-        }
-        VerifyFormat::Junit => export::junit::render(&o, a.fail_on.threshold(), now),
-        VerifyFormat::Sarif => {
-            let mut s =
-                serde_json::to_string_pretty(&export::sarif::render(&o)).unwrap_or_default();
-            s.push('\n');
-            s
-        }
+    // The report streams to its destination: a large run's JSON is never held whole in memory.
+    let written = match &a.output {
+        Some(p) => std::fs::File::create(p)
+            .and_then(|f| {
+                let mut w = std::io::BufWriter::new(f);
+                write_report(&mut w, &o, a, now, false)?;
+                w.flush()
+            })
+            .map_err(|e| format!("cannot write {}: {e}", p.display())),
+        None => write_report(out, &o, a, now, color).map_err(|e| format!("cannot write: {e}")),
     };
-    match &a.output {
-        Some(p) => {
-            if let Err(e) = std::fs::write(p, body) {
-                eprintln!("provscope: cannot write {}: {e}", p.display());
-                return EXIT_INPUT;
-            }
-        }
-        None => out.str(&body),
+    if let Err(e) = written {
+        eprintln!("provscope: {e}");
+        return EXIT_INPUT;
     }
     report_diagnostics(&o);
     if o.has_input_errors() {
@@ -167,6 +145,38 @@ pub fn run(
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+/// Writes the report in the chosen format.
+fn write_report(
+    w: &mut dyn Write,
+    o: &Outcome,
+    a: &VerifyArgs,
+    now: Timestamp,
+    color: bool,
+) -> std::io::Result<()> {
+    match a.format {
+        VerifyFormat::Text => {
+            let min = if a.verbose {
+                Severity::Info
+            } else {
+                Severity::Warning
+            };
+            let body = export::text::render(o, export::text::Style { color }, min);
+            w.write_all(body.as_bytes())
+        }
+        VerifyFormat::Json => {
+            serde_json::to_writer_pretty(&mut *w, &export::json::document(o, now))?;
+            w.write_all(b"\n")
+        }
+        VerifyFormat::Junit => {
+            w.write_all(export::junit::render(o, a.fail_on.threshold(), now).as_bytes())
+        }
+        VerifyFormat::Sarif => {
+            serde_json::to_writer_pretty(&mut *w, &export::sarif::render(o))?;
+            w.write_all(b"\n")
+        }
     }
 }
 
