@@ -3,22 +3,37 @@
 use std::io::{self, BufRead};
 
 /// One line read from input.
-pub enum Line {
+pub enum Line<'a> {
     /// The line's bytes, without the trailing `\n` (or `\r\n`).
-    Text { line_no: u64, ended: bool },
+    Text {
+        /// 1-based line number.
+        line_no: u64,
+        /// False for a last line with no `\n` (a file cut short).
+        ended: bool,
+        /// The line, borrowed from the reader's buffer when it fits there, else copied.
+        bytes: &'a [u8],
+    },
     /// The line was longer than the cap; its bytes were skipped.
     TooLong { line_no: u64, bytes: u64 },
 }
 
-/// Reads `\n`-terminated lines, never holding more than `cap` bytes of one line.
+/// Reads `\n`-terminated lines, never holding more than `cap` bytes of one line. A line that
+/// lies whole in the reader's buffer is handed out in place; only a line that spans buffer
+/// refills is copied.
 pub struct CappedLines<R> {
     inner: R,
     cap: usize,
     line_no: u64,
-    /// Bytes consumed so far.
+    /// Bytes of the line handed out in place, consumed from `inner` on the next call.
+    pending: usize,
+    /// Bytes consumed so far (including the line last handed out).
     pub consumed: u64,
-    /// The current line's bytes (valid after `next` returned `Line::Text`).
-    pub buf: Vec<u8>,
+    /// A line that spans buffer refills, copied.
+    buf: Vec<u8>,
+}
+
+fn trim_cr(b: &[u8]) -> &[u8] {
+    b.strip_suffix(b"\r").unwrap_or(b)
 }
 
 impl<R: BufRead> CappedLines<R> {
@@ -28,13 +43,34 @@ impl<R: BufRead> CappedLines<R> {
             inner,
             cap,
             line_no: 0,
+            pending: 0,
             consumed: 0,
-            buf: Vec::with_capacity(64 * 1024),
+            buf: Vec::new(),
         }
     }
 
     /// Reads the next line; `Ok(None)` at end of input.
-    pub fn next_line(&mut self) -> io::Result<Option<Line>> {
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.pending));
+        // Fast path: the whole line is already in the buffer.
+        let in_place = loop {
+            match self.inner.fill_buf() {
+                Ok(chunk) => break memchr::memchr(b'\n', chunk).filter(|&i| i <= self.cap),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if let Some(i) = in_place {
+            self.pending = i + 1;
+            self.consumed += i as u64 + 1;
+            self.line_no += 1;
+            let chunk = self.inner.fill_buf()?;
+            return Ok(Some(Line::Text {
+                line_no: self.line_no,
+                ended: true,
+                bytes: trim_cr(&chunk[..i]),
+            }));
+        }
         self.buf.clear();
         let mut too_long: Option<u64> = None;
         let mut any = false;
@@ -65,7 +101,7 @@ impl<R: BufRead> CappedLines<R> {
                 Some(n) => *n += body.len() as u64,
                 None if self.buf.len() + body.len() > self.cap => {
                     too_long = Some((self.buf.len() + body.len()) as u64);
-                    self.buf.clear();
+                    self.buf = Vec::new();
                 }
                 None => self.buf.extend_from_slice(body),
             }
@@ -78,21 +114,17 @@ impl<R: BufRead> CappedLines<R> {
         }
     }
 
-    fn finish(&mut self, too_long: Option<u64>, ended: bool) -> Line {
+    fn finish(&mut self, too_long: Option<u64>, ended: bool) -> Line<'_> {
         match too_long {
             Some(bytes) => Line::TooLong {
                 line_no: self.line_no,
                 bytes,
             },
-            None => {
-                if self.buf.last() == Some(&b'\r') {
-                    self.buf.pop();
-                }
-                Line::Text {
-                    line_no: self.line_no,
-                    ended,
-                }
-            }
+            None => Line::Text {
+                line_no: self.line_no,
+                ended,
+                bytes: trim_cr(&self.buf),
+            },
         }
     }
 }
@@ -106,9 +138,11 @@ mod tests {
         let mut out = vec![];
         while let Some(l) = r.next_line().unwrap() {
             out.push(match l {
-                Line::Text { line_no, ended } => {
-                    format!("{line_no}:{}:{ended}", String::from_utf8_lossy(&r.buf))
-                }
+                Line::Text {
+                    line_no,
+                    ended,
+                    bytes,
+                } => format!("{line_no}:{}:{ended}", String::from_utf8_lossy(bytes)),
                 Line::TooLong { line_no, bytes } => format!("{line_no}:long {bytes}"),
             });
         }

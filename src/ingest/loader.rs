@@ -35,7 +35,7 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Session {
     let source: Arc<str> = Arc::from(path.display().to_string());
     let name = session_name(path);
     match std::fs::File::open(path) {
-        Ok(f) => load_reader(name, source, BufReader::with_capacity(256 * 1024, f), opts),
+        Ok(f) => load_reader(name, source, f, opts),
         Err(e) => {
             let mut s = Session {
                 name,
@@ -108,11 +108,15 @@ pub fn load_reader<R: Read>(
                     opts.max_line_bytes
                 ),
             ),
-            Line::Text { line_no, ended } => {
+            Line::Text {
+                line_no,
+                ended,
+                bytes,
+            } => {
                 if b.binary {
                     continue;
                 }
-                b.line(line_no, &lines.buf, ended);
+                b.line(line_no, bytes, ended);
             }
         }
     }
