@@ -7,7 +7,7 @@ use crate::model::{
     Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Session,
     SessionHeader, Stamp, ToolResult, Turn, FORMAT_VERSION,
 };
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -124,14 +124,13 @@ pub fn load_reader<R: Read>(
     b.finish()
 }
 
-/// A parsed line's bytes, turned into text only when a diagnostic needs a column (a line that
-/// parsed is valid UTF-8, so the check never fails then).
+/// A parsed line's text, kept for the columns of diagnostics.
 #[derive(Clone, Copy)]
-struct Text<'a>(&'a [u8]);
+struct Text<'a>(&'a str);
 
 impl<'a> Text<'a> {
     fn str(self) -> &'a str {
-        std::str::from_utf8(self.0).unwrap_or_default()
+        self.0
     }
 }
 
@@ -172,9 +171,9 @@ impl Builder {
             binary: false,
             header_seen: false,
             any_event: false,
-            seen_turns: HashSet::new(),
-            seen_contexts: HashSet::new(),
-            seen_answers: HashSet::new(),
+            seen_turns: HashSet::default(),
+            seen_contexts: HashSet::default(),
+            seen_answers: HashSet::default(),
         }
     }
 
@@ -233,31 +232,32 @@ impl Builder {
                 return;
             }
         }
-        // One pass: serde_json validates UTF-8 inside strings, and everything outside strings
-        // must be ASCII JSON, so a successful parse means the line is valid UTF-8. The separate
-        // UTF-8 check runs only to explain a failure.
-        match serde_json::from_slice::<Event>(bytes) {
+        // UTF-8 is validated once for the whole line (SIMD), so the parser takes every string as
+        // it is instead of validating each one again.
+        let text = match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                let good = std::str::from_utf8(bytes).map_or_else(|u| u.valid_up_to(), |t| t.len());
+                let col = String::from_utf8_lossy(&bytes[..good]).chars().count() as u64 + 1;
+                self.diag_at(
+                    line_no,
+                    col,
+                    "",
+                    DiagLevel::Error,
+                    format!(
+                        "invalid UTF-8 at byte {} of the line; line skipped",
+                        good + 1
+                    ),
+                );
+                return;
+            }
+        };
+        match serde_json::from_str::<Event>(text) {
             Ok(ev) => {
                 self.any_event = true;
-                self.event(line_no, Text(bytes), ev);
+                self.event(line_no, Text(text), ev);
             }
-            Err(e) => match std::str::from_utf8(bytes) {
-                Ok(text) => self.parse_error(line_no, text, e, ended),
-                Err(u) => {
-                    let good = u.valid_up_to();
-                    let col = String::from_utf8_lossy(&bytes[..good]).chars().count() as u64 + 1;
-                    self.diag_at(
-                        line_no,
-                        col,
-                        "",
-                        DiagLevel::Error,
-                        format!(
-                            "invalid UTF-8 at byte {} of the line; line skipped",
-                            good + 1
-                        ),
-                    );
-                }
-            },
+            Err(e) => self.parse_error(line_no, text, e, ended),
         }
     }
 
@@ -468,7 +468,7 @@ impl Builder {
                 "the session header should be the first event".into(),
             );
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for (i, s) in h.servers.iter().enumerate() {
             if !seen.insert(s.name.clone()) {
                 let name = s.name.clone();
