@@ -4,8 +4,8 @@
 use super::finding::{Finding, Kind, Severity};
 use super::support::normalize;
 use super::{Checker, Resolved};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::json;
-use std::collections::HashMap;
 
 fn claim_key(text: &str) -> String {
     normalize(&text.replace(
@@ -16,7 +16,7 @@ fn claim_key(text: &str) -> String {
 
 pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     // Group statements: by claim id, and by normalized text so renamed restatements join too.
-    let mut group_of: HashMap<String, usize> = HashMap::new();
+    let mut group_of: HashMap<String, usize> = HashMap::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, r) in resolved.iter().enumerate() {
         let id_key = format!("id:{}", r.claim.stamp.claim_id);

@@ -12,8 +12,8 @@ use crate::attest::dsse::{self, Envelope, SigCheck};
 use crate::attest::envelope::{compare_call, compare_result, open, Mismatch, Statement};
 use crate::attest::keys::{self, PublicKey};
 use crate::model::{Call, EnvelopeRecord};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 /// The keys the header declares for one server.
 #[derive(Default)]
@@ -73,7 +73,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     if s.envelopes.is_empty() && !required {
         return;
     }
-    let mut keys_of: HashMap<&'s str, ServerKeys> = HashMap::new();
+    let mut keys_of: HashMap<&'s str, ServerKeys> = HashMap::default();
     let mut opened: Vec<Opened<'s>> = Vec::new();
     for rec in &s.envelopes {
         let Some(call) = s.call(&rec.call_id) else {

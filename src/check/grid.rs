@@ -163,8 +163,8 @@ pub(crate) fn verdicts(
     resolved: &[Resolved],
     findings: &[Finding],
 ) -> Vec<ClaimVerdict> {
-    let mut by_claim: std::collections::HashMap<(u32, &str), Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut by_claim: rustc_hash::FxHashMap<(u32, &str), Vec<usize>> =
+        rustc_hash::FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
         if let (Some(t), Some(id)) = (f.turn, f.claim_id.as_deref()) {
             by_claim.entry((t, id)).or_default().push(i);

@@ -33,8 +33,8 @@ pub use metrics::Metrics;
 pub use run::{check_paths, Outcome};
 
 use crate::model::{Call, Claim, Session, Tier, ToolResult};
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 use support::{ClaimKeys, Support, TextIndex};
 
 /// Everything the checks found in one session.
@@ -97,9 +97,9 @@ impl<'s> Checker<'s> {
             s,
             cfg,
             findings: Vec::new(),
-            tiers: HashMap::new(),
-            text_index: HashMap::new(),
-            args_hashes: HashMap::new(),
+            tiers: HashMap::default(),
+            text_index: HashMap::default(),
+            args_hashes: HashMap::default(),
         }
     }
 
