@@ -321,6 +321,25 @@ fn parallel_conflict_hidden_warning_and_surfaced_near_miss() {
 }
 
 #[test]
+fn parallel_conflict_reads_abbreviated_units() {
+    // "12 hrs" is a value in hours, as the tokenizer reads it: the sibling disagrees.
+    let mut fx = fanout("Support replies within 12 hrs.");
+    fx.calls[0].text = "Support replies within 4 hours on the Team plan.".into();
+    fx.claims[0].text = "Support replies within 4 hours".into();
+    fx.claims[0].cite = Some(("req_1".into(), "Support replies within 4 hours".into()));
+    let r = fx.report();
+    let f = of_kind(&r, Kind::ParallelConflict);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence["other"]["value"], json!("12 hour(s)"));
+    // Near miss: the sibling states the same value.
+    let mut fx = fanout("Support replies within 4 hrs.");
+    fx.calls[0].text = "Support replies within 4 hours on the Team plan.".into();
+    fx.claims[0].text = "Support replies within 4 hours".into();
+    fx.claims[0].cite = Some(("req_1".into(), "Support replies within 4 hours".into()));
+    assert!(of_kind(&fx.report(), Kind::ParallelConflict).is_empty());
+}
+
+#[test]
 fn flattened_context_on_claims_and_turns() {
     let mut fx = Fx::baseline();
     fx.context = vec![(1, vec![("req_1".into(), None)])];

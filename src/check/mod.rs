@@ -125,11 +125,14 @@ impl<'s> Checker<'s> {
         t
     }
 
-    /// The arguments hash of a recorded call, computed once per call.
+    /// The arguments hash of a recorded call, computed once per distinct arguments text (calls
+    /// repeat their arguments; the same text has the same canonical form).
     pub fn args_hash(&mut self, call: &'s Call) -> &Result<String, String> {
-        self.args_hashes.entry(call.id.as_str()).or_insert_with(|| {
-            crate::attest::hash::arguments_hash(call.request.params.arguments.as_deref())
-        })
+        let raw = call.request.params.arguments.as_deref();
+        // "" never is the text of a JSON value: it stands for absent arguments.
+        self.args_hashes
+            .entry(raw.map_or("", |r| r.get()))
+            .or_insert_with(|| crate::attest::hash::arguments_hash(raw))
     }
 
     /// The index of a result's whole citable text (all blocks), cached. A single block is

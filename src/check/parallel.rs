@@ -116,6 +116,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             continue; // nothing a sibling could state differently
         }
         let answer_text = ck.s.answer(r.claim.turn).map_or("", |x| x.text.as_str());
+        let mut lower = Vec::new();
         for b in sibs {
             let Some(bres) = ck.s.result(&b.id) else {
                 continue;
@@ -123,11 +124,16 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             if bres.is_error() {
                 continue;
             }
-            // Cheap pre-filter on the raw text: a sibling can only disagree on a value it states.
-            let states_value = bres.texts().any(|(_, t)| {
-                units.iter().any(|u| may_state(t, *u))
-                    || (!claim_status.is_empty() && STATUS.iter().any(|w| contains_ci(t, w)))
-            });
+            // Cheap pre-filter on the sibling's ASCII-lowercased text (its index is built only if
+            // this passes): a sibling can only disagree on a value it states.
+            lower.clear();
+            for (_, t) in bres.texts() {
+                lower.extend_from_slice(t.as_bytes());
+                lower.push(b'\n');
+            }
+            lower.make_ascii_lowercase();
+            let states_value = units.iter().any(|u| may_state(&lower, *u))
+                || (!claim_status.is_empty() && STATUS.iter().any(|w| has(&lower, w)));
             if !states_value {
                 continue;
             }
@@ -219,37 +225,39 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     }
 }
 
-/// Case-insensitive (ASCII) substring test without allocating: memchr finds candidate first
-/// bytes in either case, then the rest is compared.
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let Some(&first) = n.first() else { return true };
-    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h).any(|i| {
-        h.get(i..i + n.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(n))
-    })
+/// Whether `lower` (a text, ASCII-lowercased) contains `word` (lowercase).
+fn has(lower: &[u8], word: &str) -> bool {
+    memchr::memmem::find(lower, word.as_bytes()).is_some()
 }
 
-/// Whether `text` may state a value in `unit` (a superset test: false means it certainly does not).
-fn may_state(text: &str, unit: Unit) -> bool {
-    match unit {
-        Unit::Currency(code) => {
-            let symbols: &[&str] = match code {
-                "USD" => &["$", "dollar"],
-                "EUR" => &["€", "euro"],
-                "GBP" => &["£", "pound"],
-                "JPY" => &["¥", "￥", "円", "yen"],
-                "INR" => &["₹", "rupee"],
-                "KRW" => &["₩"],
-                _ => &[],
-            };
-            contains_ci(text, code) || symbols.iter().any(|s| contains_ci(text, s))
-        }
-        Unit::Percent => {
-            text.contains('%') || contains_ci(text, "percent") || contains_ci(text, "per cent")
-        }
-        Unit::Time(t) => contains_ci(text, t) || (t == "day" && text.contains('日')),
-    }
+/// Whether `lower` (a text, ASCII-lowercased) may state a value in `unit`: a superset test,
+/// false means it certainly does not. It looks for every spelling the tokenizer reads as that
+/// unit (codes, symbols, words and abbreviations: "hrs" is hours, "per cent" percent).
+fn may_state(lower: &[u8], unit: Unit) -> bool {
+    let words: &[&str] = match unit {
+        Unit::Currency(code) => match code {
+            "USD" => &["usd", "$", "dollar"],
+            "EUR" => &["eur", "€"],
+            "GBP" => &["gbp", "£", "pound"],
+            "JPY" => &["jpy", "¥", "￥", "円", "yen"],
+            "INR" => &["inr", "₹", "rupee"],
+            "KRW" => &["krw", "₩"],
+            "CHF" => &["chf"],
+            _ => return true,
+        },
+        Unit::Percent => &["%", "cent"],
+        Unit::Time(t) => match t {
+            "second" => &["sec"],
+            "minute" => &["min"],
+            "hour" => &["h"],
+            "day" => &["day", "日"],
+            "week" => &["week", "wk"],
+            "month" => &["month"],
+            "year" => &["year", "yr"],
+            _ => return true,
+        },
+    };
+    words.iter().any(|w| has(lower, w))
 }
 
 fn trim_num(v: f64) -> String {
