@@ -166,16 +166,21 @@ fn write_report(
             let body = export::text::render(o, export::text::Style { color }, min);
             w.write_all(body.as_bytes())
         }
+        // The serializers make many small writes: buffer them in front of the destination.
         VerifyFormat::Json => {
-            serde_json::to_writer_pretty(&mut *w, &export::json::document(o, now))?;
-            w.write_all(b"\n")
+            let mut w = std::io::BufWriter::with_capacity(64 << 10, w);
+            serde_json::to_writer_pretty(&mut w, &export::json::document(o, now))?;
+            w.write_all(b"\n")?;
+            w.flush()
         }
         VerifyFormat::Junit => {
             w.write_all(export::junit::render(o, a.fail_on.threshold(), now).as_bytes())
         }
         VerifyFormat::Sarif => {
-            serde_json::to_writer_pretty(&mut *w, &export::sarif::render(o))?;
-            w.write_all(b"\n")
+            let mut w = std::io::BufWriter::with_capacity(64 << 10, w);
+            serde_json::to_writer_pretty(&mut w, &export::sarif::render(o))?;
+            w.write_all(b"\n")?;
+            w.flush()
         }
     }
 }
