@@ -13,12 +13,61 @@ pub struct Timestamp(pub i64);
 impl Timestamp {
     /// Parses an RFC 3339 timestamp; sub-millisecond digits are truncated.
     pub fn parse(s: &str) -> Result<Self, String> {
+        if let Some(t) = Self::parse_utc_fast(s) {
+            return Ok(t);
+        }
         let dt = OffsetDateTime::parse(s, &Rfc3339)
             .map_err(|e| format!("`{s}` is not an RFC 3339 timestamp ({e})"))?;
         let ms = dt.unix_timestamp_nanos().div_euclid(1_000_000);
         i64::try_from(ms)
             .map(Timestamp)
             .map_err(|_| format!("`{s}` is out of range"))
+    }
+
+    /// The form nearly every producer writes, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, read without the
+    /// general RFC 3339 parser (a log holds several timestamps per event). The calendar checks
+    /// and arithmetic are still the `time` crate's. Anything else (offsets, lowercase `t`/`z`,
+    /// leap seconds, malformed text) returns `None` and takes the general parser.
+    fn parse_utc_fast(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+            return None;
+        }
+        if b[16] != b':' || b[b.len() - 1] != b'Z' {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<u32> {
+            b[r].iter().try_fold(0u32, |acc, &c| {
+                c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+            })
+        };
+        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        let millis = match &b[19..b.len() - 1] {
+            [] => 0,
+            [b'.', frac @ ..] if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => {
+                let mut ms = 0;
+                for i in 0..3 {
+                    ms = ms * 10 + frac.get(i).map_or(0, |&c| u32::from(c - b'0'));
+                }
+                ms
+            }
+            _ => return None,
+        };
+        if hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+        let date = time::Date::from_calendar_date(
+            i32::try_from(year).ok()?,
+            month,
+            u8::try_from(day).ok()?,
+        )
+        .ok()?;
+        // Julian day 2440588 is 1970-01-01.
+        let days = i64::from(date.to_julian_day()) - 2_440_588;
+        let secs = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
+        Some(Timestamp(secs * 1000 + i64::from(millis)))
     }
 
     /// Milliseconds since the Unix epoch.
@@ -123,6 +172,49 @@ mod tests {
     fn rejects_garbage() {
         assert!(Timestamp::parse("yesterday").is_err());
         assert!(Timestamp::parse("2026-13-02T14:03:11Z").is_err());
+    }
+
+    /// The general RFC 3339 parser, for comparison with the fast path.
+    fn parse_general(s: &str) -> Option<i64> {
+        let dt = OffsetDateTime::parse(s, &Rfc3339).ok()?;
+        i64::try_from(dt.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
+    }
+
+    #[test]
+    fn fast_path_falls_back_on_everything_else() {
+        for s in [
+            "2026-10-02T14:03:11+02:00",
+            "2026-10-02t14:03:11z",
+            "2026-10-02T14:03:11.Z",
+            "2026-02-30T14:03:11Z",
+            "2026-10-02T24:03:11Z",
+            "2026-10-02T14:03:11",
+            "2026-1x-02T14:03:11Z",
+        ] {
+            assert_eq!(Timestamp::parse_utc_fast(s), None, "{s}");
+            assert_eq!(
+                Timestamp::parse(s).ok().map(|t| t.0),
+                parse_general(s),
+                "{s}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_agrees_with_the_general_parser(
+            y in 0u32..10000, mo in 0u32..14, d in 0u32..33, h in 0u32..26, mi in 0u32..61,
+            sec in 0u32..61, frac in proptest::option::of("[0-9]{1,9}"),
+        ) {
+            let f = frac.map(|f| format!(".{f}")).unwrap_or_default();
+            let s = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}{f}Z");
+            let general = parse_general(&s);
+            let fast = Timestamp::parse_utc_fast(&s).map(|t| t.0);
+            if fast.is_some() {
+                proptest::prop_assert_eq!(fast, general, "{}", s);
+            }
+            proptest::prop_assert_eq!(Timestamp::parse(&s).ok().map(|t| t.0), general, "{}", s);
+        }
     }
 
     #[test]
