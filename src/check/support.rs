@@ -656,7 +656,13 @@ pub fn normalize(s: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.extend(w.chars().flat_map(char::to_lowercase));
+        if w.is_ascii() {
+            let start = out.len();
+            out.push_str(w);
+            out[start..].make_ascii_lowercase();
+        } else {
+            out.extend(w.chars().flat_map(char::to_lowercase));
+        }
     }
     out
 }
@@ -804,6 +810,13 @@ mod tests {
         assert!(support("the \"Growth Plus\" plan", "Plan name: growth   plus").supported(0.6));
         assert!(!support("the \"Growth Plus\" plan", "Plan name: Growth").supported(0.6));
         assert!(support("税込 ¥2,980 です", "価格は税込 ¥2,980").supported(0.6));
+    }
+
+    #[test]
+    fn normalize_lowercases_and_collapses_whitespace() {
+        assert_eq!(normalize("  Growth\tPLUS \n plan "), "growth plus plan");
+        assert_eq!(normalize("ÉTÉ  Straße İx"), "été straße i\u{307}x");
+        assert_eq!(normalize(""), "");
     }
 
     #[test]
