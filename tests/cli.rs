@@ -133,6 +133,39 @@ fn verify_exit_codes_and_formats() {
     // Input errors win over findings: exit 2.
     let bad = write(dir.path(), "bad.jsonl", "nope\n");
     assert_eq!(provscope(&["verify", &stale, &bad]).status.code(), Some(2));
+
+    // --output: the report goes to the file, streamed; an unwritable path is exit 2.
+    let report = dir.path().join("report.json");
+    let o = provscope(&[
+        "verify",
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+        &stale,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(o.stdout.is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(
+        v["sessions"][0]["claims"][0]["findings"][0]["kind"],
+        "stale"
+    );
+    let nowhere = dir.path().join("no-such-dir").join("r.json");
+    let o = provscope(&["verify", "-o", nowhere.to_str().unwrap(), &stale]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("cannot write"), "{}", err(&o));
+
+    // A path that does not exist: exit 2, the path named, and the totals still complete.
+    let missing = dir.path().join("missing.jsonl");
+    let o = provscope(&["verify", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("missing.jsonl"), "{}", err(&o));
+    assert!(
+        out(&o).contains("grid: fact right, source right 0, fact right, source wrong 0"),
+        "{}",
+        out(&o)
+    );
 }
 
 #[test]
