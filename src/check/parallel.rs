@@ -132,7 +132,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 lower.push(b'\n');
             }
             lower.make_ascii_lowercase();
-            let states_value = units.iter().any(|u| may_state(&lower, *u))
+            let states_value = units.iter().any(|u| u.may_be_stated_in(&lower))
                 || (!claim_status.is_empty() && STATUS.iter().any(|w| has(&lower, w)));
             if !states_value {
                 continue;
@@ -228,36 +228,6 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 /// Whether `lower` (a text, ASCII-lowercased) contains `word` (lowercase).
 fn has(lower: &[u8], word: &str) -> bool {
     memchr::memmem::find(lower, word.as_bytes()).is_some()
-}
-
-/// Whether `lower` (a text, ASCII-lowercased) may state a value in `unit`: a superset test,
-/// false means it certainly does not. It looks for every spelling the tokenizer reads as that
-/// unit (codes, symbols, words and abbreviations: "hrs" is hours, "per cent" percent).
-fn may_state(lower: &[u8], unit: Unit) -> bool {
-    let words: &[&str] = match unit {
-        Unit::Currency(code) => match code {
-            "USD" => &["usd", "$", "dollar"],
-            "EUR" => &["eur", "€"],
-            "GBP" => &["gbp", "£", "pound"],
-            "JPY" => &["jpy", "¥", "￥", "円", "yen"],
-            "INR" => &["inr", "₹", "rupee"],
-            "KRW" => &["krw", "₩"],
-            "CHF" => &["chf"],
-            _ => return true,
-        },
-        Unit::Percent => &["%", "cent"],
-        Unit::Time(t) => match t {
-            "second" => &["sec"],
-            "minute" => &["min"],
-            "hour" => &["h"],
-            "day" => &["day", "日"],
-            "week" => &["week", "wk"],
-            "month" => &["month"],
-            "year" => &["year", "yr"],
-            _ => return true,
-        },
-    };
-    words.iter().any(|w| has(lower, w))
 }
 
 fn trim_num(v: f64) -> String {

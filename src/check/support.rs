@@ -475,42 +475,100 @@ fn month(w: &str) -> Option<f64> {
     })
 }
 
+/// Currency symbols and the ISO code each stands for.
+const CURRENCY_SYMBOLS: [(char, &str); 8] = [
+    ('$', "USD"),
+    ('€', "EUR"),
+    ('£', "GBP"),
+    ('¥', "JPY"),
+    ('￥', "JPY"),
+    ('円', "JPY"),
+    ('₹', "INR"),
+    ('₩', "KRW"),
+];
+
+/// Currency words and codes (lowercase) and the ISO code each stands for.
+const CURRENCY_WORDS: [(&str, &str); 15] = [
+    ("usd", "USD"),
+    ("dollar", "USD"),
+    ("dollars", "USD"),
+    ("eur", "EUR"),
+    ("euro", "EUR"),
+    ("euros", "EUR"),
+    ("gbp", "GBP"),
+    ("pound", "GBP"),
+    ("pounds", "GBP"),
+    ("jpy", "JPY"),
+    ("yen", "JPY"),
+    ("chf", "CHF"),
+    ("inr", "INR"),
+    ("rupees", "INR"),
+    ("krw", "KRW"),
+];
+
+/// Duration words (lowercase, singular: a plural `s` is stripped before the lookup) and their
+/// unit. `日` reads as a day.
+const TIME_WORDS: [(&str, &str); 14] = [
+    ("second", "second"),
+    ("sec", "second"),
+    ("minute", "minute"),
+    ("min", "minute"),
+    ("hour", "hour"),
+    ("hr", "hour"),
+    ("h", "hour"),
+    ("day", "day"),
+    ("日", "day"),
+    ("week", "week"),
+    ("wk", "week"),
+    ("month", "month"),
+    ("year", "year"),
+    ("yr", "year"),
+];
+
+/// The lowercase fragments of a percentage: `%`, and `cent` of `percent` / `per cent`.
+const PERCENT_FRAGMENTS: [&str; 2] = ["%", "cent"];
+
 fn currency_sym(c: char) -> Option<&'static str> {
-    match c {
-        '$' => Some("USD"),
-        '€' => Some("EUR"),
-        '£' => Some("GBP"),
-        '¥' | '￥' | '円' => Some("JPY"),
-        '₹' => Some("INR"),
-        '₩' => Some("KRW"),
-        _ => None,
-    }
+    CURRENCY_SYMBOLS
+        .iter()
+        .find(|(sym, _)| *sym == c)
+        .map(|(_, code)| *code)
 }
 
 fn currency_word(w: &str) -> Option<&'static str> {
-    match w {
-        "usd" | "dollar" | "dollars" => Some("USD"),
-        "eur" | "euro" | "euros" => Some("EUR"),
-        "gbp" | "pound" | "pounds" => Some("GBP"),
-        "jpy" | "yen" => Some("JPY"),
-        "chf" => Some("CHF"),
-        "inr" | "rupees" => Some("INR"),
-        _ => None,
-    }
+    CURRENCY_WORDS
+        .iter()
+        .find(|(word, _)| *word == w)
+        .map(|(_, code)| *code)
 }
 
 fn time_unit(w: &str) -> Option<&'static str> {
     let w = w.strip_suffix('s').unwrap_or(w);
-    Some(match w {
-        "second" | "sec" => "second",
-        "minute" | "min" => "minute",
-        "hour" | "hr" | "h" => "hour",
-        "day" => "day",
-        "week" | "wk" => "week",
-        "month" => "month",
-        "year" | "yr" => "year",
-        _ => return None,
-    })
+    TIME_WORDS
+        .iter()
+        .find(|(word, _)| *word == w)
+        .map(|(_, unit)| *unit)
+}
+
+impl Unit {
+    /// Whether `lower` (a text, ASCII-lowercased) may state a value in this unit: a superset
+    /// test over raw text, false means the tokenizer would certainly find no number in this
+    /// unit there. It looks for every spelling the tables above give the unit (a plural or
+    /// uppercase spelling contains one), so the two cannot drift apart.
+    pub fn may_be_stated_in(&self, lower: &[u8]) -> bool {
+        let has = |w: &str| memchr::memmem::find(lower, w.as_bytes()).is_some();
+        match self {
+            Unit::Currency(code) => {
+                let mut sym = [0u8; 4];
+                CURRENCY_WORDS.iter().any(|(w, c)| c == code && has(w))
+                    || CURRENCY_SYMBOLS
+                        .iter()
+                        .any(|(s, c)| c == code && has(s.encode_utf8(&mut sym)))
+            }
+            Unit::Percent => PERCENT_FRAGMENTS.iter().any(|w| has(w)),
+            Unit::Time(t) => TIME_WORDS.iter().any(|(w, u)| u == t && has(w)),
+        }
+    }
 }
 
 /// Every number with its unit: `(value * 1000, unit, shown)`; `shown` is built only when asked.
@@ -810,6 +868,36 @@ mod tests {
         assert!(support("the \"Growth Plus\" plan", "Plan name: growth   plus").supported(0.6));
         assert!(!support("the \"Growth Plus\" plan", "Plan name: Growth").supported(0.6));
         assert!(support("税込 ¥2,980 です", "価格は税込 ¥2,980").supported(0.6));
+    }
+
+    #[test]
+    fn the_unit_prefilter_admits_every_spelling_the_tokenizer_reads() {
+        let mut spellings: Vec<String> = Vec::new();
+        for (w, _) in CURRENCY_WORDS.iter().chain(TIME_WORDS.iter()) {
+            spellings.extend([w.to_string(), format!("{w}s"), w.to_uppercase()]);
+        }
+        spellings.extend(CURRENCY_SYMBOLS.iter().map(|(c, _)| c.to_string()));
+        spellings.extend(["%", "percent", "PER CENT", "per\ncent"].map(String::from));
+        let mut units = 0;
+        for sp in &spellings {
+            for text in [
+                format!("within 12 {sp} at most"),
+                format!("only {sp}12 today"),
+            ] {
+                for (_, unit, _) in numbers(&tokenize(&text), false) {
+                    let Some(u) = unit else { continue };
+                    units += 1;
+                    let lower = text.to_ascii_lowercase();
+                    assert!(u.may_be_stated_in(lower.as_bytes()), "{u:?} in {text:?}");
+                }
+            }
+        }
+        assert!(
+            units >= spellings.len(),
+            "every spelling reads as a unit somewhere"
+        );
+        assert!(!Unit::Time("hour").may_be_stated_in(b"costs 12 days"));
+        assert!(!Unit::Currency("EUR").may_be_stated_in(b"costs $12"));
     }
 
     #[test]
