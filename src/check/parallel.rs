@@ -61,12 +61,19 @@ fn siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
         .collect()
 }
 
+/// The status words a text names, in `STATUS` order (whole words, case-insensitive).
 fn status_words(text: &str) -> Vec<&'static str> {
     let lower = text.to_lowercase();
+    let mut found = [false; STATUS.len()];
+    for t in lower.split(|c: char| !c.is_alphanumeric()) {
+        if let Some(i) = STATUS.iter().position(|w| *w == t) {
+            found[i] = true;
+        }
+    }
     STATUS
         .iter()
-        .copied()
-        .filter(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|t| t == *w))
+        .zip(found)
+        .filter_map(|(w, f)| f.then_some(*w))
         .collect()
 }
 
@@ -99,9 +106,10 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if sibs.is_empty() {
             continue;
         }
+        let span_status = status_words(span);
         let claim_status: Vec<&str> = status_words(&r.claim.stamp.claim_text)
             .into_iter()
-            .filter(|w| status_words(span).contains(w))
+            .filter(|w| span_status.contains(w))
             .collect();
         let units: Vec<Unit> = r
             .keys
