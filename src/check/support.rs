@@ -11,10 +11,12 @@
 //! 3. The score is the share of key tokens found. A claim with no key tokens is scored by the
 //!    share of its content words found in the span, against `support_threshold`.
 
+use memchr::memmem::Finder;
 use rustc_hash::FxHasher;
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::hash::Hasher;
+use std::sync::OnceLock;
 
 /// A unit attached to a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -556,18 +558,42 @@ impl Unit {
     /// unit there. It looks for every spelling the tables above give the unit (a plural or
     /// uppercase spelling contains one), so the two cannot drift apart.
     pub fn may_be_stated_in(&self, lower: &[u8]) -> bool {
-        let has = |w: &str| memchr::memmem::find(lower, w.as_bytes()).is_some();
-        match self {
-            Unit::Currency(code) => {
-                let mut sym = [0u8; 4];
-                CURRENCY_WORDS.iter().any(|(w, c)| c == code && has(w))
-                    || CURRENCY_SYMBOLS
-                        .iter()
-                        .any(|(s, c)| c == code && has(s.encode_utf8(&mut sym)))
+        static FINDERS: OnceLock<Vec<(Unit, Vec<Finder<'static>>)>> = OnceLock::new();
+        let finders = FINDERS.get_or_init(|| {
+            let mut spellings: Vec<(Unit, String)> = Vec::new();
+            for (w, code) in CURRENCY_WORDS {
+                spellings.push((Unit::Currency(code), w.to_owned()));
             }
-            Unit::Percent => PERCENT_FRAGMENTS.iter().any(|w| has(w)),
-            Unit::Time(t) => TIME_WORDS.iter().any(|(w, u)| u == t && has(w)),
-        }
+            for (c, code) in CURRENCY_SYMBOLS {
+                spellings.push((Unit::Currency(code), c.to_string()));
+            }
+            for (w, unit) in TIME_WORDS {
+                spellings.push((Unit::Time(unit), w.to_owned()));
+            }
+            for w in PERCENT_FRAGMENTS {
+                spellings.push((Unit::Percent, w.to_owned()));
+            }
+            let mut units: Vec<(Unit, Vec<Finder<'static>>)> = Vec::new();
+            for (u, w) in &spellings {
+                // A spelling that contains another of the same unit adds nothing ("dollars").
+                let redundant = spellings
+                    .iter()
+                    .any(|(v, x)| v == u && x != w && w.contains(x.as_str()));
+                if redundant {
+                    continue;
+                }
+                let finder = Finder::new(w.as_bytes()).into_owned();
+                match units.iter_mut().find(|(v, _)| v == u) {
+                    Some((_, fs)) => fs.push(finder),
+                    None => units.push((*u, vec![finder])),
+                }
+            }
+            units
+        });
+        finders
+            .iter()
+            .find(|(u, _)| u == self)
+            .is_none_or(|(_, fs)| fs.iter().any(|f| f.find(lower).is_some()))
     }
 }
 
