@@ -714,7 +714,11 @@ fn near_number(toks: &[Tok], i: usize) -> bool {
 
 fn quoted(s: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let ascii = s.is_ascii();
     for (open, close) in [('"', '"'), ('“', '”'), ('«', '»'), ('「', '」')] {
+        if ascii && !open.is_ascii() {
+            continue;
+        }
         let mut rest = s;
         while let Some(a) = rest.find(open) {
             let after = &rest[a + open.len_utf8()..];
