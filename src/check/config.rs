@@ -130,9 +130,11 @@ impl Config {
                 .compile_matcher();
             c.tiers.push((pat, g, t));
         }
-        // Exact names beat globs: sort literal patterns first, keep file order otherwise.
-        c.tiers
-            .sort_by_key(|(p, _, _)| p.contains(['*', '?', '[', '{']));
+        // The most specific pattern wins: exact names, then globs with more literal characters
+        // (a catch-all "*" comes last wherever it is written); ties in byte order of the pattern.
+        c.tiers.sort_by(|(a, _, _), (b, _, _)| {
+            pattern_rank(a).cmp(&pattern_rank(b)).then_with(|| a.cmp(b))
+        });
         if let Some(t) = raw.default_ttl_seconds {
             c.default_ttl_seconds = t;
         }
@@ -197,6 +199,15 @@ impl Config {
     }
 }
 
+/// How a `[tiers]` pattern sorts: exact names first, then globs by how many literal characters
+/// they have, most first (every character but `* ? [ ] { } , !` counts as literal).
+fn pattern_rank(p: &str) -> (bool, std::cmp::Reverse<usize>) {
+    const META: [char; 8] = ['*', '?', '[', ']', '{', '}', ',', '!'];
+    let is_glob = p.contains(['*', '?', '[', '{']);
+    let literal = p.chars().filter(|c| !META.contains(c)).count();
+    (is_glob, std::cmp::Reverse(literal))
+}
+
 /// `require_tier_gte_N` -> N (0..=3).
 pub fn parse_policy(p: &str) -> Option<u8> {
     let n: u8 = p.trim().strip_prefix("require_tier_gte_")?.parse().ok()?;
@@ -240,6 +251,26 @@ span_unsupported = "error"
             Severity::Error
         );
         assert!(!c.enabled(Kind::AmbiguousSupport));
+    }
+
+    #[test]
+    fn the_most_specific_tier_pattern_wins() {
+        let c = Config::parse(
+            r#"
+[tiers]
+"*" = "T3"
+"*.com" = "T2"
+"*.vendor.com" = "T1"
+"community-*" = "T2"
+"billing.vendor.com" = "T0"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.tier_override("billing.vendor.com"), Some(Tier::T0));
+        assert_eq!(c.tier_override("status.vendor.com"), Some(Tier::T1));
+        assert_eq!(c.tier_override("example.com"), Some(Tier::T2));
+        assert_eq!(c.tier_override("community-pricing-mcp"), Some(Tier::T2));
+        assert_eq!(c.tier_override("anything-else"), Some(Tier::T3));
     }
 
     #[test]
