@@ -132,6 +132,7 @@ impl<R: BufRead> CappedLines<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Just;
 
     fn collect(input: &[u8], cap: usize) -> Vec<String> {
         let mut r = CappedLines::new(std::io::BufReader::with_capacity(4, input), cap);
@@ -147,6 +148,55 @@ mod tests {
             });
         }
         out
+    }
+
+    /// The same lines, computed the obvious way over the whole input.
+    fn reference(input: &[u8], cap: usize) -> Vec<String> {
+        let mut out = vec![];
+        let mut rest = input;
+        let mut n = 0;
+        while !rest.is_empty() {
+            n += 1;
+            let (line, ended, next) = match rest.iter().position(|&c| c == b'\n') {
+                Some(i) => (&rest[..i], true, &rest[i + 1..]),
+                None => (rest, false, &rest[rest.len()..]),
+            };
+            out.push(if line.len() > cap {
+                format!("{n}:long {}", line.len())
+            } else {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                format!("{n}:{}:{ended}", String::from_utf8_lossy(line))
+            });
+            rest = next;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Lines handed out in place and lines copied across refills read the same, whatever
+        /// the buffer size and the cap.
+        #[test]
+        fn any_buffer_size_reads_the_same_lines(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), 0u8..=255],
+                0..300,
+            ),
+            buf in 1usize..40,
+            cap in 0usize..60,
+        ) {
+            let mut r = CappedLines::new(std::io::BufReader::with_capacity(buf, &input[..]), cap);
+            let mut got = vec![];
+            while let Some(l) = r.next_line().unwrap() {
+                got.push(match l {
+                    Line::Text { line_no, ended, bytes } => {
+                        format!("{line_no}:{}:{ended}", String::from_utf8_lossy(bytes))
+                    }
+                    Line::TooLong { line_no, bytes } => format!("{line_no}:long {bytes}"),
+                });
+            }
+            proptest::prop_assert_eq!(&got, &reference(&input, cap));
+            proptest::prop_assert_eq!(r.consumed, input.len() as u64);
+        }
     }
 
     #[test]
