@@ -124,16 +124,6 @@ pub fn load_reader<R: Read>(
     b.finish()
 }
 
-/// A parsed line's text, kept for the columns of diagnostics.
-#[derive(Clone, Copy)]
-struct Text<'a>(&'a str);
-
-impl<'a> Text<'a> {
-    fn str(self) -> &'a str {
-        self.0
-    }
-}
-
 /// The 1-based character column of byte offset `byte` in `text` (clamped, safe on any offset).
 fn char_column(text: &str, byte: usize) -> u64 {
     let mut b = byte.min(text.len());
@@ -192,7 +182,7 @@ impl Builder {
     fn field_diag(
         &mut self,
         line_no: u64,
-        text: Text<'_>,
+        text: &str,
         path: &str,
         level: DiagLevel,
         message: String,
@@ -202,7 +192,6 @@ impl Builder {
             .next()
             .unwrap_or("")
             .trim_end_matches(']');
-        let text = text.str();
         let column = if key.is_empty() {
             1
         } else {
@@ -255,7 +244,7 @@ impl Builder {
         match serde_json::from_str::<Event>(text) {
             Ok(ev) => {
                 self.any_event = true;
-                self.event(line_no, Text(text), ev);
+                self.event(line_no, text, ev);
             }
             Err(e) => self.parse_error(line_no, text, e, ended),
         }
@@ -307,7 +296,7 @@ impl Builder {
         }
     }
 
-    fn event(&mut self, line_no: u64, text: Text<'_>, ev: Event) {
+    fn event(&mut self, line_no: u64, text: &str, ev: Event) {
         match ev {
             Event::Session(h) => self.header(line_no, text, h),
             Event::Turn(t) => self.turn(line_no, text, t),
@@ -433,7 +422,7 @@ impl Builder {
         }
     }
 
-    fn header(&mut self, line_no: u64, text: Text<'_>, h: SessionHeader) {
+    fn header(&mut self, line_no: u64, text: &str, h: SessionHeader) {
         if self.header_seen {
             self.field_diag(
                 line_no,
@@ -486,7 +475,7 @@ impl Builder {
         self.session.header = Some(h);
     }
 
-    fn turn(&mut self, line_no: u64, text: Text<'_>, t: TurnEvent) {
+    fn turn(&mut self, line_no: u64, text: &str, t: TurnEvent) {
         if !self.seen_turns.insert(t.turn) {
             self.field_diag(
                 line_no,
@@ -506,7 +495,7 @@ impl Builder {
         });
     }
 
-    fn answer(&mut self, line_no: u64, text: Text<'_>, a: AnswerEvent) {
+    fn answer(&mut self, line_no: u64, text: &str, a: AnswerEvent) {
         if !self.seen_answers.insert(a.turn) {
             self.field_diag(
                 line_no,
@@ -554,10 +543,9 @@ impl Builder {
                     } else {
                         format!("answer.claims[{i}].{field}")
                     };
-                    let line_text = text.str();
-                    let base = line_text.find(raw.get()).unwrap_or(0);
+                    let base = text.find(raw.get()).unwrap_or(0);
                     let col_in_raw = pe.inner().column().saturating_sub(1);
-                    let col = char_column(line_text, base + col_in_raw);
+                    let col = char_column(text, base + col_in_raw);
                     let msg = humanize(&strip_pos(&pe.inner().to_string()));
                     self.diag_at(
                         line_no,
