@@ -66,6 +66,35 @@ fn sessions_view_snapshots() {
 }
 
 #[test]
+fn a_partly_unreadable_log_is_not_listed_as_clean() {
+    let mut a = new_app(&Config::default(), false).unwrap();
+    let clean = samples::load_all(&LoadOptions::default())
+        .into_iter()
+        .find(|s| s.name == "01-clean-baseline")
+        .unwrap();
+    let r = check_session(&clean, &Config::default());
+    a.push_session(Loaded::new(clean, r));
+    let bytes = b"{\"event\":\"session\",\"version\":1,\"session_id\":\"cut\",\"started_at\":\"2026-10-02T14:00:00Z\"}\n{\"event\":\"turn\",\"tu";
+    let cut = provscope::ingest::load_bytes(
+        "cut-short",
+        "cut-short.jsonl",
+        bytes,
+        &LoadOptions::default(),
+    );
+    let r = check_session(&cut, &Config::default());
+    a.push_session(Loaded::new(cut, r));
+    let text = screen(&mut a, 100, 12);
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or("")
+            .to_owned()
+    };
+    assert!(row("01-clean-baseline").contains("clean"), "{text}");
+    assert!(row("cut-short").contains("log error"), "{text}");
+}
+
+#[test]
 fn session_view_snapshots() {
     let mut a = app(true);
     open_claim(&mut a, "04-stale-cache", "clm_seat_price");
