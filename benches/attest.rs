@@ -22,6 +22,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The same allocator as the `provscope` binary.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn data_dir() -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/attest");
     std::fs::create_dir_all(&d).unwrap();

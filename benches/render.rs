@@ -15,6 +15,10 @@ use ratatui::Terminal;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+/// The same allocator as the `provscope` binary.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A session with `claims` claims, ten per turn, each turn with one call and result.
 fn session_bytes(claims: usize) -> Vec<u8> {
     let mut w = Vec::with_capacity(claims * 330);

@@ -8,6 +8,10 @@ use provscope::ingest::LoadOptions;
 use provscope::store::{SessionRef, Store};
 use std::time::Instant;
 
+/// The same allocator as the `provscope` binary.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = args
