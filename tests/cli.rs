@@ -166,6 +166,14 @@ fn verify_exit_codes_and_formats() {
         "{}",
         out(&o)
     );
+    // The JSON document keeps its documented shape: all four quadrants, even at zero.
+    let o = provscope(&["verify", "--format", "json", missing.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["metrics"]["quadrants"].as_object().map(|q| q.len()),
+        Some(4)
+    );
+    assert_eq!(v["input_errors"][0]["level"], "error");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Counts and rates for one session or many.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Metrics {
     /// Claim statements (a claim restated in three turns counts three times).
     pub claims: u64,
@@ -29,6 +29,24 @@ pub struct Metrics {
     pub kinds: BTreeMap<Kind, u64>,
     /// Findings per severity.
     pub severities: BTreeMap<Severity, u64>,
+}
+
+/// No claims: every quadrant present with a count of zero (the documented shape), no rates.
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            claims: 0,
+            stamped: 0,
+            supported: 0,
+            citation_precision: None,
+            fact_right: 0,
+            fact_right_source_wrong: 0,
+            wrong_source_rate: None,
+            quadrants: QUADRANTS.iter().map(|q| (*q, 0)).collect(),
+            kinds: BTreeMap::new(),
+            severities: BTreeMap::new(),
+        }
+    }
 }
 
 impl Metrics {
@@ -92,9 +110,6 @@ impl Metrics {
         let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
         self.citation_precision = ratio(self.supported, self.stamped);
         self.wrong_source_rate = ratio(self.fact_right_source_wrong, self.fact_right);
-        for q in QUADRANTS {
-            self.quadrants.entry(q).or_default();
-        }
     }
 
     /// Share of fact-right-source-wrong among failed claims (every quadrant but right/right): the

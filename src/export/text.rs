@@ -96,13 +96,10 @@ pub fn render(o: &Outcome, st: Style, min: Severity) -> String {
         pct(m.citation_precision),
         pct(m.wrong_source_rate)
     );
-    // Every quadrant, in the playbook's order, even when no session was read.
-    let q: Vec<String> = crate::check::QUADRANTS
+    let q: Vec<String> = m
+        .quadrants
         .iter()
-        .map(|q| {
-            let n = m.quadrants.get(q).copied().unwrap_or(0);
-            format!("{} {n}", q.title().to_lowercase())
-        })
+        .map(|(q, n)| format!("{} {n}", q.title().to_lowercase()))
         .collect();
     let _ = writeln!(out, "grid: {}", q.join(", "));
     out
