@@ -107,14 +107,6 @@ impl Loaded {
     pub fn quadrant_count(&self, q: Quadrant) -> u64 {
         self.report.metrics.quadrants.get(&q).copied().unwrap_or(0)
     }
-
-    /// True when part of the log could not be loaded (an error diagnostic).
-    pub fn has_log_errors(&self) -> bool {
-        self.session
-            .diagnostics
-            .iter()
-            .any(|d| d.level == crate::model::DiagLevel::Error)
-    }
 }
 
 /// A classification the engineer made (persisted in the case store).

@@ -62,7 +62,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             Some(Severity::Warning) => ("warning", th.severity(Severity::Warning)),
             Some(Severity::Info) => ("info", th.severity(Severity::Info)),
             // No finding in what loaded, but lines of the log were skipped: not clean.
-            None if l.has_log_errors() => ("log error", th.severity(Severity::Error)),
+            None if l.session.has_errors() => ("log error", th.severity(Severity::Error)),
             None => ("clean", th.clean()),
         };
         let q = |x| l.quadrant_count(x);
