@@ -5,6 +5,8 @@
 //! Run: `cargo bench --bench load` (add `-- --sizes 20,200` to choose sizes in MB).
 //! Each measurement runs in a child process so its peak RSS (VmHWM) is its own; every
 //! measurement, the Python one too, is the best of three runs.
+// A benchmark harness stops on the first failed setup step, by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use provscope::check::{check_paths, Config};
 use provscope::gen::{write_session, GenSpec};

@@ -3,6 +3,8 @@
 //! and to completion over the same claims; time to first frame and to the first session on a
 //! directory. Run: `cargo bench --bench render` (`-- --sizes 1000,100000` to choose;
 //! `-- --dir PATH` for the first-frame measurement, default target/bench-data/gen-200mb).
+// A benchmark harness stops on the first failed setup step, by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use provscope::check::{check_session, Config};
 use provscope::ingest::{load_bytes, LoadOptions};

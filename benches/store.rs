@@ -2,6 +2,8 @@
 //! plain two-column inserts of the same row count in one transaction, measured in the same run.
 //! Run: `cargo bench --bench store` (`-- --dir PATH`; default target/bench-data/gen-200mb,
 //! made by `cargo bench --bench load`).
+// A benchmark harness stops on the first failed setup step, by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use provscope::check::{check_paths, Config};
 use provscope::ingest::LoadOptions;

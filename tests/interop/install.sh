@@ -20,7 +20,7 @@ if [ ! -f "$stamp_npm" ]; then
   touch "$stamp_npm"
 fi
 #
-# MCP interop (tests/record_interop.rs): the official Python SDK `mcp` (pinned with its
+# MCP interop (tests/it/record_interop.rs): the official Python SDK `mcp` (pinned with its
 # dependencies in requirements.txt) as client; @modelcontextprotocol/server-everything and
 # @modelcontextprotocol/server-memory 2026.8.31 (package.json + package-lock.json) as servers,
 # run with `node .cache/npm/node_modules/@modelcontextprotocol/<server>/dist/index.js`.

@@ -8,7 +8,7 @@ object describing what the client saw:
       "is_error", "structured", "text", "progress"}...]}
 
 Scenarios: `everything` (@modelcontextprotocol/server-everything, `stdio` argument) and `memory`
-(@modelcontextprotocol/server-memory). Driven by tests/record_interop.rs.
+(@modelcontextprotocol/server-memory). Driven by tests/it/record_interop.rs.
 """
 
 import json

@@ -7,7 +7,7 @@ compare what one side wrote with what the other side read. SIGTERM, SIGINT and S
 passed to CMD and the tap keeps draining CMD's stdout until it closes, so nothing in flight is
 lost at shutdown. Exits with CMD's status (128 + N for signal N).
 
-Used by tests/record_interop.rs on both sides of `provscope record`.
+Used by tests/it/record_interop.rs on both sides of `provscope record`.
 """
 
 import os

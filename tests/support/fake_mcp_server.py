@@ -1,4 +1,4 @@
-"""A scripted stand-in for an MCP stdio server, for tests/record.rs.
+"""A scripted stand-in for an MCP stdio server, for tests/it/record.rs.
 
 Reads newline-delimited messages on stdin and writes every byte it read to $FAKE_STDIN_LOG and
 every byte it wrote to $FAKE_STDOUT_LOG (when set), so a test can compare both sides. Answers:

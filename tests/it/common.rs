@@ -1,5 +1,4 @@
 //! A small builder for sessions in tests: a clean baseline that each test bends one way.
-#![allow(dead_code)]
 
 use provscope::attest::hash::canonical_sha256;
 use provscope::check::{check_session, Config, Finding, Kind, SessionReport};
@@ -122,13 +121,6 @@ impl Fx {
             labels: vec![("clm_price".into(), "right")],
             extra_lines: vec![],
         }
-    }
-
-    pub fn call(&mut self, id: &str) -> &mut FxCall {
-        self.calls
-            .iter_mut()
-            .find(|c| c.id == id)
-            .expect("fixture call")
     }
 
     pub fn claim(&mut self, id: &str) -> &mut FxClaim {

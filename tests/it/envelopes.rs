@@ -2,7 +2,7 @@
 //! the payload, the signature or the recorded result) fail with the right kind; every kind of
 //! bad input is a clear finding, never a panic.
 
-mod attest_common;
+use crate::attest_common;
 
 use attest_common::*;
 use base64::Engine;

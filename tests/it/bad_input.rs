@@ -1,7 +1,7 @@
 //! Hostile and broken input: every case gets a clear diagnostic with file:line:column and field,
 //! everything valid still loads, nothing panics.
 
-mod common;
+use crate::common;
 
 use provscope::ingest::{load_bytes, load_file, LoadOptions};
 use provscope::model::{DiagLevel, Session};

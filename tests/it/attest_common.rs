@@ -1,9 +1,8 @@
 //! Helpers for the envelope tests: a small session with sealed calls, and bit flips.
-#![allow(dead_code)]
 
 use base64::Engine;
 use ed25519_dalek::SigningKey;
-use provscope::attest::envelope::{event_line, seal, Attestor, Observed};
+use provscope::attest::envelope::{seal, Attestor, Observed};
 use provscope::attest::keys;
 use provscope::check::{check_session, Config, Finding, Kind};
 use provscope::ingest::{load_bytes, LoadOptions};
@@ -109,20 +108,6 @@ pub fn seal_value(s: &Session, id: &str, k: &SigningKey) -> Value {
 /// The `envelope` event line for a (possibly altered) envelope value.
 pub fn envelope_line(call_id: &str, env: &Value) -> String {
     json!({"event": "envelope", "call_id": call_id, "envelope": env}).to_string()
-}
-
-/// The event line for an envelope straight from `seal`.
-pub fn sealed_line(s: &Session, id: &str, k: &SigningKey) -> String {
-    let obs = Observed::from_session(s, id).unwrap();
-    let env = seal(
-        &obs,
-        &Attestor {
-            id: "test-attestor".into(),
-            key: k.clone(),
-        },
-    )
-    .unwrap();
-    event_line(id, &env)
 }
 
 /// Findings of the three envelope kinds.

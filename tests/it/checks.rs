@@ -1,6 +1,6 @@
 //! Every finding kind: a case that fires it and near misses that must not.
 
-mod common;
+use crate::common;
 
 use common::{of_kind, Fx, FxCall, FxClaim};
 use provscope::check::{Config, Kind, Quadrant, Severity, SourceVerdict};

@@ -1,6 +1,6 @@
 //! `provscope keygen`, `envelope verify|inspect|seal` as processes: exit codes, messages, files.
 
-mod attest_common;
+use crate::attest_common;
 
 use attest_common::*;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! verifies in provscope, and one flipped bit of payload, signature or sealed result, at positions
 //! spread across each, is rejected by both.
 
-mod attest_common;
+use crate::attest_common;
 
 use attest_common::*;
 use provscope::attest::envelope::{statement, Attestor, Observed};

@@ -1,4 +1,4 @@
-//! ArkForge proof-spec 2.1.0: the 9 published vectors (../shared/vectors/, read-only) recompute
+//! ArkForge proof-spec 2.1.0: the 9 published vectors (tests/vectors/, see its README) recompute
 //! exactly, and `provscope receipt verify` accepts signed receipts built from them and rejects
 //! altered ones.
 
@@ -15,11 +15,9 @@ use std::process::Command;
 const URL: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 fn vectors() -> Value {
-    // In CI a copy of shared/ sits beside the clone, so this relative path works there too.
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/vectors/arkforge-proof-spec-2.1.0.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (shared/ must sit beside the repo)", path.display()));
+        .join("tests/vectors/arkforge-proof-spec-2.1.0.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 

@@ -1,6 +1,6 @@
 //! The CLI as a process: exit codes, stdout and stderr.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

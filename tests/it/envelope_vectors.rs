@@ -2,7 +2,7 @@
 //! tests/vectors/make_vectors.py) with provscope: every hash input, hash, payload, PAE,
 //! signature and envelope must match byte for byte, and the envelopes must verify in a session.
 
-mod attest_common;
+use crate::attest_common;
 
 use attest_common::*;
 use ed25519_dalek::SigningKey;

@@ -10,7 +10,7 @@
 //! exactly as it went over the wire; and that `provscope verify` finds nothing wrong with any
 //! envelope.
 //!
-//! Locally: `bash tests/interop/install.sh && cargo test --test record_interop`.
+//! Locally: `bash tests/interop/install.sh && cargo test --test it record_interop`.
 
 use serde_json::Value;
 use std::collections::HashMap;

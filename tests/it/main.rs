@@ -1,0 +1,23 @@
+//! provscope integration tests: one binary, one module per area (see each module's doc).
+// Test helpers fail a test by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod attest_common;
+mod attest_interop;
+mod bad_input;
+mod cases;
+mod checks;
+mod cli;
+mod common;
+mod envelope_cli;
+mod envelope_vectors;
+mod envelopes;
+mod golden;
+mod receipts;
+mod record;
+mod record_interop;
+mod report_schemas;
+mod store_cli;
+mod store_reliability;
+mod tui;
+mod tui_tmux;
