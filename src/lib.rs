@@ -2,7 +2,7 @@
 //!
 //! Data flows one way: [`ingest`] reads session logs into [`model`] types; `check` turns a
 //! session into findings; the explorer and exporters render findings. [`attest`] owns hashing
-//! and execution envelopes.
+//! and execution envelopes; [`record`] is the attesting proxy that writes sealed logs.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -14,6 +14,7 @@ pub mod export;
 pub mod gen;
 pub mod ingest;
 pub mod model;
+pub mod record;
 pub mod store;
 pub mod text;
 pub mod tui;

@@ -6,4 +6,3 @@ pub mod hash;
 pub mod keys;
 pub mod pyjson;
 pub mod receipt;
-pub mod record;

@@ -1,10 +1,11 @@
 //! `provscope record --key K.key --log OUT.jsonl [--server-name NAME] [--tier T] -- SERVER_CMD ...`:
-//! an attesting stdio MCP proxy (see `attest::record` and `docs/recording.md`).
+//! an attesting stdio MCP proxy (see `crate::record` and `docs/recording.md`).
 
 use super::EXIT_INPUT;
 use crate::attest::envelope::Attestor;
-use crate::attest::{keys, record};
+use crate::attest::keys;
 use crate::model::Tier;
+use crate::record;
 use std::ffi::OsString;
 use std::path::PathBuf;
 

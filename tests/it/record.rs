@@ -388,7 +388,7 @@ fn usage_errors() {
 fn every_fast_answer_is_paired_with_its_request() {
     // `sed` answers each request as soon as it has read it, often before a proxy that tapped
     // requests after forwarding them would have tapped them (the deterministic version of this
-    // race is a unit test in src/attest/record.rs).
+    // race is a unit test in src/record/process.rs).
     let d = Dir::new();
     let log = d.p("fast.jsonl");
     let mut input = String::new();

@@ -1,0 +1,380 @@
+//! Writing recorded calls: the log sinks (an fsynced file, memory), the lines of one answered
+//! call (header, `tool_call`, `tool_result`, `envelope`), and continuing an existing log.
+
+use super::pairing::{Pending, Recorder};
+use super::RECORDED_TURN;
+use crate::attest::envelope::{event_line, seal, Observed};
+use crate::attest::hash::arguments_hash;
+use crate::attest::keys::compact;
+use crate::model::event::{CacheInfo, IngestTag, ServerInfo, SessionHeader, SpanUnit};
+use crate::model::{CallResponse, Timestamp, FORMAT_VERSION};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Where recorded lines go: a file (fsynced) in the proxy, memory in tests.
+pub trait LogSink {
+    /// Appends whole lines durably, all or nothing as far as the sink can manage.
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
+}
+
+impl LogSink for Vec<u8> {
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// The session log file: appended, `fsync`ed after every call, and cut back to its last good
+/// length when a write fails, so a reader never sees half a record followed by whole ones.
+pub struct LogFile {
+    file: std::fs::File,
+    good_len: u64,
+}
+
+impl LogFile {
+    /// Opens (creating it with mode 0600) the log for appending.
+    pub fn open(path: &Path) -> io::Result<LogFile> {
+        let mut o = std::fs::OpenOptions::new();
+        o.append(true).create(true).read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.mode(0o600);
+        }
+        let file = o.open(path)?;
+        let good_len = file.metadata()?.len();
+        Ok(LogFile { file, good_len })
+    }
+
+    /// Cuts the file back to `len` bytes (an incomplete last line left by a crash).
+    pub fn truncate(&mut self, len: u64) -> io::Result<()> {
+        self.file.set_len(len)?;
+        self.file.sync_data()?;
+        self.good_len = len;
+        Ok(())
+    }
+
+    /// The file's length after the last successful append.
+    pub fn len(&self) -> u64 {
+        self.good_len
+    }
+
+    /// True when nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.good_len == 0
+    }
+}
+
+impl LogSink for LogFile {
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let r = self
+            .file
+            .write_all(bytes)
+            .and_then(|_| self.file.sync_data());
+        match r {
+            Ok(()) => {
+                self.good_len += bytes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Best effort: remove the partial record. A character device (/dev/full) or a
+                // read-only remount refuses, which is fine: nothing more can be done.
+                let _ = self.file.set_len(self.good_len);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A sink that refuses every write, for a log that could not be opened.
+pub struct Refused(pub String);
+
+impl LogSink for Refused {
+    fn append(&mut self, _: &[u8]) -> io::Result<()> {
+        Err(io::Error::other(self.0.clone()))
+    }
+}
+
+#[derive(Serialize)]
+struct CallLine<'a> {
+    event: &'static str,
+    turn: u32,
+    server: &'a str,
+    issued_at: Timestamp,
+    call_id: &'a str,
+    request: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct ResultLine<'a> {
+    event: &'static str,
+    turn: u32,
+    tag: &'a IngestTag,
+    response: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct HeaderLine<'a> {
+    event: &'static str,
+    #[serde(flatten)]
+    header: &'a SessionHeader,
+}
+
+impl<S: LogSink> Recorder<S> {
+    pub(super) fn lines_for(
+        &self,
+        p: &Pending,
+        raw: &RawValue,
+        at: Timestamp,
+    ) -> Result<Vec<u8>, String> {
+        let response: CallResponse =
+            serde_json::from_str(raw.get()).map_err(|e| format!("not a JSON-RPC response: {e}"))?;
+        let cfg = &self.cfg;
+        let args = p.request.params.arguments.as_deref();
+        let tool = p.request.params.name.as_str();
+        let tag = IngestTag {
+            call_id: p.call_id.clone(),
+            server: cfg.server.clone(),
+            tool: tool.to_owned(),
+            arguments_hash: arguments_hash(args)?,
+            fetched_at: at,
+            ttl_seconds: Some(cfg.ttl_seconds),
+            cache: CacheInfo::default(),
+            returned_at: at,
+        };
+        let obs = Observed {
+            session_id: &cfg.session_id,
+            call_id: &p.call_id,
+            server: &cfg.server,
+            tool,
+            arguments: args,
+            called_at: p.issued_at,
+            returned_at: at,
+            response: &response,
+        };
+        let env = seal(&obs, &cfg.attestor)?;
+        let mut buf = Vec::with_capacity(raw.get().len() + p.raw.get().len() + 2048);
+        if !self.header_written {
+            push_line(
+                &mut buf,
+                &HeaderLine {
+                    event: "session",
+                    header: &self.header(),
+                },
+            )?;
+        }
+        push_line(
+            &mut buf,
+            &CallLine {
+                event: "tool_call",
+                turn: RECORDED_TURN,
+                server: &cfg.server,
+                issued_at: p.issued_at,
+                call_id: &p.call_id,
+                request: &p.raw,
+            },
+        )?;
+        push_line(
+            &mut buf,
+            &ResultLine {
+                event: "tool_result",
+                turn: RECORDED_TURN,
+                tag: &tag,
+                response: raw,
+            },
+        )?;
+        buf.extend_from_slice(event_line(&p.call_id, &env).as_bytes());
+        buf.push(b'\n');
+        Ok(buf)
+    }
+
+    fn header(&self) -> SessionHeader {
+        SessionHeader {
+            version: FORMAT_VERSION,
+            session_id: self.cfg.session_id.clone(),
+            agent: None,
+            model: None,
+            started_at: self.clock.started(),
+            servers: vec![ServerInfo {
+                name: self.cfg.server.clone(),
+                tier: self.cfg.tier,
+                attestor_keys: vec![compact(&self.cfg.attestor.key.verifying_key())],
+                server_keys: Vec::new(),
+            }],
+            render_policy: None,
+            span_unit: SpanUnit::Char,
+            require_envelopes: true,
+            title: self.cfg.title.clone(),
+        }
+    }
+}
+
+/// Appends one event as a JSON line.
+fn push_line<T: Serialize>(buf: &mut Vec<u8>, v: &T) -> Result<(), String> {
+    serde_json::to_writer(&mut *buf, v).map_err(|e| format!("cannot serialize an event: {e}"))?;
+    buf.push(b'\n');
+    Ok(())
+}
+
+/// How a recording continues when the log already holds lines.
+pub enum Existing {
+    /// The log is empty or new: write a header.
+    Fresh,
+    /// The log holds an earlier recording of this server by this attestor: continue its session.
+    Continue {
+        /// The session id of the log's header.
+        session_id: String,
+        /// Call ids already used.
+        used_call_ids: HashSet<String>,
+        /// Length of the complete lines (an incomplete last line is cut).
+        complete_len: u64,
+    },
+    /// The log belongs to something else: record nothing.
+    Foreign(String),
+}
+
+/// Decides how to continue a non-empty log: only a log whose header lists `server` with
+/// `attestor_key` among its `attestor_keys` (and the same session id when one is given) is
+/// continued.
+pub fn examine_existing(
+    bytes: &[u8],
+    server: &str,
+    attestor_key: &str,
+    session_id: Option<&str>,
+) -> Existing {
+    if bytes.is_empty() {
+        return Existing::Fresh;
+    }
+    let complete_len = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let s = crate::ingest::load_bytes(
+        "log",
+        "log",
+        &bytes[..complete_len],
+        &crate::ingest::LoadOptions {
+            max_line_bytes: usize::MAX,
+        },
+    );
+    let Some(h) = &s.header else {
+        return if complete_len == 0 {
+            Existing::Fresh
+        } else {
+            Existing::Foreign("it has no session header".into())
+        };
+    };
+    if let Some(want) = session_id {
+        if want != h.session_id {
+            return Existing::Foreign(format!("it holds session `{}`, not `{want}`", h.session_id));
+        }
+    }
+    let ours = h
+        .servers
+        .iter()
+        .any(|sv| sv.name == server && sv.attestor_keys.iter().any(|k| k == attestor_key));
+    if !ours {
+        return Existing::Foreign(format!(
+            "its header (session `{}`) does not list server `{server}` with this attestor key",
+            h.session_id
+        ));
+    }
+    Existing::Continue {
+        session_id: h.session_id.clone(),
+        used_call_ids: s.calls.iter().map(|c| c.id.clone()).collect(),
+        complete_len: complete_len as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+    use super::*;
+
+    #[test]
+    fn a_failed_write_is_retried_with_the_header() {
+        struct Flaky(Vec<u8>, u32);
+        impl LogSink for Flaky {
+            fn append(&mut self, b: &[u8]) -> io::Result<()> {
+                self.1 += 1;
+                if self.1 == 1 {
+                    return Err(io::Error::other("disk full"));
+                }
+                self.0.extend_from_slice(b);
+                Ok(())
+            }
+        }
+        let t0 = Instant::now();
+        let mut r = Recorder::new(
+            cfg("s"),
+            Clock::anchored(Timestamp(0), t0),
+            Flaky(Vec::new(), 0),
+        );
+        for id in [1, 2] {
+            r.feed(
+                Dir::ToServer,
+                t0,
+                format!(
+                    "{{\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}\n"
+                )
+                .as_bytes(),
+            );
+            r.feed(
+                Dir::ToClient,
+                t0,
+                format!("{{\"id\":{id},\"result\":{{\"content\":[]}}}}\n").as_bytes(),
+            );
+        }
+        assert_eq!(r.stats().write_failures, 1);
+        assert_eq!(r.first_write_error(), Some("disk full"));
+        let s = load(&r.sink().0);
+        assert!(s.header.is_some());
+        assert_eq!(s.calls.len(), 1);
+    }
+
+    #[test]
+    fn continuing_an_existing_log() {
+        let (mut r, t0) = rec();
+        r.feed(
+            Dir::ToServer,
+            t0,
+            b"{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n",
+        );
+        r.feed(
+            Dir::ToClient,
+            t0,
+            b"{\"id\":1,\"result\":{\"content\":[]}}\n",
+        );
+        let mut log = r.sink().clone();
+        log.extend_from_slice(b"{\"event\":\"tool_ca");
+        let key = compact(&ed25519_dalek::SigningKey::from_bytes(&[7; 32]).verifying_key());
+        let Existing::Continue {
+            session_id,
+            used_call_ids,
+            complete_len,
+        } = examine_existing(&log, "everything", &key, None)
+        else {
+            panic!("not continued");
+        };
+        assert_eq!(session_id, "sess-test");
+        assert!(used_call_ids.contains("everything#1"));
+        assert_eq!(complete_len as usize, r.sink().len());
+        assert!(matches!(
+            examine_existing(&log, "other", &key, None),
+            Existing::Foreign(_)
+        ));
+        assert!(matches!(
+            examine_existing(&log, "everything", &key, Some("x")),
+            Existing::Foreign(_)
+        ));
+        assert!(matches!(
+            examine_existing(b"hello\n", "everything", &key, None),
+            Existing::Foreign(_)
+        ));
+        assert!(matches!(
+            examine_existing(b"", "everything", &key, None),
+            Existing::Fresh
+        ));
+    }
+}
