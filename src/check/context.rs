@@ -1,7 +1,8 @@
 //! Context checks: what else was in context (ambiguous support), how it got there (flattened,
 //! without per-call markers), and whether untrusted results try to steer the agent (injection).
 
-use super::finding::{Finding, Kind, Severity};
+use super::evidence::{self as ev, Evidence};
+use super::finding::{Finding, Severity};
 use super::{Checker, Resolved};
 use crate::model::{Tier, ToolResult};
 use std::collections::HashSet;
@@ -66,8 +67,19 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             .iter()
             .map(|(id, srv, _)| format!("`{id}` ({srv})"))
             .collect();
+        let e = ev::AmbiguousSupport {
+            cited_support: sup.score,
+            rivals: rivals
+                .iter()
+                .map(|(id, srv, s)| ev::Rival {
+                    call_id: (*id).to_owned(),
+                    server: srv.clone(),
+                    support: *s,
+                })
+                .collect(),
+        };
         let mut f = Finding::new(
-            Kind::AmbiguousSupport,
+            Evidence::AmbiguousSupport(e),
             Severity::Warning,
             format!(
                 "also supported as well or better by {} in context: the binding to `{cited}` cannot be told apart",
@@ -75,15 +87,7 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             ),
         )
         .claim(r.claim)
-        .call(cited)
-        .ev("cited_support", sup.score)
-        .ev(
-            "rivals",
-            rivals
-                .iter()
-                .map(|(id, srv, s)| serde_json::json!({"call_id": id, "server": srv, "support": s}))
-                .collect::<Vec<_>>(),
-        );
+        .call(cited);
         for (id, _, _) in &rivals {
             f = f.call(id);
         }
@@ -119,7 +123,9 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         reported_turns.insert(r.claim.turn);
         ck.emit(
             Finding::new(
-                Kind::FlattenedContext,
+                Evidence::FlattenedContext(ev::FlattenedContext {
+                    unmarked_calls: flat.iter().map(|c| (*c).to_owned()).collect(),
+                }),
                 Severity::Warning,
                 format!(
                     "`{}` entered context without a per-call marker: this binding is reconstruction, not verification",
@@ -127,8 +133,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 ),
             )
             .claim(r.claim)
-            .call(&o.tool_call_id)
-            .ev("unmarked_calls", flat),
+            .call(&o.tool_call_id),
         );
     }
     for ctx in &ck.s.contexts {
@@ -140,7 +145,9 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             continue;
         }
         let mut f = Finding::new(
-            Kind::FlattenedContext,
+            Evidence::FlattenedContext(ev::FlattenedContext {
+                unmarked_calls: flat.iter().map(|c| (*c).to_owned()).collect(),
+            }),
             Severity::Info,
             format!(
                 "{} result(s) entered context without per-call markers",
@@ -148,8 +155,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             ),
         )
         .turn(ctx.turn)
-        .line(ctx.line)
-        .ev("unmarked_calls", flat.clone());
+        .line(ctx.line);
         for id in flat {
             f = f.call(id);
         }
@@ -243,14 +249,15 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         claimed.insert(*id);
         ck.emit(
             Finding::new(
-                Kind::InjectionSuspect,
+                Evidence::InjectionSuspect(ev::InjectionSuspect {
+                    tier: *tier,
+                    signals: signals.clone(),
+                }),
                 Severity::Error,
                 format!("backed only by `{id}`, an untrusted ({}) result that tries to instruct the agent", tier.label()),
             )
             .claim(r.claim)
-            .call(id)
-            .ev("tier", tier.to_string())
-            .ev("signals", signals.clone()),
+            .call(id),
         );
     }
     for (id, signals, tier) in suspects {
@@ -260,7 +267,7 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let Some(res) = ck.s.result(id) else { continue };
         ck.emit(
             Finding::new(
-                Kind::InjectionSuspect,
+                Evidence::InjectionSuspect(ev::InjectionSuspect { tier, signals }),
                 Severity::Warning,
                 format!(
                     "untrusted ({}) result `{id}` contains text aimed at the agent",
@@ -269,9 +276,7 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             )
             .call(id)
             .turn(res.turn)
-            .line(res.line)
-            .ev("tier", tier.to_string())
-            .ev("signals", signals),
+            .line(res.line),
         );
     }
 }

@@ -1,11 +1,11 @@
 //! Citation drift: the same claim (same claim id, or the same normalized text) across turns
 //! re-binds to a different call, to a call not in context at that turn, or to nothing.
 
-use super::finding::{Finding, Kind, Severity};
+use super::evidence::{self as ev, Evidence};
+use super::finding::{Finding, Severity};
 use super::support::normalize;
 use super::{Checker, Resolved};
 use rustc_hash::FxHashMap as HashMap;
-use serde_json::json;
 
 fn claim_key(text: &str) -> String {
     normalize(&text.replace(
@@ -43,13 +43,13 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 .origin
                 .as_ref()
                 .map(|o| o.tool_call_id.as_str());
-            json!({
-                "turn": r.claim.turn,
-                "claim_id": r.claim.stamp.claim_id,
-                "call_id": call,
-                "in_context": call.map(|c| ck.s.in_context(r.claim.turn, c)),
-                "value": r.span_text,
-            })
+            ev::DriftEntry {
+                turn: r.claim.turn,
+                claim_id: r.claim.stamp.claim_id.clone(),
+                call_id: call.map(str::to_owned),
+                in_context: call.map(|c| ck.s.in_context(r.claim.turn, c)),
+                value: r.span_text.map(str::to_owned),
+            }
         };
         let mut prev: Option<&str> = None;
         for (k, r) in stmts.iter().enumerate() {
@@ -91,10 +91,11 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 _ => None,
             };
             if let Some((sev, msg)) = finding {
-                let mut f = Finding::new(Kind::CitationDrift, sev, msg)
-                    .claim(r.claim)
-                    .ev("history", history_window(&stmts, k, entry))
-                    .ev("history_length", stmts.len());
+                let e = ev::CitationDrift {
+                    history: history_window(&stmts, k, entry),
+                    history_length: stmts.len(),
+                };
+                let mut f = Finding::new(Evidence::CitationDrift(e), sev, msg).claim(r.claim);
                 if let Some(p) = prev {
                     f = f.call(p);
                 }
@@ -116,8 +117,8 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 fn history_window<'r, 's: 'r>(
     stmts: &[&'r Resolved<'s>],
     k: usize,
-    entry: impl Fn(&Resolved) -> serde_json::Value,
-) -> Vec<serde_json::Value> {
+    entry: impl Fn(&Resolved) -> ev::DriftEntry,
+) -> Vec<ev::DriftEntry> {
     let from = k.saturating_sub(HISTORY_WINDOW);
     let mut out = Vec::with_capacity(HISTORY_WINDOW + 2);
     if from > 0 {

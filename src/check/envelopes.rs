@@ -6,14 +6,14 @@
 //! verified predicate is compared with the recording: first the call (call hash and the fields
 //! it binds), then the result hash. `keyid` is never used to decide anything.
 
-use super::finding::{Finding, Kind, Severity};
+use super::evidence::{self as ev, Evidence, InvalidReason};
+use super::finding::{Finding, Severity};
 use super::{Checker, Resolved};
 use crate::attest::dsse::{self, Envelope, SigCheck};
 use crate::attest::envelope::{compare_call, compare_result, open, Mismatch, Statement};
 use crate::attest::keys::{self, PublicKey};
 use crate::model::{Call, EnvelopeRecord};
 use rustc_hash::FxHashMap as HashMap;
-use serde_json::{json, Value};
 
 /// The keys the header declares for one server.
 #[derive(Default)]
@@ -77,42 +77,46 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     let mut opened: Vec<Opened<'s>> = Vec::new();
     for rec in &s.envelopes {
         let Some(call) = s.call(&rec.call_id) else {
-            ck.emit(
-                invalid(
-                    rec,
-                    None,
-                    format!(
-                        "envelope for call `{}`, but no such call was recorded",
-                        rec.call_id
-                    ),
-                )
-                .ev("reason", "unknown_call"),
-            );
+            ck.emit(invalid(
+                rec,
+                None,
+                ev::EnvelopeInvalid::new(rec.line, None, InvalidReason::UnknownCall),
+                format!(
+                    "envelope for call `{}`, but no such call was recorded",
+                    rec.call_id
+                ),
+            ));
             continue;
         };
         let env = match Envelope::parse(rec.raw.get()) {
             Ok(e) => e,
             Err(e) => {
-                ck.emit(
-                    invalid(
-                        rec,
-                        Some(call),
-                        format!("envelope for {} is malformed: {e}", call.id),
-                    )
-                    .ev("reason", "malformed")
-                    .ev("field", e.field.clone()),
-                );
+                let evidence = ev::EnvelopeInvalid {
+                    field: Some(e.field.clone()),
+                    ..reason(rec, call, InvalidReason::Malformed)
+                };
+                ck.emit(invalid(
+                    rec,
+                    Some(call),
+                    evidence,
+                    format!("envelope for {} is malformed: {e}", call.id),
+                ));
                 continue;
             }
         };
         let st = match open(&env) {
             Ok(st) => st,
             Err(e) => {
-                ck.emit(
-                    invalid(rec, Some(call), format!("envelope for {}: {e}", call.id))
-                        .ev("reason", "bad_payload")
-                        .ev("payload_type", env.payload_type.clone()),
-                );
+                let evidence = ev::EnvelopeInvalid {
+                    payload_type: Some(env.payload_type.clone()),
+                    ..reason(rec, call, InvalidReason::BadPayload)
+                };
+                ck.emit(invalid(
+                    rec,
+                    Some(call),
+                    evidence,
+                    format!("envelope for {}: {e}", call.id),
+                ));
                 continue;
             }
         };
@@ -148,14 +152,12 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 continue;
             }
             Err(e) => {
-                ck.emit(
-                    invalid(
-                        o.rec,
-                        Some(o.call),
-                        format!("envelope for {}: {e}", o.call.id),
-                    )
-                    .ev("reason", "call_mismatch"),
-                );
+                ck.emit(invalid(
+                    o.rec,
+                    Some(o.call),
+                    reason(o.rec, o.call, InvalidReason::CallMismatch),
+                    format!("envelope for {}: {e}", o.call.id),
+                ));
                 continue;
             }
         }
@@ -165,8 +167,18 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         match compare_result(p, &result.response) {
             Ok(None) => {}
             Ok(Some(m)) => {
+                let e = ev::ResultTampered {
+                    sealed_result_hash: m.sealed.clone(),
+                    recorded_result_hash: m.recorded.clone(),
+                    call_hash: p.call_hash.clone(),
+                    server: o.call.server.clone(),
+                    attestor: p.attestor.id.clone(),
+                    keyid: signer.clone().unwrap_or_default(),
+                    envelope_line: o.rec.line,
+                    result_line: result.line,
+                };
                 let f = Finding::new(
-                    Kind::ResultTampered,
+                    Evidence::ResultTampered(e),
                     Severity::Error,
                     format!(
                         "the result of {} recorded as delivered is not the result the attestor \
@@ -176,25 +188,15 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                         short(&m.recorded)
                     ),
                 )
-                .call(&o.call.id)
-                .ev("sealed_result_hash", m.sealed)
-                .ev("recorded_result_hash", m.recorded)
-                .ev("call_hash", p.call_hash.clone())
-                .ev("server", o.call.server.clone())
-                .ev("attestor", p.attestor.id.clone())
-                .ev("keyid", signer.unwrap_or_default())
-                .ev("envelope_line", o.rec.line)
-                .ev("result_line", result.line);
+                .call(&o.call.id);
                 tampered.push((o.call, f.turn(result.turn).line(result.line)));
             }
-            Err(e) => ck.emit(
-                invalid(
-                    o.rec,
-                    Some(o.call),
-                    format!("envelope for {}: {e}", o.call.id),
-                )
-                .ev("reason", "unhashable_result"),
-            ),
+            Err(e) => ck.emit(invalid(
+                o.rec,
+                Some(o.call),
+                reason(o.rec, o.call, InvalidReason::UnhashableResult),
+                format!("envelope for {}: {e}", o.call.id),
+            )),
         }
     }
     for (call, f) in tampered {
@@ -218,9 +220,18 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         };
         for call in &s.calls {
             if s.envelopes_for(&call.id).next().is_none() {
+                let e = ev::EnvelopeMissing {
+                    server: call.server.clone(),
+                    tool: call.tool().to_owned(),
+                    required_by: if header_requires {
+                        ev::RequiredBy::Session
+                    } else {
+                        ev::RequiredBy::Config
+                    },
+                };
                 ck.emit(
                     Finding::new(
-                        Kind::EnvelopeMissing,
+                        Evidence::EnvelopeMissing(e),
                         Severity::Error,
                         format!(
                             "call {} ({} {}) has no execution envelope, but {by} requires one",
@@ -231,13 +242,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     )
                     .call(&call.id)
                     .turn(call.turn)
-                    .line(call.line)
-                    .ev("server", call.server.clone())
-                    .ev("tool", call.tool().to_owned())
-                    .ev(
-                        "required_by",
-                        if header_requires { "session" } else { "config" },
-                    ),
+                    .line(call.line),
                 );
             }
         }
@@ -248,15 +253,28 @@ fn short(h: &str) -> &str {
     h.get(..12).unwrap_or(h)
 }
 
-fn invalid(rec: &EnvelopeRecord, call: Option<&Call>, message: String) -> Finding {
-    let mut f = Finding::new(Kind::EnvelopeInvalid, Severity::Error, message)
-        .call(&rec.call_id)
-        .line(rec.line)
-        .ev("envelope_line", rec.line);
-    if let Some(c) = call {
-        f = f.turn(c.turn).ev("server", c.server.clone());
+/// Evidence of an invalid envelope for a recorded call, with only the reason set.
+fn reason(rec: &EnvelopeRecord, call: &Call, why: InvalidReason) -> ev::EnvelopeInvalid {
+    ev::EnvelopeInvalid::new(rec.line, Some(call.server.clone()), why)
+}
+
+fn invalid(
+    rec: &EnvelopeRecord,
+    call: Option<&Call>,
+    evidence: ev::EnvelopeInvalid,
+    message: String,
+) -> Finding {
+    let f = Finding::new(
+        Evidence::EnvelopeInvalid(evidence),
+        Severity::Error,
+        message,
+    )
+    .call(&rec.call_id)
+    .line(rec.line);
+    match call {
+        Some(c) => f.turn(c.turn),
+        None => f,
     }
-    f
 }
 
 /// Verifies every signature of every opened envelope: one batch over each signature's first
@@ -342,14 +360,16 @@ fn verify_signatures(
 /// The finding for the first signature that does not come from a trusted attestor, if any.
 fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Option<Finding> {
     let server = &o.call.server;
-    let base = |msg: String, reason: &str| {
-        let mut f = invalid(o.rec, Some(o.call), msg)
-            .ev("reason", reason)
-            .ev("trusted_keys", keys.attestor.len());
-        if !keys.unusable.is_empty() {
-            f = f.ev("unusable_header_keys", keys.unusable.clone());
-        }
-        f
+    let base = |msg: String, why: InvalidReason, keyid: Option<String>, hint: Option<String>, j| {
+        let e = ev::EnvelopeInvalid {
+            trusted_keys: Some(keys.attestor.len()),
+            unusable_header_keys: (!keys.unusable.is_empty()).then(|| keys.unusable.clone()),
+            keyid,
+            keyid_hint: hint,
+            signature: j,
+            ..reason(o.rec, o.call, why)
+        };
+        invalid(o.rec, Some(o.call), e, msg)
     };
     if keys.attestor.is_empty() {
         return Some(base(
@@ -358,7 +378,10 @@ fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Opti
                  for server {server}",
                 o.call.id
             ),
-            "no_trusted_keys",
+            InvalidReason::NoTrustedKeys,
+            None,
+            None,
+            None,
         ));
     }
     for (j, (v, sig)) in sigs.iter().zip(&o.env.signatures).enumerate() {
@@ -371,9 +394,11 @@ fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Opti
                      {server} itself, which proves nothing",
                     o.call.id
                 ),
-                "self_attestation",
-            )
-            .ev("keyid", keys::keyid(k)),
+                InvalidReason::SelfAttestation,
+                Some(keys::keyid(k)),
+                None,
+                Some(j),
+            ),
             SigVerdict::Untrusted(k) => base(
                 format!(
                     "envelope for {}: signature {j} is by key {} which the session header does \
@@ -381,9 +406,11 @@ fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Opti
                     o.call.id,
                     keys::compact(k)
                 ),
-                "untrusted_key",
-            )
-            .ev("keyid", keys::keyid(k)),
+                InvalidReason::UntrustedKey,
+                Some(keys::keyid(k)),
+                None,
+                Some(j),
+            ),
             SigVerdict::Bad => base(
                 format!(
                     "envelope for {}: signature {j} does not verify under any of the {} key(s) \
@@ -392,37 +419,43 @@ fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Opti
                     o.call.id,
                     keys.attestor.len()
                 ),
-                "bad_signature",
-            )
-            .ev("keyid_hint", hint),
+                InvalidReason::BadSignature,
+                None,
+                Some(hint),
+                Some(j),
+            ),
         };
-        return Some(f.ev("signature", j));
+        return Some(f);
     }
     None
 }
 
 fn call_mismatch(o: &Opened, m: &[Mismatch], signer: Option<String>) -> Finding {
     let fields: Vec<&str> = m.iter().map(|x| x.field).collect();
-    let detail: Vec<Value> = m
-        .iter()
-        .map(|x| json!({"field": x.field, "sealed": x.sealed, "recorded": x.recorded}))
-        .collect();
-    let mut f = invalid(
+    let hash = m.iter().find(|x| x.field == "call_hash");
+    let e = ev::EnvelopeInvalid {
+        mismatches: Some(
+            m.iter()
+                .map(|x| ev::SealMismatch {
+                    field: x.field,
+                    sealed: x.sealed.clone(),
+                    recorded: x.recorded.clone(),
+                })
+                .collect(),
+        ),
+        keyid: Some(signer.unwrap_or_default()),
+        sealed_call_hash: hash.map(|x| x.sealed.clone()),
+        recorded_call_hash: hash.map(|x| x.recorded.clone()),
+        ..reason(o.rec, o.call, InvalidReason::CallMismatch)
+    };
+    invalid(
         o.rec,
         Some(o.call),
+        e,
         format!(
             "envelope for {} seals a different call than the one recorded ({} differ)",
             o.call.id,
             fields.join(", ")
         ),
     )
-    .ev("reason", "call_mismatch")
-    .ev("mismatches", detail)
-    .ev("keyid", signer.unwrap_or_default());
-    if let Some(x) = m.iter().find(|x| x.field == "call_hash") {
-        f = f
-            .ev("sealed_call_hash", x.sealed.clone())
-            .ev("recorded_call_hash", x.recorded.clone());
-    }
-    f
 }

@@ -1,7 +1,7 @@
 //! The finding type every check produces.
 
+use super::evidence::Evidence;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use std::fmt;
 
 /// What a finding is about. The names are stable: they appear in JSON, SARIF, JUnit and config.
@@ -133,7 +133,7 @@ impl fmt::Display for Severity {
 }
 
 /// One finding: a kind, how bad, what it concerns, one sentence, and the values that prove it.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Finding {
     /// The kind.
     pub kind: Kind,
@@ -150,23 +150,23 @@ pub struct Finding {
     pub turn: Option<u32>,
     /// One line a person understands.
     pub message: String,
-    /// The values that prove it.
-    pub evidence: Map<String, Value>,
+    /// The values that prove it (typed per kind).
+    pub evidence: Evidence,
     /// The log line it points at (the answer's, or the result's).
     pub line: u64,
 }
 
 impl Finding {
-    /// A finding with no evidence yet.
-    pub fn new(kind: Kind, severity: Severity, message: impl Into<String>) -> Self {
+    /// A finding of the kind its evidence belongs to.
+    pub fn new(evidence: Evidence, severity: Severity, message: impl Into<String>) -> Self {
         Finding {
-            kind,
+            kind: evidence.kind(),
             severity,
             claim_id: None,
             call_ids: Vec::new(),
             turn: None,
             message: message.into(),
-            evidence: Map::new(),
+            evidence,
             line: 0,
         }
     }
@@ -196,12 +196,6 @@ impl Finding {
     /// Sets the log line.
     pub fn line(mut self, l: u64) -> Self {
         self.line = l;
-        self
-    }
-
-    /// Adds one piece of evidence.
-    pub fn ev(mut self, key: &str, v: impl Into<Value>) -> Self {
-        self.evidence.insert(key.to_owned(), v.into());
         self
     }
 }

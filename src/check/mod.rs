@@ -12,6 +12,7 @@ mod config;
 mod context;
 mod drift;
 mod envelopes;
+pub mod evidence;
 mod finding;
 mod grid;
 mod metrics;
@@ -22,6 +23,7 @@ mod run;
 pub mod support;
 
 pub use config::{parse_policy, Config, CONFIG_FILE};
+pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{ClaimVerdict, FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
 

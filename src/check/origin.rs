@@ -2,13 +2,13 @@
 //! supports the claim, from a fresh result of a trusted enough server?
 
 use super::config::parse_policy;
-use super::finding::{Finding, Kind, Severity};
+use super::evidence::{self as ev, Disagreement, Evidence};
+use super::finding::{Finding, Severity};
 use super::support::{ClaimKeys, TextIndex};
 use super::{Checker, Resolved};
 use crate::attest::hash::hash_matches;
 use crate::model::span::resolve as resolve_span;
 use crate::model::{human_duration, Claim, Tier};
-use serde_json::json;
 
 /// Resolves a claim's origin and span against the session.
 pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
@@ -46,26 +46,33 @@ pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
     };
     if r.result.is_none() {
         // Nothing to cite: no call at all, or a call whose result was never recorded.
-        let f = Finding::new(Kind::DanglingOrigin, Severity::Error, "")
-            .claim(c)
-            .call(&o.tool_call_id)
-            .ev("tool_call_id", o.tool_call_id.as_str());
-        let f = match r.call {
-            None => Finding {
-                message: format!(
+        let (message, evidence) = match r.call {
+            None => (
+                format!(
                     "cites call `{}`, which is not in the session",
                     o.tool_call_id
                 ),
-                ..f.ev("recorded_calls", ck.s.calls.len())
-            },
-            Some(_) => Finding {
-                message: format!(
+                ev::DanglingOrigin {
+                    tool_call_id: o.tool_call_id.clone(),
+                    recorded_calls: Some(ck.s.calls.len()),
+                    reason: None,
+                },
+            ),
+            Some(_) => (
+                format!(
                     "cites call `{}`, which has no recorded result",
                     o.tool_call_id
                 ),
-                ..f.ev("reason", "call has no result")
-            },
+                ev::DanglingOrigin {
+                    tool_call_id: o.tool_call_id.clone(),
+                    recorded_calls: None,
+                    reason: Some("call has no result".into()),
+                },
+            ),
         };
+        let f = Finding::new(Evidence::DanglingOrigin(evidence), Severity::Error, message)
+            .claim(c)
+            .call(&o.tool_call_id);
         ck.emit(f);
         if r.call.is_none() {
             below_tier(ck, r, &o.server);
@@ -90,15 +97,16 @@ fn unsourced(ck: &mut Checker, c: &Claim) {
         .filter(|m| !m.trim().is_empty());
     let f = match marker {
         Some(m) => Finding::new(
-            Kind::Unsourced,
+            Evidence::Unsourced(ev::Unsourced {
+                marker: Some(m.to_owned()),
+            }),
             Severity::Error,
             format!(
                 "rendered with citation marker {m} but has no origin: a citation it did not earn"
             ),
-        )
-        .ev("marker", m),
+        ),
         None => Finding::new(
-            Kind::Unsourced,
+            Evidence::Unsourced(ev::Unsourced { marker: None }),
             Severity::Warning,
             "has no origin: the claim is unsourced",
         ),
@@ -109,76 +117,58 @@ fn unsourced(ck: &mut Checker, c: &Claim) {
 fn origin_mismatch<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
     let c = r.claim;
     let Some(o) = &c.stamp.origin else { return };
-    let mut diffs = serde_json::Map::new();
+    let mut d = ev::OriginMismatch::default();
+    let text = |stamp: &str, recorded: &str| {
+        (stamp != recorded).then(|| Disagreement {
+            stamp: stamp.to_owned(),
+            recorded: recorded.to_owned(),
+        })
+    };
     if let Some(call) = r.call {
-        if o.server != call.server {
-            diffs.insert(
-                "server".into(),
-                json!({"stamp": o.server, "recorded": call.server}),
-            );
-        }
-        if o.tool != call.tool() {
-            diffs.insert(
-                "tool".into(),
-                json!({"stamp": o.tool, "recorded": call.tool()}),
-            );
-        }
-        match ck.args_hash(call) {
-            Ok(h) if !hash_matches(&o.arguments_hash, h) => {
-                diffs.insert(
-                    "arguments_hash".into(),
-                    json!({"stamp": o.arguments_hash, "recorded": h}),
-                );
+        d.server = text(&o.server, &call.server);
+        d.tool = text(&o.tool, call.tool());
+        if let Ok(h) = ck.args_hash(call) {
+            if !hash_matches(&o.arguments_hash, h) {
+                d.arguments_hash = text(&o.arguments_hash, h);
             }
-            _ => {}
         }
     } else if let Some(res) = r.result {
-        if o.server != res.tag.server {
-            diffs.insert(
-                "server".into(),
-                json!({"stamp": o.server, "recorded": res.tag.server}),
-            );
-        }
-        if o.tool != res.tag.tool {
-            diffs.insert(
-                "tool".into(),
-                json!({"stamp": o.tool, "recorded": res.tag.tool}),
-            );
-        }
+        d.server = text(&o.server, &res.tag.server);
+        d.tool = text(&o.tool, &res.tag.tool);
         if !hash_matches(&o.arguments_hash, &res.tag.arguments_hash) {
-            diffs.insert(
-                "arguments_hash".into(),
-                json!({"stamp": o.arguments_hash, "recorded": res.tag.arguments_hash}),
-            );
+            d.arguments_hash = text(&o.arguments_hash, &res.tag.arguments_hash);
         }
     }
     if let Some(res) = r.result {
         if o.fetched_at != res.tag.fetched_at {
-            diffs.insert(
-                "fetched_at".into(),
-                json!({"stamp": o.fetched_at.to_string(), "recorded": res.tag.fetched_at.to_string()}),
-            );
+            d.fetched_at = Some(Disagreement {
+                stamp: o.fetched_at,
+                recorded: res.tag.fetched_at,
+            });
         }
         if let (Some(a), Some(b)) = (o.ttl_seconds, res.tag.ttl_seconds) {
             if a != b {
-                diffs.insert("ttl_seconds".into(), json!({"stamp": a, "recorded": b}));
+                d.ttl_seconds = Some(Disagreement {
+                    stamp: a,
+                    recorded: b,
+                });
             }
         }
     }
-    if diffs.is_empty() {
+    let fields = d.fields();
+    if fields.is_empty() {
         return;
     }
-    let fields: Vec<&str> = diffs.keys().map(String::as_str).collect();
     let msg = format!(
         "stamp disagrees with recorded call `{}` on {}: misattribution",
         o.tool_call_id,
         fields.join(", ")
     );
-    let mut f = Finding::new(Kind::OriginMismatch, Severity::Error, msg)
-        .claim(c)
-        .call(&o.tool_call_id);
-    f.evidence = diffs;
-    ck.emit(f);
+    ck.emit(
+        Finding::new(Evidence::OriginMismatch(d), Severity::Error, msg)
+            .claim(c)
+            .call(&o.tool_call_id),
+    );
 }
 
 fn span_checks(ck: &mut Checker, r: &Resolved) {
@@ -188,7 +178,7 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
     let Some(sp) = c.stamp.span else {
         ck.emit(
             Finding::new(
-                Kind::SpanInvalid,
+                Evidence::SpanInvalid(ev::SpanInvalid::default()),
                 Severity::Error,
                 "has an origin but no span: nothing is cited",
             )
@@ -213,30 +203,36 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
                     sp.block
                 )
             };
+            let e = ev::SpanInvalid {
+                block: Some(sp.block),
+                blocks: Some(n),
+                ..ev::SpanInvalid::default()
+            };
             ck.emit(
-                Finding::new(Kind::SpanInvalid, Severity::Error, msg)
+                Finding::new(Evidence::SpanInvalid(e), Severity::Error, msg)
                     .claim(c)
-                    .call(call_id)
-                    .ev("block", sp.block)
-                    .ev("blocks", n),
+                    .call(call_id),
             );
             return;
         }
     };
     if let Err(e) = resolve_span(text, sp.start, sp.end, unit) {
+        let evidence = ev::SpanInvalid {
+            block: Some(sp.block),
+            blocks: None,
+            start: Some(sp.start),
+            end: Some(sp.end),
+            block_length: Some(crate::model::span::text_len(text, unit)),
+            unit: Some(format!("{unit:?}").to_lowercase()),
+        };
         ck.emit(
             Finding::new(
-                Kind::SpanInvalid,
+                Evidence::SpanInvalid(evidence),
                 Severity::Error,
                 format!("span [{}, {}) is invalid: {e}", sp.start, sp.end),
             )
             .claim(c)
-            .call(call_id)
-            .ev("block", sp.block)
-            .ev("start", sp.start)
-            .ev("end", sp.end)
-            .ev("block_length", crate::model::span::text_len(text, unit))
-            .ev("unit", format!("{unit:?}").to_lowercase()),
+            .call(call_id),
         );
         return;
     }
@@ -250,13 +246,15 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
                     sup.score
                 )
             };
+            let e = ev::SpanUnsupported {
+                support: (sup.score * 100.0).round() / 100.0,
+                missing: sup.missing.clone(),
+                span_text: span.to_owned(),
+            };
             ck.emit(
-                Finding::new(Kind::SpanUnsupported, Severity::Warning, msg)
+                Finding::new(Evidence::SpanUnsupported(e), Severity::Warning, msg)
                     .claim(c)
-                    .call(call_id)
-                    .ev("support", (sup.score * 100.0).round() / 100.0)
-                    .ev("missing", sup.missing.clone())
-                    .ev("span_text", span),
+                    .call(call_id),
             );
         }
     }
@@ -290,8 +288,17 @@ fn stale(ck: &mut Checker, r: &Resolved) {
     let age = answer.generated_at.millis_since(fetched);
     let over = answer.generated_at.millis_since(expires);
     let what = if cache_hit { "cached result" } else { "result" };
+    let e = ev::Stale {
+        fetched_at: fetched,
+        ttl_seconds: ttl,
+        expired_at: expires,
+        generated_at: answer.generated_at,
+        age_seconds: age / 1000,
+        over_by_seconds: over / 1000,
+        cache_hit,
+    };
     let f = Finding::new(
-        Kind::Stale,
+        Evidence::Stale(e),
         Severity::Error,
         format!(
             "{what} was {} old at answer time, past its {} TTL by {}",
@@ -301,14 +308,7 @@ fn stale(ck: &mut Checker, r: &Resolved) {
         ),
     )
     .claim(c)
-    .call(&o.tool_call_id)
-    .ev("fetched_at", fetched.to_string())
-    .ev("ttl_seconds", ttl)
-    .ev("expired_at", expires.to_string())
-    .ev("generated_at", answer.generated_at.to_string())
-    .ev("age_seconds", age / 1000)
-    .ev("over_by_seconds", over / 1000)
-    .ev("cache_hit", cache_hit);
+    .call(&o.tool_call_id);
     ck.emit(f);
 }
 
@@ -341,12 +341,14 @@ fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
         .as_ref()
         .map_or("", |o| o.tool_call_id.as_str());
     let base = |msg: String| {
-        Finding::new(Kind::BelowTier, Severity::Error, msg)
+        let e = ev::BelowTier {
+            server: server.to_owned(),
+            tier,
+            policy: policy.clone(),
+        };
+        Finding::new(Evidence::BelowTier(e), Severity::Error, msg)
             .claim(c)
             .call(call_id)
-            .ev("server", server)
-            .ev("tier", tier.to_string())
-            .ev("policy", policy.clone())
     };
     if matches!(tier, Tier::Unknown | Tier::T3) {
         let why = if tier == Tier::Unknown {

@@ -2,11 +2,11 @@
 //! answer the same question with different values, where the answer hides the conflict or cites
 //! the less trusted result.
 
-use super::finding::{Finding, Kind, Severity};
+use super::evidence::{self as ev, Evidence};
+use super::finding::{Finding, Severity};
 use super::support::{Key, TextIndex, Unit};
 use super::{Checker, Resolved};
 use crate::model::{Call, Timestamp};
-use serde_json::json;
 
 /// Words that show the answer told the user the sources disagree.
 const SURFACED: [&str; 9] = [
@@ -206,28 +206,35 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             };
             let mut ids = [(a.issued_at, a.id.as_str()), (b.issued_at, b.id.as_str())];
             ids.sort();
-            let issue: Vec<&str> = ids.iter().map(|x| x.1).collect();
+            let issue: Vec<String> = ids.iter().map(|x| x.1.to_owned()).collect();
             let mut arr = [
                 (ares.tag.returned_at, a.id.as_str()),
                 (bres.tag.returned_at, b.id.as_str()),
             ];
             arr.sort();
-            let arrival: Vec<&str> = arr.iter().map(|x| x.1).collect();
-            let side = |c: &Call, t: crate::model::Tier, v: &str, ret: Timestamp| {
-                json!({"call_id": c.id, "server": c.server, "tool": c.tool(), "tier": t.to_string(), "value": v,
-                       "issued_at": c.issued_at.to_string(), "returned_at": ret.to_string()})
+            let arrival: Vec<String> = arr.iter().map(|x| x.1.to_owned()).collect();
+            let side = |c: &Call, tier, value: String, returned_at| ev::ConflictSide {
+                call_id: c.id.clone(),
+                server: c.server.clone(),
+                tool: c.tool().to_owned(),
+                tier,
+                value,
+                issued_at: c.issued_at,
+                returned_at,
+            };
+            let e = ev::ParallelConflict {
+                cited: side(a, ta, va, ares.tag.returned_at),
+                other: side(b, tb, vb, bres.tag.returned_at),
+                issue_order: issue,
+                arrival_order: arrival,
+                surfaced,
+                fanout: a.fanout.clone(),
             };
             ck.emit(
-                Finding::new(Kind::ParallelConflict, sev, msg)
+                Finding::new(Evidence::ParallelConflict(e), sev, msg)
                     .claim(r.claim)
                     .call(&a.id)
-                    .call(&b.id)
-                    .ev("cited", side(a, ta, &va, ares.tag.returned_at))
-                    .ev("other", side(b, tb, &vb, bres.tag.returned_at))
-                    .ev("issue_order", issue)
-                    .ev("arrival_order", arrival)
-                    .ev("surfaced", surfaced)
-                    .ev("fanout", a.fanout.clone()),
+                    .call(&b.id),
             );
         }
     }

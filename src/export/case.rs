@@ -2,7 +2,7 @@
 //! recorded session, and checked against newly recorded sessions of the same question.
 //! The format is documented in `docs/cases.md`.
 
-use crate::check::{surfaces_conflict, Kind, SessionReport};
+use crate::check::{surfaces_conflict, Evidence, Kind, SessionReport};
 use crate::model::{Session, Tier, Timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -155,14 +155,8 @@ pub fn export(
     for f in &findings {
         match f.kind {
             Kind::ParallelConflict => {
-                if let Some(other) = f.evidence.get("other") {
-                    if let Some(id) = other.get("call_id").and_then(|x| x.as_str()) {
-                        let value = other
-                            .get("value")
-                            .and_then(|x| x.as_str())
-                            .map(str::to_owned);
-                        ids.push((id.to_owned(), value));
-                    }
+                if let Evidence::ParallelConflict(p) = &f.evidence {
+                    ids.push((p.other.call_id.clone(), Some(p.other.value.clone())));
                 }
             }
             Kind::AmbiguousSupport => {

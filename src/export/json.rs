@@ -2,12 +2,11 @@
 //! (see `docs/verify-json.md`). Serialized straight from the reports, borrowing everything.
 
 use crate::check::{
-    ClaimVerdict, FactVerdict, Finding, Kind, Metrics, Outcome, Quadrant, SessionReport, Severity,
-    SourceVerdict,
+    ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Outcome, Quadrant, SessionReport,
+    Severity, SourceVerdict,
 };
 use crate::model::{Diagnostic, Timestamp};
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 /// Schema identifier written in every document.
 pub const SCHEMA: &str = "provscope.verify/1";
@@ -22,7 +21,7 @@ pub struct FindingDoc<'a> {
     turn: Option<u32>,
     call_ids: &'a [String],
     line: u64,
-    evidence: &'a Map<String, Value>,
+    evidence: &'a Evidence,
 }
 
 impl<'a> From<&'a Finding> for FindingDoc<'a> {

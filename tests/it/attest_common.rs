@@ -165,9 +165,9 @@ pub fn spread(len: usize, n: usize) -> Vec<usize> {
 }
 
 /// The evidence `reason` of a finding.
-pub fn reason(f: &Finding) -> &str {
-    f.evidence
-        .get("reason")
-        .and_then(Value::as_str)
+pub fn reason(f: &Finding) -> String {
+    f.evidence.to_json()["reason"]
+        .as_str()
         .unwrap_or("")
+        .to_owned()
 }

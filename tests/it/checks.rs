@@ -65,7 +65,7 @@ fn origin_mismatch_per_field_and_abbreviated_hash_is_fine() {
         let f = of_kind(&r, Kind::OriginMismatch);
         assert_eq!(f.len(), 1, "{field}");
         assert!(
-            f[0].evidence.contains_key(field),
+            f[0].evidence.to_json().get(field).is_some(),
             "{field}: {:?}",
             f[0].evidence
         );
@@ -122,7 +122,7 @@ fn span_unsupported_19_vs_190_and_normalized_forms_pass() {
     let r = fx.report();
     let f = of_kind(&r, Kind::SpanUnsupported);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].evidence["missing"], json!(["$190"]));
+    assert_eq!(f[0].evidence.to_json()["missing"], json!(["$190"]));
     assert_eq!(r.metrics.citation_precision, Some(0.0));
     // Near misses: "19 USD" and "USD 19.00" in the span support "$19".
     for text in [
@@ -152,8 +152,8 @@ fn stale_fires_past_ttl_and_not_one_second_before() {
     let r = fx.report();
     let f = of_kind(&r, Kind::Stale);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].evidence["age_seconds"], json!(29));
-    assert_eq!(f[0].evidence["ttl_seconds"], json!(28));
+    assert_eq!(f[0].evidence.to_json()["age_seconds"], json!(29));
+    assert_eq!(f[0].evidence.to_json()["ttl_seconds"], json!(28));
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn stale_uses_the_original_fetch_of_a_cache_hit() {
     let r = fx.report();
     let f = of_kind(&r, Kind::Stale);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].evidence["cache_hit"], json!(true));
+    assert_eq!(f[0].evidence.to_json()["cache_hit"], json!(true));
     assert_eq!(r.claims[0].quadrant, Some(Quadrant::FactRightSourceWrong));
     assert_eq!(r.metrics.wrong_source_rate, Some(1.0));
 }
@@ -226,7 +226,10 @@ fn citation_drift_rebinding_memory_and_nothing() {
     let f = of_kind(&r, Kind::CitationDrift);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].severity, Severity::Error);
-    assert_eq!(f[0].evidence["history"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        f[0].evidence.to_json()["history"].as_array().unwrap().len(),
+        2
+    );
     // Re-bound to the new, in-context call: a warning.
     let mut fx = two_turns();
     fx.claims.push(FxClaim::new(
@@ -295,9 +298,18 @@ fn parallel_conflict_cites_lower_tier() {
     let f = of_kind(&r, Kind::ParallelConflict);
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
     assert_eq!(f[0].severity, Severity::Error);
-    assert_eq!(f[0].evidence["cited"]["server"], json!("mirror.vendor.com"));
-    assert_eq!(f[0].evidence["arrival_order"], json!(["req_2", "req_1"]));
-    assert_eq!(f[0].evidence["issue_order"], json!(["req_1", "req_2"]));
+    assert_eq!(
+        f[0].evidence.to_json()["cited"]["server"],
+        json!("mirror.vendor.com")
+    );
+    assert_eq!(
+        f[0].evidence.to_json()["arrival_order"],
+        json!(["req_2", "req_1"])
+    );
+    assert_eq!(
+        f[0].evidence.to_json()["issue_order"],
+        json!(["req_1", "req_2"])
+    );
 }
 
 #[test]
@@ -330,7 +342,10 @@ fn parallel_conflict_reads_abbreviated_units() {
     let r = fx.report();
     let f = of_kind(&r, Kind::ParallelConflict);
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
-    assert_eq!(f[0].evidence["other"]["value"], json!("12 hour(s)"));
+    assert_eq!(
+        f[0].evidence.to_json()["other"]["value"],
+        json!("12 hour(s)")
+    );
     // Near miss: the sibling states the same value.
     let mut fx = fanout("Support replies within 4 hrs.");
     fx.calls[0].text = "Support replies within 4 hours on the Team plan.".into();
@@ -384,7 +399,7 @@ fn injection_suspect_in_untrusted_results_only() {
     let f = of_kind(&r, Kind::InjectionSuspect);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].severity, Severity::Error);
-    let signals = f[0].evidence["signals"].to_string();
+    let signals = f[0].evidence.to_json()["signals"].to_string();
     assert!(
         signals.contains("ignore previous instructions")
             && signals.contains("[2]")

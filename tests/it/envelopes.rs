@@ -76,7 +76,7 @@ fn missing_envelope_when_required_by_header_or_config() {
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(f[0].kind, Kind::EnvelopeMissing);
     assert_eq!(f[0].call_ids, vec!["req_2"]);
-    assert_eq!(f[0].evidence["required_by"], "session");
+    assert_eq!(f[0].evidence.to_json()["required_by"], "session");
     // Not required: nothing.
     let (lines, envs) = sealed_session(false, &[public(&k)], &[], &k);
     let s = load(&with_envelopes(&lines, &[("req_1", envs[0].clone())]));
@@ -86,7 +86,7 @@ fn missing_envelope_when_required_by_header_or_config() {
     let f = envelope_findings_with(&s, &cfg);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].kind, Kind::EnvelopeMissing);
-    assert_eq!(f[0].evidence["required_by"], "config");
+    assert_eq!(f[0].evidence.to_json()["required_by"], "config");
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn one_flipped_bit_in_payload_or_signature_is_invalid() {
             assert_eq!(f[0].kind, Kind::EnvelopeInvalid, "{field} byte {byte}");
             assert_eq!(f[0].call_ids, vec!["req_1"]);
             assert!(
-                ["bad_signature", "bad_payload"].contains(&reason(&f[0])),
+                ["bad_signature", "bad_payload"].contains(&reason(&f[0]).as_str()),
                 "{field} byte {byte}: {}",
                 f[0].message
             );
@@ -143,7 +143,7 @@ fn one_flipped_bit_in_the_recorded_result_is_tampering() {
         assert_eq!(f.len(), 1, "byte {pos}: {f:#?}");
         assert_eq!(f[0].kind, Kind::ResultTampered);
         assert_eq!(f[0].severity, provscope::check::Severity::Error);
-        let ev = &f[0].evidence;
+        let ev = f[0].evidence.to_json();
         assert_ne!(ev["sealed_result_hash"], ev["recorded_result_hash"]);
         assert_eq!(ev["server"], SERVER);
         assert_eq!(
@@ -242,7 +242,7 @@ fn header_keys_that_do_not_parse_are_named() {
     let f = envelope_findings(&s);
     assert_eq!(f.len(), 1);
     assert_eq!(reason(&f[0]), "no_trusted_keys");
-    let unusable = f[0].evidence["unusable_header_keys"].to_string();
+    let unusable = f[0].evidence.to_json()["unusable_header_keys"].to_string();
     assert!(unusable.contains("wrong key type"), "{unusable}");
     assert!(unusable.contains("private key"), "{unusable}");
 }
@@ -256,10 +256,10 @@ fn call_mismatch_and_unknown_call() {
     let f = envelope_findings(&s);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!(reason(&f[0]), "call_mismatch");
-    assert!(f[0].evidence.contains_key("sealed_call_hash"));
+    assert!(f[0].evidence.to_json().get("sealed_call_hash").is_some());
     assert_ne!(
-        f[0].evidence["sealed_call_hash"],
-        f[0].evidence["recorded_call_hash"]
+        f[0].evidence.to_json()["sealed_call_hash"],
+        f[0].evidence.to_json()["recorded_call_hash"]
     );
     // The recorded arguments changed after sealing.
     let mut l = lines.clone();
@@ -268,7 +268,7 @@ fn call_mismatch_and_unknown_call() {
     let s = load(&with_envelopes(&l, &[("req_1", envs[0].clone())]));
     let f = envelope_findings(&s);
     assert_eq!(reason(&f[0]), "call_mismatch");
-    let fields = f[0].evidence["mismatches"].to_string();
+    let fields = f[0].evidence.to_json()["mismatches"].to_string();
     assert!(
         fields.contains("arguments_hash") && fields.contains("call_hash"),
         "{fields}"
@@ -328,7 +328,7 @@ fn bad_envelopes_are_findings_not_panics() {
         assert_eq!(f[0].kind, Kind::EnvelopeInvalid, "{what}");
         assert!(!f[0].message.is_empty());
         assert_eq!(
-            f[0].evidence["envelope_line"],
+            f[0].evidence.to_json()["envelope_line"],
             json!(lines.len() + 1),
             "{what}"
         );

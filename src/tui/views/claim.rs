@@ -3,7 +3,7 @@
 
 use super::session::{envelope_status, tier_of};
 use super::{clean, fit};
-use crate::check::{Kind, Quadrant};
+use crate::check::{Evidence, Kind, Quadrant};
 use crate::model::{human_duration, span::resolve, ToolResult};
 use crate::tui::app::{App, Loaded};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -42,15 +42,11 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
     // Claim text, with tokens the span does not contain marked.
     let missing: Vec<String> = l
         .findings(i)
-        .filter(|f| f.kind == Kind::SpanUnsupported)
-        .flat_map(|f| {
-            f.evidence
-                .get("missing")
-                .and_then(|m| m.as_array())
-                .cloned()
-                .unwrap_or_default()
+        .filter_map(|f| match &f.evidence {
+            Evidence::SpanUnsupported(e) => Some(e.missing.iter().cloned()),
+            _ => None,
         })
-        .filter_map(|v| v.as_str().map(str::to_owned))
+        .flatten()
         .collect();
     lines.push(mark_missing(
         &clean(&c.claim_text),
@@ -124,9 +120,9 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
             Span::raw(format!(" {}: ", fnd.severity)),
             Span::raw(clean(&fnd.message)),
         ]));
-        for (k, v) in fnd.evidence.iter().take(6) {
+        for (k, v) in fnd.evidence.rows().into_iter().take(6) {
             lines.push(Line::styled(
-                format!("    {k}: {}", fit(&clean(&evidence_text(v)), 200)),
+                format!("    {k}: {}", fit(&clean(&v), 200)),
                 th.dimmed(),
             ));
         }
@@ -138,23 +134,6 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
         ));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
-}
-
-/// Evidence as people read it: strings bare, objects as `key value, ...`, lists comma-separated.
-fn evidence_text(v: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "none".into(),
-        Value::Array(a) => a.iter().map(evidence_text).collect::<Vec<_>>().join(", "),
-        Value::Object(m) => m
-            .iter()
-            .filter(|(_, x)| !x.is_null())
-            .map(|(k, x)| format!("{k} {}", evidence_text(x)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
-    }
 }
 
 /// The claim text with every occurrence of a missing token styled.

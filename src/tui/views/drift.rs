@@ -118,11 +118,10 @@ fn same_text(a: &str, b: &str) -> bool {
 }
 
 fn history_mentions(f: &crate::check::Finding, claim_id: &str) -> bool {
-    f.evidence
-        .get("history")
-        .and_then(|h| h.as_array())
-        .is_some_and(|h| {
-            h.iter()
-                .any(|e| e.get("claim_id").and_then(|c| c.as_str()) == Some(claim_id))
-        })
+    match &f.evidence {
+        crate::check::Evidence::CitationDrift(d) => {
+            d.history.iter().any(|e| e.claim_id == claim_id)
+        }
+        _ => false,
+    }
 }

@@ -123,33 +123,30 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         ));
     }
     for fnd in conflicts {
-        let side = |k: &str| {
-            let v = &fnd.evidence[k];
+        let crate::check::Evidence::ParallelConflict(e) = &fnd.evidence else {
+            continue;
+        };
+        let side = |v: &crate::check::evidence::ConflictSide| {
             format!(
                 "{} {} [{}]: {}",
-                clean(v["call_id"].as_str().unwrap_or("?")),
-                clean(v["server"].as_str().unwrap_or("?")),
-                v["tier"].as_str().unwrap_or("?"),
-                clean(v["value"].as_str().unwrap_or("?"))
+                clean(&v.call_id),
+                clean(&v.server),
+                v.tier,
+                clean(&v.value)
             )
         };
         lines.push(Line::styled(clean(&fnd.message), th.severity(fnd.severity)));
         lines.push(Line::from(vec![
             Span::styled("cited  ", th.accent()),
-            Span::raw(side("cited")),
+            Span::raw(side(&e.cited)),
         ]));
         lines.push(Line::from(vec![
             Span::styled("other  ", th.dimmed()),
-            Span::raw(side("other")),
+            Span::raw(side(&e.other)),
         ]));
-        let surfaced = fnd
-            .evidence
-            .get("surfaced")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
         lines.push(Line::raw(format!(
             "conflict surfaced in the answer: {}",
-            if surfaced { "yes" } else { "no" }
+            if e.surfaced { "yes" } else { "no" }
         )));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

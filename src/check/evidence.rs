@@ -1,0 +1,483 @@
+//! Typed evidence: the values that prove a finding, one type per finding kind.
+//!
+//! The JSON form of every type is the documented `evidence` object of `docs/checks.md` and
+//! `docs/verify-json.md` (keys in the order written there); readers (the explorer, reports, cases)
+//! use the fields, never string keys.
+
+use super::finding::Kind;
+use crate::model::{Tier, Timestamp};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The evidence of a finding; the variant always matches the finding's kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Evidence {
+    /// `unsourced`.
+    Unsourced(Unsourced),
+    /// `dangling_origin`.
+    DanglingOrigin(DanglingOrigin),
+    /// `origin_mismatch`.
+    OriginMismatch(OriginMismatch),
+    /// `span_invalid`.
+    SpanInvalid(SpanInvalid),
+    /// `span_unsupported`.
+    SpanUnsupported(SpanUnsupported),
+    /// `ambiguous_support`.
+    AmbiguousSupport(AmbiguousSupport),
+    /// `stale`.
+    Stale(Stale),
+    /// `below_tier`.
+    BelowTier(BelowTier),
+    /// `citation_drift`.
+    CitationDrift(CitationDrift),
+    /// `parallel_conflict`.
+    ParallelConflict(ParallelConflict),
+    /// `flattened_context`.
+    FlattenedContext(FlattenedContext),
+    /// `injection_suspect`.
+    InjectionSuspect(InjectionSuspect),
+    /// `envelope_missing`.
+    EnvelopeMissing(EnvelopeMissing),
+    /// `envelope_invalid`.
+    EnvelopeInvalid(EnvelopeInvalid),
+    /// `result_tampered`.
+    ResultTampered(ResultTampered),
+}
+
+impl Evidence {
+    /// The finding kind this evidence belongs to.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Evidence::Unsourced(_) => Kind::Unsourced,
+            Evidence::DanglingOrigin(_) => Kind::DanglingOrigin,
+            Evidence::OriginMismatch(_) => Kind::OriginMismatch,
+            Evidence::SpanInvalid(_) => Kind::SpanInvalid,
+            Evidence::SpanUnsupported(_) => Kind::SpanUnsupported,
+            Evidence::AmbiguousSupport(_) => Kind::AmbiguousSupport,
+            Evidence::Stale(_) => Kind::Stale,
+            Evidence::BelowTier(_) => Kind::BelowTier,
+            Evidence::CitationDrift(_) => Kind::CitationDrift,
+            Evidence::ParallelConflict(_) => Kind::ParallelConflict,
+            Evidence::FlattenedContext(_) => Kind::FlattenedContext,
+            Evidence::InjectionSuspect(_) => Kind::InjectionSuspect,
+            Evidence::EnvelopeMissing(_) => Kind::EnvelopeMissing,
+            Evidence::EnvelopeInvalid(_) => Kind::EnvelopeInvalid,
+            Evidence::ResultTampered(_) => Kind::ResultTampered,
+        }
+    }
+
+    /// The documented JSON object (as in `verify --format json`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// The evidence as `(key, value)` rows for people: strings bare, lists comma-separated,
+    /// objects as `key value` pairs. Values come from logs: sanitize before drawing them.
+    pub fn rows(&self) -> Vec<(String, String)> {
+        let serde_json::Value::Object(m) = self.to_json() else {
+            return Vec::new();
+        };
+        m.into_iter().map(|(k, v)| (k, readable(&v))).collect()
+    }
+}
+
+/// A JSON value as people read it.
+fn readable(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "none".into(),
+        Value::Array(a) => a.iter().map(readable).collect::<Vec<_>>().join(", "),
+        Value::Object(m) => m
+            .iter()
+            .filter(|(_, x)| !x.is_null())
+            .map(|(k, x)| format!("{k} {}", readable(x)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// `unsourced`: the citation marker an unsourced claim was rendered with, if any.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unsourced {
+    /// The marker shown to the user (an unearned citation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<String>,
+}
+
+/// `dangling_origin`: the cited call id and why it does not resolve.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DanglingOrigin {
+    /// The cited call id.
+    pub tool_call_id: String,
+    /// Set when no such call was recorded: how many calls the session has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_calls: Option<usize>,
+    /// Set when the call was recorded but never answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A stamp value next to the recorded one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Disagreement<T> {
+    /// As stamped.
+    pub stamp: T,
+    /// As recorded.
+    pub recorded: T,
+}
+
+/// `origin_mismatch`: every origin field that disagrees with the recording (absent = agrees).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct OriginMismatch {
+    /// Server names.
+    pub server: Option<Disagreement<String>>,
+    /// Tool names.
+    pub tool: Option<Disagreement<String>>,
+    /// Arguments hashes.
+    pub arguments_hash: Option<Disagreement<String>>,
+    /// Fetch times.
+    pub fetched_at: Option<Disagreement<Timestamp>>,
+    /// TTLs in seconds.
+    pub ttl_seconds: Option<Disagreement<u64>>,
+}
+
+impl OriginMismatch {
+    /// The names of the fields that disagree, in documentation order.
+    pub fn fields(&self) -> Vec<&'static str> {
+        [
+            ("server", self.server.is_some()),
+            ("tool", self.tool.is_some()),
+            ("arguments_hash", self.arguments_hash.is_some()),
+            ("fetched_at", self.fetched_at.is_some()),
+            ("ttl_seconds", self.ttl_seconds.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
+    }
+}
+
+impl Serialize for OriginMismatch {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(d) = &self.server {
+            m.serialize_entry("server", d)?;
+        }
+        if let Some(d) = &self.tool {
+            m.serialize_entry("tool", d)?;
+        }
+        if let Some(d) = &self.arguments_hash {
+            m.serialize_entry("arguments_hash", d)?;
+        }
+        if let Some(d) = &self.fetched_at {
+            m.serialize_entry("fetched_at", d)?;
+        }
+        if let Some(d) = &self.ttl_seconds {
+            m.serialize_entry("ttl_seconds", d)?;
+        }
+        m.end()
+    }
+}
+
+/// `span_invalid`: which part of the span does not resolve (empty when there is no span).
+#[derive(Clone, Debug, PartialEq, Default, Serialize)]
+pub struct SpanInvalid {
+    /// The cited block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
+    /// How many blocks the result has (when the block is missing or has no text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<usize>,
+    /// Span start (when the offsets are invalid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    /// Span end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<u64>,
+    /// The block's length in `unit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_length: Option<u64>,
+    /// How offsets are counted: `char`, `utf8` or `utf16`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+}
+
+/// `span_unsupported`: the support score, the claim's missing tokens and the cited text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpanUnsupported {
+    /// Support score, rounded to 2 decimals.
+    pub support: f64,
+    /// Claim tokens the span does not contain.
+    pub missing: Vec<String>,
+    /// The cited span's text.
+    pub span_text: String,
+}
+
+/// A result in context that supports a claim as well as the cited one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rival {
+    /// Its call id.
+    pub call_id: String,
+    /// Its server.
+    pub server: String,
+    /// Its support score.
+    pub support: f64,
+}
+
+/// `ambiguous_support`: the cited span's support and every rival.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AmbiguousSupport {
+    /// Support of the cited span.
+    pub cited_support: f64,
+    /// Rivals in context.
+    pub rivals: Vec<Rival>,
+}
+
+/// `stale`: the freshness arithmetic.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stale {
+    /// When the data was fetched (the original fetch for cache hits).
+    pub fetched_at: Timestamp,
+    /// The TTL applied.
+    pub ttl_seconds: u64,
+    /// `fetched_at + ttl_seconds`.
+    pub expired_at: Timestamp,
+    /// When the answer was generated.
+    pub generated_at: Timestamp,
+    /// Age at answer time.
+    pub age_seconds: i64,
+    /// How long past the TTL.
+    pub over_by_seconds: i64,
+    /// Served from a cache.
+    pub cache_hit: bool,
+}
+
+/// `below_tier`: the origin server, its effective tier and the policy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BelowTier {
+    /// Origin server.
+    pub server: String,
+    /// Its effective tier.
+    pub tier: Tier,
+    /// The render policy applied.
+    pub policy: String,
+}
+
+/// One statement of a claim in a drift history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriftEntry {
+    /// Turn.
+    pub turn: u32,
+    /// Claim id stated.
+    pub claim_id: String,
+    /// Cited call, if any.
+    pub call_id: Option<String>,
+    /// Whether the cited call was in context at that turn (null: unknown or unsourced).
+    pub in_context: Option<Option<bool>>,
+    /// The cited span's text.
+    pub value: Option<String>,
+}
+
+/// `citation_drift`: a bounded window of the claim's binding history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CitationDrift {
+    /// The first statement, the last few before this one, and this one.
+    pub history: Vec<DriftEntry>,
+    /// How many statements the whole history has.
+    pub history_length: usize,
+}
+
+/// One side of a parallel conflict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConflictSide {
+    /// Call id.
+    pub call_id: String,
+    /// Server.
+    pub server: String,
+    /// Tool.
+    pub tool: String,
+    /// Effective tier.
+    pub tier: Tier,
+    /// The value this side stated.
+    pub value: String,
+    /// When the call was issued.
+    pub issued_at: Timestamp,
+    /// When its result returned.
+    pub returned_at: Timestamp,
+}
+
+/// `parallel_conflict`: the two sides, issue and arrival order, whether the answer surfaced it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParallelConflict {
+    /// The cited side.
+    pub cited: ConflictSide,
+    /// The sibling that disagrees.
+    pub other: ConflictSide,
+    /// Call ids in issue order.
+    pub issue_order: Vec<String>,
+    /// Call ids in arrival order.
+    pub arrival_order: Vec<String>,
+    /// Whether the answer tells the user the sources disagree.
+    pub surfaced: bool,
+    /// The fan-out group id, if recorded.
+    pub fanout: Option<String>,
+}
+
+/// `flattened_context`: the calls that entered context without a marker.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlattenedContext {
+    /// Unmarked call ids.
+    pub unmarked_calls: Vec<String>,
+}
+
+/// `injection_suspect`: the untrusted tier and what looked like steering.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InjectionSuspect {
+    /// The result's server tier.
+    pub tier: Tier,
+    /// What was found, per block.
+    pub signals: Vec<String>,
+}
+
+/// Who requires envelopes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequiredBy {
+    /// The session header's `require_envelopes`.
+    Session,
+    /// `require_envelopes` in provscope.toml.
+    Config,
+}
+
+/// `envelope_missing`: the unattested call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnvelopeMissing {
+    /// Its server.
+    pub server: String,
+    /// Its tool.
+    pub tool: String,
+    /// Who requires envelopes.
+    pub required_by: RequiredBy,
+}
+
+/// Why an envelope is invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidReason {
+    /// The envelope names a call that was not recorded.
+    UnknownCall,
+    /// Not a DSSE envelope.
+    Malformed,
+    /// The payload is not the execution statement.
+    BadPayload,
+    /// The sealed call is not the recorded call.
+    CallMismatch,
+    /// The delivered result cannot be hashed.
+    UnhashableResult,
+    /// The header trusts no attestor key for the server.
+    NoTrustedKeys,
+    /// Signed by the tool server's own key.
+    SelfAttestation,
+    /// Signed by a key the header does not trust.
+    UntrustedKey,
+    /// A signature verifies under no known key.
+    BadSignature,
+}
+
+/// One sealed field that differs from the recording.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SealMismatch {
+    /// The predicate field.
+    pub field: &'static str,
+    /// Sealed value.
+    pub sealed: String,
+    /// Recomputed from the recording.
+    pub recorded: String,
+}
+
+/// `envelope_invalid`: the envelope's line, the reason, and the reason's details.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnvelopeInvalid {
+    /// Line of the `envelope` event.
+    pub envelope_line: u64,
+    /// The attested call's server, when the call was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Why it is invalid.
+    pub reason: InvalidReason,
+    /// `malformed`: the envelope field at fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// `bad_payload`: the payload type found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_type: Option<String>,
+    /// Signature reasons: how many attestor keys the header trusts for the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trusted_keys: Option<usize>,
+    /// Header keys that did not parse.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unusable_header_keys: Option<Vec<String>>,
+    /// `call_mismatch`: every differing field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mismatches: Option<Vec<SealMismatch>>,
+    /// The key id that signed (verified signer, or the offending key).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyid: Option<String>,
+    /// `bad_signature`: the signature's own (unverified) keyid hint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyid_hint: Option<String>,
+    /// Which signature (0-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<usize>,
+    /// `call_mismatch` on the call hash: sealed value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sealed_call_hash: Option<String>,
+    /// `call_mismatch` on the call hash: recomputed value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_call_hash: Option<String>,
+}
+
+impl EnvelopeInvalid {
+    /// Evidence with only the line, server and reason set.
+    pub fn new(envelope_line: u64, server: Option<String>, reason: InvalidReason) -> Self {
+        EnvelopeInvalid {
+            envelope_line,
+            server,
+            reason,
+            field: None,
+            payload_type: None,
+            trusted_keys: None,
+            unusable_header_keys: None,
+            mismatches: None,
+            keyid: None,
+            keyid_hint: None,
+            signature: None,
+            sealed_call_hash: None,
+            recorded_call_hash: None,
+        }
+    }
+}
+
+/// `result_tampered`: sealed and recomputed result hashes, and who sealed them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResultTampered {
+    /// Sealed result hash.
+    pub sealed_result_hash: String,
+    /// Recomputed from the recorded result.
+    pub recorded_result_hash: String,
+    /// The sealed call hash the result hash chains to.
+    pub call_hash: String,
+    /// The call's server.
+    pub server: String,
+    /// The attestor's id.
+    pub attestor: String,
+    /// The verified signer's key id.
+    pub keyid: String,
+    /// Line of the envelope.
+    pub envelope_line: u64,
+    /// Line of the result.
+    pub result_line: u64,
+}
