@@ -326,10 +326,7 @@ fn existing_store(db: Option<&Path>) -> Result<Option<Store>, u8> {
     let path = db
         .map(Path::to_path_buf)
         .unwrap_or_else(Store::default_path);
-    if !path.exists() {
-        return Ok(None);
-    }
-    Store::open(&path).map(Some).map_err(|e| {
+    Store::open_read_only(&path).map_err(|e| {
         eprintln!("provscope: {e}");
         EXIT_INPUT
     })
@@ -348,7 +345,13 @@ pub fn report(
         Err(c) => return c,
     };
     let classes = match existing_store(db) {
-        Ok(Some(st)) => st.classifications(&r.session_id).unwrap_or_default(),
+        Ok(Some(st)) => {
+            let key = crate::store::SessionRef::for_file(&r.session_id, &a.session)
+                .ok()
+                .and_then(|sref| st.identify(&sref).ok())
+                .map_or_else(|| r.session_id.clone(), |i| i.key);
+            st.classifications(&key).unwrap_or_default()
+        }
         Ok(None) => Vec::new(),
         Err(c) => return c,
     };
@@ -471,8 +474,27 @@ pub fn correct(
         Outcome::Survived => "survived",
         Outcome::Corrected => "corrected",
     };
+    let sref = crate::store::SessionRef::for_file(&r.session_id, &a.session).unwrap_or(
+        crate::store::SessionRef {
+            session_id: r.session_id.clone(),
+            path: String::new(),
+            content_hash: None,
+        },
+    );
+    let key = match store.upsert_session(&sref) {
+        Ok(id) => {
+            if let Some(w) = id.warning(&sref) {
+                eprintln!("provscope: warning: {}", one_line(&w));
+            }
+            id.key
+        }
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
     let rec = Correction {
-        session_id: r.session_id.clone(),
+        session_id: key,
         claim_id: a.claim.clone(),
         turn: c.source.turn,
         outcome: outcome.into(),
@@ -545,14 +567,17 @@ pub fn import(
             }
             bad |= s.has_errors();
             let r = check_session(&s, cfg);
-            let sref = crate::store::SessionRef {
-                session_id: r.session_id.clone(),
-                path: std::path::absolute(f)
-                    .unwrap_or(f.clone())
-                    .display()
-                    .to_string(),
-                content_hash: None,
-            };
+            // The content hash is part of the session's identity in the store.
+            let sref = crate::store::SessionRef::for_file(&r.session_id, f).unwrap_or_else(|_| {
+                crate::store::SessionRef {
+                    session_id: r.session_id.clone(),
+                    path: std::path::absolute(f)
+                        .unwrap_or(f.clone())
+                        .display()
+                        .to_string(),
+                    content_hash: None,
+                }
+            });
             batch.push((sref, r));
         }
         match store.import_reports(batch.iter().map(|(a, b)| (a, b))) {

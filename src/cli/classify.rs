@@ -196,12 +196,19 @@ pub fn run(
         .claims
         .iter()
         .map(|v| (v.claim_id.as_str(), v.turn, v.claim_text.as_str()));
-    if let Err(e) = st
+    match st
         .upsert_claims(&sref, claims)
-        .and_then(|()| st.classify(&sref, &c))
+        .and_then(|id| st.classify(&sref, &c).map(|_| id))
     {
-        eprintln!("provscope: {e}");
-        return EXIT_INPUT;
+        Ok(id) => {
+            if let Some(w) = id.warning(&sref) {
+                eprintln!("provscope: warning: {}", one_line(&w));
+            }
+        }
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
     }
     if let Some(v) = report
         .claims
@@ -261,6 +268,8 @@ struct Listed<'a> {
 struct ListDoc<'a> {
     schema: &'static str,
     db: String,
+    /// The store key the classifications are kept under.
+    key: &'a str,
     session: Option<&'a SessionRef>,
     classifications: Vec<Listed<'a>>,
 }
@@ -270,32 +279,44 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
     let path = db_path(db);
     let as_file = Path::new(&a.session);
     let from_file = if as_file.is_file() {
-        match load(as_file, opts) {
-            Some(s) => Some(s.id().to_owned()),
-            None => return EXIT_INPUT,
-        }
-    } else {
-        None
-    };
-    // Reading never creates the database.
-    let st = if path.exists() {
-        match Store::open(&path) {
-            Ok(s) => Some(s),
+        let Some(s) = load(as_file, opts) else {
+            return EXIT_INPUT;
+        };
+        match SessionRef::for_file(s.id(), as_file) {
+            Ok(r) => Some(r),
             Err(e) => {
-                eprintln!("provscope: {e}");
+                eprintln!(
+                    "provscope: cannot read the session log {}: {e}",
+                    as_file.display()
+                );
                 return EXIT_INPUT;
             }
         }
     } else {
         None
     };
+    // Reading never creates, migrates or changes the database.
+    let st = match Store::open_read_only(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
     let lookup = |st: &Store, id: &str| -> store::Result<_> {
         Ok((st.session(id)?, st.classifications(id)?, st.reviewed(id)?))
     };
-    let id = match from_file {
-        Some(id) => id,
-        None => {
-            let known = match &st {
+    let id = match (&from_file, &st) {
+        (Some(sref), Some(st)) => match st.identify(sref) {
+            Ok(i) => i.key,
+            Err(e) => {
+                eprintln!("provscope: {e}");
+                return EXIT_INPUT;
+            }
+        },
+        (Some(sref), None) => sref.session_id.clone(),
+        (None, st) => {
+            let known = match st {
                 Some(st) => match st.session(&a.session) {
                     Ok(s) => s.is_some(),
                     Err(e) => {
@@ -323,6 +344,24 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
             return EXIT_INPUT;
         }
     };
+    if let Some(st) = &st {
+        let declared = sref.as_ref().map_or(id.as_str(), |s| s.session_id.as_str());
+        if let Ok(all) = st.identities(declared) {
+            let others: Vec<String> = all
+                .iter()
+                .filter(|(k, _)| *k != id)
+                .map(|(k, r)| format!("`{}` ({})", one_line(k), one_line(&r.path)))
+                .collect();
+            if !others.is_empty() {
+                eprintln!(
+                    "provscope: note: other logs declare session id `{}` with different content; \
+                     their records are kept apart under {}",
+                    one_line(declared),
+                    others.join(", ")
+                );
+            }
+        }
+    }
     let rows: Vec<Listed> = cs
         .iter()
         .map(|c| {
@@ -342,6 +381,7 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
             let doc = ListDoc {
                 schema: "provscope.classifications/1",
                 db: path.display().to_string(),
+                key: &id,
                 session: sref.as_ref(),
                 classifications: rows,
             };

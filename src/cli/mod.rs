@@ -5,6 +5,7 @@
 
 mod cases;
 mod classify;
+mod db;
 mod envelope;
 mod gen;
 mod keygen;
@@ -125,6 +126,9 @@ pub enum Command {
     Classify(classify::ClassifyArgs),
     /// List a session's classifications from the case store (--db).
     Classifications(classify::ClassificationsArgs),
+    /// The case store's schema: `migrate` applies pending migrations, `status` shows them.
+    #[command(subcommand)]
+    Db(db::DbCmd),
     /// Test-only: classify in a loop, printing each committed index (crash tests).
     #[command(name = "__store-torture", hide = true)]
     StoreTorture(classify::TortureArgs),
@@ -186,6 +190,7 @@ fn dispatch(cli: Cli) -> u8 {
             | Some(Command::Envelope(_))
             | Some(Command::Receipt(_))
             | Some(Command::Trend(_))
+            | Some(Command::Db(_))
     );
     let cfg = if needs_config {
         match crate::check::Config::discover(cli.config.as_deref()) {
@@ -230,6 +235,7 @@ fn dispatch(cli: Cli) -> u8 {
         Some(Command::Hash { json }) => hash(&mut out, json),
         Some(Command::Classify(a)) => classify::run(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Classifications(a)) => classify::list(&mut out, &a, &opts, cli.db.as_deref()),
+        Some(Command::Db(c)) => db::run(&mut out, &c, cli.db.as_deref()),
         Some(Command::StoreTorture(a)) => classify::torture(&a, cli.db.as_deref()),
         Some(Command::Keygen(a)) => keygen::run(&mut out, &a),
         Some(Command::Envelope(c)) => envelope::run(&mut out, &c),

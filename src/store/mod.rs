@@ -11,17 +11,18 @@
 
 mod runs;
 pub use runs::{Correction, Run};
-mod schema;
+pub mod schema;
+mod sql;
+mod sqlite;
 
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 
 use crate::check::{FactVerdict, Quadrant, SourceVerdict};
 use crate::model::Timestamp;
-use rusqlite::config::DbConfig;
-use rusqlite::{
-    params, Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
-};
+use rusqlite::Connection;
 use serde::Serialize;
+use sql::{vals, DbError, Q};
+use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -53,6 +54,16 @@ pub enum StoreError {
         path: PathBuf,
         /// The cause.
         source: rusqlite::Error,
+    },
+    /// A reading command met a database of an older schema version, which only a writing
+    /// command (or `provscope db migrate`) upgrades; it was not modified.
+    OlderSchema {
+        /// The database.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The version this build reads.
+        supported: i64,
     },
     /// The database was written by a newer provscope; it was not modified.
     NewerSchema {
@@ -88,6 +99,7 @@ impl StoreError {
             StoreError::Io { path, .. }
             | StoreError::Sqlite { path, .. }
             | StoreError::NewerSchema { path, .. }
+            | StoreError::OlderSchema { path, .. }
             | StoreError::NotACaseStore { path, .. }
             | StoreError::Invalid { path, .. } => path,
         }
@@ -139,6 +151,18 @@ impl fmt::Display for StoreError {
                 "the case store {} has schema version {found}, written by a newer provscope; \
                  this build supports up to version {supported}. It was left unchanged: upgrade \
                  provscope, or pass --db with another file.",
+                path.display()
+            ),
+            StoreError::OlderSchema {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "the case store {} has schema version {found}, older than this build's version \
+                 {supported}; reading commands leave it unchanged. Upgrade it with `provscope db \
+                 migrate --db {}` (any command that writes does too).",
+                path.display(),
                 path.display()
             ),
             StoreError::NotACaseStore { path, reason } => write!(
@@ -290,107 +314,154 @@ fn source_name(s: SourceVerdict) -> &'static str {
     }
 }
 
-/// The case store: one SQLite connection. `Send`, not `Sync`: give each thread its own
-/// [`Store::open`] of the same path.
+/// Where a session's records are kept in the store. A session's identity is its declared id
+/// *and* its content: a log whose `session_id` is already held by a log with other content gets
+/// records of its own under `ID@sha256:<first 16 hex digits>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Identity {
+    /// The store's key for the session: pass it to [`Store::classifications`] and the other
+    /// methods that take a session id.
+    pub key: String,
+    /// True when the store already had records under `key`.
+    pub recorded: bool,
+    /// Another log already recorded under the same declared id with different content (whose
+    /// records are left alone).
+    pub other: Option<SessionRef>,
+}
+
+impl Identity {
+    /// The warning to show when the log `s` was kept apart from another log declaring its id.
+    pub fn warning(&self, s: &SessionRef) -> Option<String> {
+        let o = self.other.as_ref()?;
+        let shown = |p: &str| {
+            if p.is_empty() {
+                "an unnamed log".to_owned()
+            } else {
+                p.to_owned()
+            }
+        };
+        Some(format!(
+            "session `{}` is already in the case store from another log ({}, {}); {} declares \
+             the same session id with different content ({}), so its classifications, notes \
+             and review progress are kept apart under `{}`",
+            s.session_id,
+            shown(&o.path),
+            o.content_hash.as_deref().unwrap_or("no content hash"),
+            shown(&s.path),
+            s.content_hash.as_deref().unwrap_or("no content hash"),
+            self.key
+        ))
+    }
+}
+
+/// The store key of a log declaring `declared` whose content hash is `hash`, when another log
+/// already holds `declared`.
+pub fn derived_key(declared: &str, hash: &str) -> String {
+    let short: String = hash.chars().take("sha256:".len() + 16).collect();
+    format!("{declared}@{short}")
+}
+
+/// Where the store lives and how it is open.
+enum Backend {
+    /// A SQLite file that does not exist yet (or is empty): reads see an empty store, the first
+    /// write creates it.
+    Deferred(PathBuf),
+    /// A SQLite connection: `file` is `None` in memory; `writable` is false for read-only opens,
+    /// which are reopened read-write by the first write.
+    Sqlite {
+        conn: Connection,
+        file: Option<PathBuf>,
+        writable: bool,
+    },
+}
+
+/// The case store: one connection. `Send`, not `Sync`: give each thread its own
+/// [`Store::open`] of the same database.
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    name: PathBuf,
+    backend: RefCell<Backend>,
 }
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
+        f.debug_struct("Store").field("db", &self.name).finish()
     }
 }
 
 const CLASSIFICATION_COLUMNS: &str =
     "session_id, claim_id, turn, quadrant, owner, next_action, note, reviewer, at";
 
+type DbResult<T> = std::result::Result<T, DbError>;
+
 impl Store {
-    /// Opens (creating the file and its directories when missing) and migrates the store at
-    /// `path`: WAL mode, a 5 s busy timeout, foreign keys on. A database with a newer schema
-    /// version, or a file that is not a case store, is refused and left byte-for-byte unchanged.
+    /// Opens for writing (creating the file and its directories when missing) and migrates the
+    /// store at `path`: WAL mode, a 5 s busy timeout, foreign keys on. A database with a newer
+    /// schema version, a file that is not a case store, and anything but a regular file (a
+    /// directory, `/dev/null`, a FIFO) are refused and left unchanged.
     pub fn open(path: &Path) -> Result<Store> {
-        let owned = path.to_path_buf();
-        let exists = match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => {
-                return Err(StoreError::NotACaseStore {
-                    path: owned,
-                    reason: "it is a directory".into(),
-                })
-            }
-            Ok(_) => true,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                ) =>
-            {
-                false
-            }
-            Err(e) => {
-                return Err(StoreError::Io {
-                    path: owned,
-                    action: "read the file's metadata",
-                    source: e,
-                })
-            }
-        };
-        if exists {
-            // Look before touching: the raw header answers most refusals without SQLite.
-            check_raw_header(path)?;
-        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
-                path: owned.clone(),
-                action: "create the directory",
-                source: e,
-            })?;
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite(&owned, e))?;
-        let store = Store { conn, path: owned };
-        store.check_before_writing()?;
-        store.configure(true)?;
-        store.migrate()?;
-        Ok(store)
+        let file = sqlite::file_of(&path.to_string_lossy());
+        let conn = sqlite::open_read_write(&file)?;
+        Ok(Store {
+            name: file.clone(),
+            backend: RefCell::new(Backend::Sqlite {
+                conn,
+                file: Some(file),
+                writable: true,
+            }),
+        })
     }
 
-    /// Reads (never writes) the schema version and application id through SQLite, which also
-    /// sees commits still in the WAL, and refuses what this build must not touch. Until the
-    /// check passes, closing the connection does not checkpoint a pending WAL into the file.
-    fn check_before_writing(&self) -> Result<()> {
-        let c = &self.conn;
-        c.busy_timeout(BUSY_TIMEOUT).map_err(|e| self.err(e))?;
-        c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-            .map_err(|e| self.err(e))?;
-        let (version, app_id) = header(c).map_err(|e| match e {
-            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
-                StoreError::NotACaseStore {
-                    path: self.path.clone(),
-                    reason: "it is not a SQLite database".into(),
-                }
-            }
-            e => self.err(e),
-        })?;
-        check_header(&self.path, version, app_id, SCHEMA_VERSION, || {
-            has_tables(c)
-        })?;
-        c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false)
-            .map_err(|e| self.err(e))?;
-        Ok(())
+    /// Opens an existing store for reading only: never creates, migrates or changes a file (not
+    /// even a `-wal` or `-shm` beside it), and reads a database the user may not write. `None`
+    /// when there is no store yet (no file, or an empty one). A store of an older schema
+    /// version is refused with [`StoreError::OlderSchema`].
+    pub fn open_read_only(path: &Path) -> Result<Option<Store>> {
+        let file = sqlite::file_of(&path.to_string_lossy());
+        Ok(match sqlite::open_read_only(&file)? {
+            sqlite::ReadOnly::Empty => None,
+            sqlite::ReadOnly::Open(conn) => Some(Store {
+                name: file.clone(),
+                backend: RefCell::new(Backend::Sqlite {
+                    conn,
+                    file: Some(file),
+                    writable: false,
+                }),
+            }),
+        })
+    }
+
+    /// Opens for reading now and writing later (the explorer): reads as
+    /// [`Store::open_read_only`] does, and the first write opens the database for writing,
+    /// creating it if needed. An older schema is migrated at once.
+    pub fn open_deferred(path: &Path) -> Result<Store> {
+        let file = sqlite::file_of(&path.to_string_lossy());
+        let backend = match sqlite::open_read_only(&file) {
+            Ok(sqlite::ReadOnly::Empty) => Backend::Deferred(file.clone()),
+            Ok(sqlite::ReadOnly::Open(conn)) => Backend::Sqlite {
+                conn,
+                file: Some(file.clone()),
+                writable: false,
+            },
+            Err(StoreError::OlderSchema { .. }) => return Store::open(&file),
+            Err(e) => return Err(e),
+        };
+        Ok(Store {
+            name: file,
+            backend: RefCell::new(backend),
+        })
     }
 
     /// A fresh store in memory (tests).
     pub fn open_in_memory() -> Result<Store> {
-        let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|e| sqlite(&path, e))?;
-        let store = Store { conn, path };
-        store.configure(false)?;
-        store.migrate()?;
-        Ok(store)
+        let conn = sqlite::open_in_memory()?;
+        Ok(Store {
+            name: PathBuf::from(":memory:"),
+            backend: RefCell::new(Backend::Sqlite {
+                conn,
+                file: None,
+                writable: true,
+            }),
+        })
     }
 
     /// The platform data directory's `provscope/cases.sqlite` (for example
@@ -402,182 +473,220 @@ impl Store {
             .unwrap_or_else(|| PathBuf::from(FALLBACK_PATH))
     }
 
-    /// The database file (`:memory:` for in-memory stores).
+    /// The database (`:memory:` for in-memory stores).
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.name
     }
 
-    fn configure(&self, file: bool) -> Result<()> {
-        let c = &self.conn;
-        c.busy_timeout(BUSY_TIMEOUT).map_err(|e| self.err(e))?;
-        c.pragma_update(None, "foreign_keys", true)
-            .map_err(|e| self.err(e))?;
-        if file {
-            let mode: String = c
-                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-                .map_err(|e| self.err(e))?;
-            if !mode.eq_ignore_ascii_case("wal") {
-                return Err(StoreError::Invalid {
-                    path: self.path.clone(),
-                    message: format!(
-                        "SQLite could not switch the journal to WAL mode (it reports `{mode}`); \
-                         is the file on a network filesystem?"
-                    ),
-                });
-            }
+    /// Whether the store is open for writing now (read-only and deferred stores become
+    /// writable at their first write).
+    pub fn is_writable(&self) -> bool {
+        matches!(
+            &*self.backend.borrow(),
+            Backend::Sqlite { writable: true, .. }
+        )
+    }
+
+    fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.name.clone(),
+            source: e,
         }
-        // FULL: a commit is on disk before the method returns, even across a power cut.
-        c.pragma_update(None, "synchronous", "FULL")
-            .map_err(|e| self.err(e))?;
+    }
+
+    fn db_err(&self, e: DbError) -> StoreError {
+        match e {
+            DbError::Sqlite(e) => self.err(e),
+            DbError::Decode(message) => StoreError::Invalid {
+                path: self.name.clone(),
+                message,
+            },
+        }
+    }
+
+    /// Runs `f` on the open database, or returns `empty()` when there is none yet.
+    fn read_or<T>(
+        &self,
+        empty: impl FnOnce() -> T,
+        f: impl FnOnce(&mut Q<'_>) -> DbResult<T>,
+    ) -> Result<T> {
+        let b = self.backend.borrow();
+        match &*b {
+            Backend::Deferred(_) => Ok(empty()),
+            Backend::Sqlite { conn, .. } => f(&mut Q::Sqlite(conn)).map_err(|e| self.db_err(e)),
+        }
+    }
+
+    fn read<T: Default>(&self, f: impl FnOnce(&mut Q<'_>) -> DbResult<T>) -> Result<T> {
+        self.read_or(T::default, f)
+    }
+
+    /// Runs `f` in one write transaction, committed before returning; opens the database for
+    /// writing first when it was open read-only or not yet created.
+    fn write<T>(&self, mut f: impl FnMut(&mut Q<'_>) -> DbResult<T>) -> Result<T> {
+        self.make_writable()?;
+        let b = self.backend.borrow();
+        match &*b {
+            Backend::Sqlite { conn, .. } => {
+                let tx = sqlite::begin(conn).map_err(|e| self.err(e))?;
+                let v = f(&mut Q::Sqlite(&tx)).map_err(|e| self.db_err(e))?;
+                tx.commit().map_err(|e| self.err(e))?;
+                Ok(v)
+            }
+            Backend::Deferred(_) => Err(StoreError::Invalid {
+                path: self.name.clone(),
+                message: "the store could not be opened for writing".into(),
+            }),
+        }
+    }
+
+    fn make_writable(&self) -> Result<()> {
+        let reopen = match &*self.backend.borrow() {
+            Backend::Deferred(p) => Some(p.clone()),
+            Backend::Sqlite {
+                writable: false,
+                file: Some(p),
+                ..
+            } => Some(p.clone()),
+            _ => None,
+        };
+        if let Some(p) = reopen {
+            let conn = sqlite::open_read_write(&p)?;
+            *self.backend.borrow_mut() = Backend::Sqlite {
+                conn,
+                file: Some(p),
+                writable: true,
+            };
+        }
         Ok(())
     }
 
-    /// Applies every pending migration in one immediate transaction; refuses newer schemas.
+    /// Applies `migrations` (tests: a longer or broken list than this build's).
+    #[cfg(test)]
+    fn migrate_with(&self, migrations: &[schema::Migration]) -> Result<()> {
+        match &*self.backend.borrow() {
+            Backend::Sqlite { conn, .. } => sqlite::migrate_with(conn, &self.name, migrations),
+            Backend::Deferred(_) => Ok(()),
+        }
+    }
+
+    /// Applies this build's pending migrations.
+    #[cfg(test)]
     fn migrate(&self) -> Result<()> {
         self.migrate_with(schema::MIGRATIONS)
     }
 
-    fn migrate_with(&self, migrations: &[schema::Migration]) -> Result<()> {
-        let supported = migrations.len() as i64;
-        let tx = self.begin()?;
-        let (version, app_id) = header(&tx).map_err(|e| self.err(e))?;
-        check_header(&self.path, version, app_id, supported, || has_tables(&tx))?;
-        for m in migrations.iter().filter(|m| m.version > version) {
-            tx.execute_batch(m.sql).map_err(|e| StoreError::Invalid {
-                path: self.path.clone(),
-                message: format!(
-                    "migration to schema version {} ({}) failed, nothing was changed: {e}",
-                    m.version, m.summary
-                ),
-            })?;
-            tx.pragma_update(None, "user_version", m.version)
-                .map_err(|e| self.err(e))?;
-        }
-        if version < supported || app_id != APPLICATION_ID {
-            tx.pragma_update(None, "application_id", APPLICATION_ID)
-                .map_err(|e| self.err(e))?;
-        }
-        tx.commit().map_err(|e| self.err(e))
-    }
-
-    /// The schema version of the open database.
+    /// The schema version of the database (0 when it does not exist yet).
     pub fn schema_version(&self) -> Result<i64> {
-        self.conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(|e| self.err(e))
+        self.read(|q| {
+            q.first("PRAGMA user_version", &[])?
+                .map_or(Ok(0), |r| r.i64(0))
+        })
     }
 
-    /// Records (or refreshes) a session: its path, content hash and `last_seen`.
-    pub fn upsert_session(&self, s: &SessionRef) -> Result<()> {
-        let tx = self.begin()?;
-        upsert_session(&tx, s, Timestamp::now()).map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))
+    /// Records (or refreshes) a session: its path, content hash and `last_seen`. Returns where
+    /// its records are kept.
+    pub fn upsert_session(&self, s: &SessionRef) -> Result<Identity> {
+        let now = Timestamp::now();
+        self.write(|q| upsert_session(q, s, now))
     }
 
-    /// The stored reference of a session.
-    pub fn session(&self, session_id: &str) -> Result<Option<SessionRef>> {
-        self.conn
-            .query_row(
-                "SELECT session_id, path, content_hash FROM sessions WHERE session_id = ?1",
-                [session_id],
-                |r| {
-                    Ok(SessionRef {
-                        session_id: r.get(0)?,
-                        path: r.get(1)?,
-                        content_hash: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(|e| self.err(e))
+    /// Where the records of the log `s` are (or would be) kept, without writing anything.
+    pub fn identify(&self, s: &SessionRef) -> Result<Identity> {
+        self.read_or(
+            || Identity {
+                key: s.session_id.clone(),
+                recorded: false,
+                other: None,
+            },
+            |q| identify(q, s),
+        )
+    }
+
+    /// The stored reference of a session, by its store key (its `session_id` is the id the log
+    /// declares).
+    pub fn session(&self, key: &str) -> Result<Option<SessionRef>> {
+        self.read(|q| {
+            q.first(
+                "SELECT declared_id, path, content_hash FROM sessions WHERE session_id = $1",
+                vals![key],
+            )?
+            .map(|r| {
+                Ok(SessionRef {
+                    session_id: r.text(0)?,
+                    path: r.text(1)?,
+                    content_hash: r.opt_text(2)?,
+                })
+            })
+            .transpose()
+        })
+    }
+
+    /// Every log recorded under a declared session id: `(store key, reference)`, oldest first.
+    pub fn identities(&self, declared_id: &str) -> Result<Vec<(String, SessionRef)>> {
+        self.read(|q| {
+            q.query(
+                "SELECT session_id, path, content_hash FROM sessions WHERE declared_id = $1
+                 ORDER BY first_seen, session_id",
+                vals![declared_id],
+            )?
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.text(0)?,
+                    SessionRef {
+                        session_id: declared_id.to_owned(),
+                        path: r.text(1)?,
+                        content_hash: r.opt_text(2)?,
+                    },
+                ))
+            })
+            .collect()
+        })
     }
 
     /// Records the session and the text of its claim statements `(claim_id, turn, text)`, in one
     /// transaction; existing texts are replaced.
-    pub fn upsert_claims<'a, I>(&self, s: &SessionRef, claims: I) -> Result<()>
+    pub fn upsert_claims<'a, I>(&self, s: &SessionRef, claims: I) -> Result<Identity>
     where
         I: IntoIterator<Item = (&'a str, u32, &'a str)>,
     {
-        let tx = self.begin()?;
-        upsert_session(&tx, s, Timestamp::now()).map_err(|e| self.err(e))?;
-        {
-            let mut st = tx
-                .prepare_cached(
+        let claims: Vec<(&str, u32, &str)> = claims.into_iter().collect();
+        let now = Timestamp::now();
+        self.write(|q| {
+            let id = upsert_session(q, s, now)?;
+            for &(claim, turn, text) in &claims {
+                q.exec(
                     "INSERT INTO claims (session_id, claim_id, turn, claim_text)
-                     VALUES (?1, ?2, ?3, ?4)
+                     VALUES ($1, $2, $3, $4)
                      ON CONFLICT (session_id, claim_id, turn)
                      DO UPDATE SET claim_text = excluded.claim_text",
-                )
-                .map_err(|e| self.err(e))?;
-            for (id, turn, text) in claims {
-                st.execute(params![s.session_id, id, turn, text])
-                    .map_err(|e| self.err(e))?;
+                    vals![&id.key, claim, turn, text],
+                )?;
             }
-        }
-        tx.commit().map_err(|e| self.err(e))
+            Ok(id)
+        })
     }
 
-    /// Classifies a claim statement: replaces the current classification of
-    /// `(session_id, claim_id, turn)` and appends it to the history, in one transaction.
-    pub fn classify(&self, s: &SessionRef, c: &Classification) -> Result<()> {
+    /// Classifies a claim statement of the log `s`: replaces the current classification of
+    /// `(session, claim_id, turn)` and appends it to the history, in one transaction. The
+    /// classification is kept under the session's store key (see [`Identity`]).
+    pub fn classify(&self, s: &SessionRef, c: &Classification) -> Result<Identity> {
         if s.session_id != c.session_id {
             return Err(StoreError::Invalid {
-                path: self.path.clone(),
+                path: self.name.clone(),
                 message: format!(
                     "a classification of session `{}` was filed under session `{}`",
                     c.session_id, s.session_id
                 ),
             });
         }
-        let tx = self.begin()?;
-        self.classify_in(&tx, s, c).map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))
-    }
-
-    fn classify_in(
-        &self,
-        tx: &Transaction<'_>,
-        s: &SessionRef,
-        c: &Classification,
-    ) -> rusqlite::Result<()> {
-        upsert_session(tx, s, Timestamp::now())?;
-        let (fact, source) = axes(c.quadrant);
-        tx.prepare_cached(
-            "INSERT INTO claims (session_id, claim_id, turn) VALUES (?1, ?2, ?3)
-             ON CONFLICT DO NOTHING",
-        )?
-        .execute(params![c.session_id, c.claim_id, c.turn])?;
-        let values = params![
-            c.session_id,
-            c.claim_id,
-            c.turn,
-            c.quadrant.name(),
-            fact_name(fact),
-            source_name(source),
-            c.owner,
-            c.next_action,
-            c.note,
-            c.reviewer,
-            c.at.millis(),
-        ];
-        tx.prepare_cached(
-            "INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
-                 source_verdict, owner, next_action, note, reviewer, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-             ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET
-                 quadrant = excluded.quadrant, fact_verdict = excluded.fact_verdict,
-                 source_verdict = excluded.source_verdict, owner = excluded.owner,
-                 next_action = excluded.next_action, note = excluded.note,
-                 reviewer = excluded.reviewer, at = excluded.at",
-        )?
-        .execute(values)?;
-        tx.prepare_cached(
-            "INSERT INTO classification_history (session_id, claim_id, turn, quadrant,
-                 fact_verdict, source_verdict, owner, next_action, note, reviewer, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )?
-        .execute(values)?;
-        Ok(())
+        let now = Timestamp::now();
+        self.write(|q| {
+            let id = upsert_session(q, s, now)?;
+            classify_in(q, &id.key, c)?;
+            Ok(id)
+        })
     }
 
     /// The current classification of a claim statement.
@@ -589,26 +698,20 @@ impl Store {
     ) -> Result<Option<Classification>> {
         let sql = format!(
             "SELECT {CLASSIFICATION_COLUMNS} FROM classifications
-             WHERE session_id = ?1 AND claim_id = ?2 AND turn = ?3"
+             WHERE session_id = $1 AND claim_id = $2 AND turn = $3"
         );
-        let row = self
-            .conn
-            .prepare_cached(&sql)
-            .and_then(|mut st| {
-                st.query_row(params![session_id, claim_id, turn], raw_classification)
-                    .optional()
-            })
-            .map_err(|e| self.err(e))?;
-        row.map(|r| self.decode(r)).transpose()
+        let rows = self.read(|q| q.query(&sql, vals![session_id, claim_id, turn]))?;
+        rows.first().map(|r| self.decode(r)).transpose()
     }
 
-    /// Every current classification of a session, in turn then claim id order.
+    /// Every current classification of a session (by store key), in turn then claim id order.
     pub fn classifications(&self, session_id: &str) -> Result<Vec<Classification>> {
         let sql = format!(
-            "SELECT {CLASSIFICATION_COLUMNS} FROM classifications WHERE session_id = ?1
+            "SELECT {CLASSIFICATION_COLUMNS} FROM classifications WHERE session_id = $1
              ORDER BY turn, claim_id"
         );
-        self.query_classifications(&sql, session_id, None)
+        let rows = self.read(|q| q.query(&sql, vals![session_id]))?;
+        rows.iter().map(|r| self.decode(r)).collect()
     }
 
     /// Every classification ever recorded for a claim statement, oldest first (the last one is
@@ -621,31 +724,10 @@ impl Store {
     ) -> Result<Vec<Classification>> {
         let sql = format!(
             "SELECT {CLASSIFICATION_COLUMNS} FROM classification_history
-             WHERE session_id = ?1 AND claim_id = ?2 AND turn = ?3 ORDER BY id"
+             WHERE session_id = $1 AND claim_id = $2 AND turn = $3 ORDER BY id"
         );
-        self.query_classifications(&sql, session_id, Some((claim_id, turn)))
-    }
-
-    fn query_classifications(
-        &self,
-        sql: &str,
-        session_id: &str,
-        claim: Option<(&str, u32)>,
-    ) -> Result<Vec<Classification>> {
-        let raws = self
-            .conn
-            .prepare_cached(sql)
-            .and_then(|mut st| {
-                let rows = match claim {
-                    Some((id, turn)) => {
-                        st.query_map(params![session_id, id, turn], raw_classification)?
-                    }
-                    None => st.query_map(params![session_id], raw_classification)?,
-                };
-                rows.collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(|e| self.err(e))?;
-        raws.into_iter().map(|r| self.decode(r)).collect()
+        let rows = self.read(|q| q.query(&sql, vals![session_id, claim_id, turn]))?;
+        rows.iter().map(|r| self.decode(r)).collect()
     }
 
     /// Marks a claim statement reviewed (or not). A session not yet in the store is recorded
@@ -657,253 +739,255 @@ impl Store {
         turn: u32,
         reviewed: bool,
     ) -> Result<()> {
-        let tx = self.begin()?;
         let now = Timestamp::now().millis();
-        ensure_session(&tx, session_id, now)
-            .and_then(|()| {
-                tx.prepare_cached(
-                    "INSERT INTO review (session_id, claim_id, turn, reviewed, at)
-                     VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT (session_id, claim_id, turn)
-                     DO UPDATE SET reviewed = excluded.reviewed, at = excluded.at",
-                )?
-                .execute(params![session_id, claim_id, turn, reviewed, now])
-            })
-            .map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))
+        self.write(|q| {
+            ensure_session(q, session_id, now)?;
+            q.exec(
+                "INSERT INTO review (session_id, claim_id, turn, reviewed, at)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (session_id, claim_id, turn)
+                 DO UPDATE SET reviewed = excluded.reviewed, at = excluded.at",
+                vals![session_id, claim_id, turn, reviewed, now],
+            )?;
+            Ok(())
+        })
     }
 
     /// The claim statements of a session marked reviewed, in turn then claim id order.
     pub fn reviewed(&self, session_id: &str) -> Result<Vec<(String, u32)>> {
-        self.conn
-            .prepare_cached(
-                "SELECT claim_id, turn FROM review WHERE session_id = ?1 AND reviewed = 1
+        self.read(|q| {
+            q.query(
+                "SELECT claim_id, turn FROM review WHERE session_id = $1 AND reviewed = 1
                  ORDER BY turn, claim_id",
-            )
-            .and_then(|mut st| {
-                st.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
-            })
-            .map_err(|e| self.err(e))
+                vals![session_id],
+            )?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.u32(1)?)))
+            .collect()
+        })
     }
 
     /// Remembers where the review walkthrough of a session stopped. A session not yet in the
     /// store is recorded with an empty path until [`Store::upsert_session`] names it.
     pub fn set_review_cursor(&self, session_id: &str, claim_id: &str, turn: u32) -> Result<()> {
-        let tx = self.begin()?;
         let now = Timestamp::now().millis();
-        ensure_session(&tx, session_id, now)
-            .and_then(|()| {
-                tx.prepare_cached(
-                    "INSERT INTO review_cursor (session_id, claim_id, turn, at)
-                     VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (session_id) DO UPDATE SET
-                         claim_id = excluded.claim_id, turn = excluded.turn, at = excluded.at",
-                )?
-                .execute(params![session_id, claim_id, turn, now])
-            })
-            .map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))
+        self.write(|q| {
+            ensure_session(q, session_id, now)?;
+            q.exec(
+                "INSERT INTO review_cursor (session_id, claim_id, turn, at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (session_id) DO UPDATE SET
+                     claim_id = excluded.claim_id, turn = excluded.turn, at = excluded.at",
+                vals![session_id, claim_id, turn, now],
+            )?;
+            Ok(())
+        })
     }
 
     /// Where the review walkthrough of a session stopped.
     pub fn review_cursor(&self, session_id: &str) -> Result<Option<(String, u32)>> {
-        self.conn
-            .query_row(
-                "SELECT claim_id, turn FROM review_cursor WHERE session_id = ?1",
-                [session_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| self.err(e))
+        self.read(|q| {
+            q.first(
+                "SELECT claim_id, turn FROM review_cursor WHERE session_id = $1",
+                vals![session_id],
+            )?
+            .map(|r| Ok((r.text(0)?, r.u32(1)?)))
+            .transpose()
+        })
+    }
+
+    /// Rows per table: what `provscope db status` shows.
+    pub fn counts(&self) -> Result<Vec<(&'static str, i64)>> {
+        const TABLES: [&str; 8] = [
+            "sessions",
+            "claims",
+            "classifications",
+            "classification_history",
+            "review",
+            "corrections",
+            "runs",
+            "findings",
+        ];
+        self.read(|q| {
+            TABLES
+                .iter()
+                .map(|t| {
+                    let n = q
+                        .first(&format!("SELECT count(*) FROM {t}"), &[])?
+                        .map_or(Ok(0), |r| r.i64(0))?;
+                    Ok((*t, n))
+                })
+                .collect()
+        })
     }
 
     /// `PRAGMA integrity_check`: `"ok"` for a healthy database, else SQLite's findings.
     pub fn integrity_check(&self) -> Result<String> {
-        self.conn
-            .prepare("PRAGMA integrity_check")
-            .and_then(|mut st| {
-                st.query_map([], |r| r.get::<_, String>(0))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map(|lines| lines.join("\n"))
-            .map_err(|e| self.err(e))
+        match &*self.backend.borrow() {
+            Backend::Deferred(_) => Ok("ok".into()),
+            Backend::Sqlite { conn, .. } => sqlite::integrity_check(conn).map_err(|e| self.err(e)),
+        }
     }
 
-    /// Starts a write transaction that takes the write lock at once (waiting up to the busy
-    /// timeout), so a read-then-write never fails with a stale snapshot under concurrency.
-    fn begin(&self) -> Result<Transaction<'_>> {
-        Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-            .map_err(|e| self.err(e))
-    }
-
-    fn err(&self, e: rusqlite::Error) -> StoreError {
-        sqlite(&self.path, e)
-    }
-
-    fn decode(&self, r: RawClassification) -> Result<Classification> {
-        let quadrant = Quadrant::parse(&r.quadrant).ok_or_else(|| StoreError::Invalid {
-            path: self.path.clone(),
+    fn decode(&self, r: &sql::Row) -> Result<Classification> {
+        let raw = || -> DbResult<(Classification, String)> {
+            let quadrant = r.text(3)?;
+            Ok((
+                Classification {
+                    session_id: r.text(0)?,
+                    claim_id: r.text(1)?,
+                    turn: r.u32(2)?,
+                    quadrant: Quadrant::FactRightSourceRight,
+                    owner: r.text(4)?,
+                    next_action: r.text(5)?,
+                    note: r.text(6)?,
+                    reviewer: r.text(7)?,
+                    at: Timestamp(r.i64(8)?),
+                },
+                quadrant,
+            ))
+        };
+        let (mut c, q) = raw().map_err(|e| self.db_err(e))?;
+        c.quadrant = Quadrant::parse(&q).ok_or_else(|| StoreError::Invalid {
+            path: self.name.clone(),
             message: format!(
-                "claim `{}` turn {} of session `{}` has an unknown quadrant `{}`",
-                r.claim_id, r.turn, r.session_id, r.quadrant
+                "claim `{}` turn {} of session `{}` has an unknown quadrant `{q}`",
+                c.claim_id, c.turn, c.session_id
             ),
         })?;
-        Ok(Classification {
-            session_id: r.session_id,
-            claim_id: r.claim_id,
-            turn: r.turn,
-            quadrant,
-            owner: r.owner,
-            next_action: r.next_action,
-            note: r.note,
-            reviewer: r.reviewer,
-            at: Timestamp(r.at),
-        })
+        Ok(c)
     }
 }
 
-struct RawClassification {
-    session_id: String,
-    claim_id: String,
-    turn: u32,
-    quadrant: String,
-    owner: String,
-    next_action: String,
-    note: String,
-    reviewer: String,
-    at: i64,
-}
-
-fn raw_classification(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawClassification> {
-    Ok(RawClassification {
-        session_id: r.get(0)?,
-        claim_id: r.get(1)?,
-        turn: r.get(2)?,
-        quadrant: r.get(3)?,
-        owner: r.get(4)?,
-        next_action: r.get(5)?,
-        note: r.get(6)?,
-        reviewer: r.get(7)?,
-        at: r.get(8)?,
-    })
-}
-
-fn sqlite(path: &Path, e: rusqlite::Error) -> StoreError {
-    StoreError::Sqlite {
-        path: path.to_path_buf(),
-        source: e,
+/// Where the records of the log `s` are (or would be) kept.
+fn identify(q: &mut Q<'_>, s: &SessionRef) -> DbResult<Identity> {
+    let declared = s.session_id.as_str();
+    let exists = |q: &mut Q<'_>, key: &str| -> DbResult<bool> {
+        Ok(
+            q.first("SELECT 1 FROM sessions WHERE session_id = $1", vals![key])?
+                .is_some(),
+        )
+    };
+    let Some(hash) = s.content_hash.as_deref() else {
+        return Ok(Identity {
+            key: declared.to_owned(),
+            recorded: exists(q, declared)?,
+            other: None,
+        });
+    };
+    if let Some(r) = q.first(
+        "SELECT session_id FROM sessions WHERE declared_id = $1 AND content_hash = $2
+         ORDER BY first_seen, session_id LIMIT 1",
+        vals![declared, hash],
+    )? {
+        return Ok(Identity {
+            key: r.text(0)?,
+            recorded: true,
+            other: None,
+        });
+    }
+    let held = q.first(
+        "SELECT path, content_hash FROM sessions WHERE session_id = $1",
+        vals![declared],
+    )?;
+    match held {
+        None => Ok(Identity {
+            key: declared.to_owned(),
+            recorded: false,
+            other: None,
+        }),
+        // Named so far only by id (review progress, an import without content): this log
+        // names it.
+        Some(r) if r.opt_text(1)?.is_none() => Ok(Identity {
+            key: declared.to_owned(),
+            recorded: true,
+            other: None,
+        }),
+        Some(r) => {
+            let key = derived_key(declared, hash);
+            Ok(Identity {
+                recorded: exists(q, &key)?,
+                key,
+                other: Some(SessionRef {
+                    session_id: declared.to_owned(),
+                    path: r.text(0)?,
+                    content_hash: r.opt_text(1)?,
+                }),
+            })
+        }
     }
 }
 
-fn upsert_session(tx: &Connection, s: &SessionRef, now: Timestamp) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO sessions (session_id, path, content_hash, first_seen, last_seen)
-         VALUES (?1, ?2, ?3, ?4, ?4)
+/// Records (or refreshes) the log `s` under its identity's key. An empty path or a missing hash
+/// never erases what is known.
+fn upsert_session(q: &mut Q<'_>, s: &SessionRef, now: Timestamp) -> DbResult<Identity> {
+    let id = identify(q, s)?;
+    q.exec(
+        "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
+         VALUES ($1, $2, $3, $4, $5, $5)
          ON CONFLICT (session_id) DO UPDATE SET
-             path = CASE WHEN excluded.path = '' THEN path ELSE excluded.path END,
-             content_hash = coalesce(excluded.content_hash, content_hash),
+             path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
+             content_hash = coalesce(excluded.content_hash, sessions.content_hash),
              last_seen = excluded.last_seen",
-    )?
-    .execute(params![s.session_id, s.path, s.content_hash, now.millis()])?;
+        vals![
+            &id.key,
+            &s.session_id,
+            &s.path,
+            &s.content_hash,
+            now.millis()
+        ],
+    )?;
+    Ok(id)
+}
+
+/// Makes sure a session row exists for `key` (named only by its key until a log names it).
+fn ensure_session(q: &mut Q<'_>, key: &str, now: i64) -> DbResult<()> {
+    q.exec(
+        "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
+         VALUES ($1, $2, '', NULL, $3, $3) ON CONFLICT DO NOTHING",
+        vals![key, key, now],
+    )?;
     Ok(())
 }
 
-fn ensure_session(tx: &Connection, session_id: &str, now: i64) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO sessions (session_id, path, content_hash, first_seen, last_seen)
-         VALUES (?1, '', NULL, ?2, ?2) ON CONFLICT DO NOTHING",
-    )?
-    .execute(params![session_id, now])?;
+fn classify_in(q: &mut Q<'_>, key: &str, c: &Classification) -> DbResult<()> {
+    let (fact, source) = axes(c.quadrant);
+    q.exec(
+        "INSERT INTO claims (session_id, claim_id, turn) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING",
+        vals![key, &c.claim_id, c.turn],
+    )?;
+    let values = vals![
+        key,
+        &c.claim_id,
+        c.turn,
+        c.quadrant.name(),
+        fact_name(fact),
+        source_name(source),
+        &c.owner,
+        &c.next_action,
+        &c.note,
+        &c.reviewer,
+        c.at.millis(),
+    ];
+    q.exec(
+        "INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
+             source_verdict, owner, next_action, note, reviewer, at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET
+             quadrant = excluded.quadrant, fact_verdict = excluded.fact_verdict,
+             source_verdict = excluded.source_verdict, owner = excluded.owner,
+             next_action = excluded.next_action, note = excluded.note,
+             reviewer = excluded.reviewer, at = excluded.at",
+        values,
+    )?;
+    q.exec(
+        "INSERT INTO classification_history (session_id, claim_id, turn, quadrant,
+             fact_verdict, source_verdict, owner, next_action, note, reviewer, at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        values,
+    )?;
     Ok(())
-}
-
-/// `(user_version, application_id)`.
-fn header(c: &Connection) -> rusqlite::Result<(i64, i64)> {
-    let v = c.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let a = c.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    Ok((v, a))
-}
-
-fn has_tables(c: &Connection) -> rusqlite::Result<bool> {
-    c.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%')",
-        [],
-        |r| r.get(0),
-    )
-}
-
-/// Decides from the header whether this build may open (and migrate) the database.
-fn check_header(
-    path: &Path,
-    version: i64,
-    app_id: i64,
-    supported: i64,
-    has_tables: impl FnOnce() -> rusqlite::Result<bool>,
-) -> Result<()> {
-    if app_id != 0 && app_id != APPLICATION_ID {
-        return Err(StoreError::NotACaseStore {
-            path: path.to_path_buf(),
-            reason: format!("it is a SQLite database of another application, id {app_id:#x}"),
-        });
-    }
-    if version > supported {
-        return Err(StoreError::NewerSchema {
-            path: path.to_path_buf(),
-            found: version,
-            supported,
-        });
-    }
-    if version < 0 {
-        return Err(StoreError::NotACaseStore {
-            path: path.to_path_buf(),
-            reason: format!("its schema version {version} is negative"),
-        });
-    }
-    if version == 0 && app_id == 0 && has_tables().map_err(|e| sqlite(path, e))? {
-        return Err(StoreError::NotACaseStore {
-            path: path.to_path_buf(),
-            reason: "it is a SQLite database with tables but no provscope schema version".into(),
-        });
-    }
-    Ok(())
-}
-
-/// Checks the 100-byte SQLite header of an existing file without opening it as a database:
-/// the magic string, `user_version` (offset 60) and `application_id` (offset 68). The header
-/// can lag behind commits still in a WAL file; [`Store::check_before_writing`] decides then.
-fn check_raw_header(path: &Path) -> Result<()> {
-    use std::io::Read;
-    let io = |e| StoreError::Io {
-        path: path.to_path_buf(),
-        action: "read the file",
-        source: e,
-    };
-    let mut head = Vec::with_capacity(100);
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(100)
-        .read_to_end(&mut head)
-        .map_err(io)?;
-    if head.is_empty() {
-        return Ok(()); // An empty file is an empty database.
-    }
-    if head.len() < 100 || !head.starts_with(b"SQLite format 3\0") {
-        return Err(StoreError::NotACaseStore {
-            path: path.to_path_buf(),
-            reason: "it is not a SQLite database".into(),
-        });
-    }
-    let be = |at: usize| {
-        i64::from(i32::from_be_bytes([
-            head[at],
-            head[at + 1],
-            head[at + 2],
-            head[at + 3],
-        ]))
-    };
-    // Tables are decided by SQLite later, with the WAL taken into account.
-    check_header(path, be(60), be(68), SCHEMA_VERSION, || Ok(false))
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Verify runs (for the trend alarm) and corrections of shipped answers.
 
+use super::sql::{vals, DbError, Val};
 use super::{ensure_session, Result, Store};
 use crate::check::Metrics;
 use crate::model::Timestamp;
-use rusqlite::params;
 use serde::Serialize;
 
 /// One recorded `verify --record-run`.
@@ -48,103 +48,99 @@ impl Store {
     }
 
     /// Imports many checked sessions in one transaction (bulk import). Returns the rows written.
+    /// Each session goes under its identity's key (see [`super::Identity`]).
     pub fn import_reports<'a, I>(&self, items: I) -> Result<usize>
     where
         I: IntoIterator<Item = (&'a super::SessionRef, &'a crate::check::SessionReport)>,
     {
-        let tx = self.begin()?;
+        let items: Vec<_> = items.into_iter().collect();
         let now = Timestamp::now();
-        let mut rows = 0usize;
-        let res: rusqlite::Result<()> = (|| {
-            let mut del = tx.prepare_cached("DELETE FROM findings WHERE session_id = ?1")?;
-            let mut claims = tx.prepare_cached(
-                "INSERT INTO claims (session_id, claim_id, turn, claim_text) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET claim_text = excluded.claim_text",
-            )?;
-            let mut f = tx.prepare_cached(
-                "INSERT INTO findings (session_id, seq, kind, severity, claim_id, turn, call_ids, message, evidence_json, line)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            for (s, r) in items {
-                super::upsert_session(&tx, s, now)?;
+        self.write(|q| {
+            let mut rows = 0usize;
+            for &(s, r) in &items {
+                let key = super::upsert_session(q, s, now)?.key;
                 rows += 1;
-                del.execute([&s.session_id])?;
+                q.exec("DELETE FROM findings WHERE session_id = $1", vals![&key])?;
                 for c in &r.claims {
-                    claims.execute(params![s.session_id, c.claim_id, c.turn, c.claim_text])?;
+                    q.exec(
+                        "INSERT INTO claims (session_id, claim_id, turn, claim_text)
+                         VALUES ($1, $2, $3, $4)
+                         ON CONFLICT (session_id, claim_id, turn)
+                         DO UPDATE SET claim_text = excluded.claim_text",
+                        vals![&key, &c.claim_id, c.turn, &c.claim_text],
+                    )?;
                     rows += 1;
                 }
                 for (i, x) in r.findings.iter().enumerate() {
                     let ids = serde_json::to_string(&x.call_ids).unwrap_or_else(|_| "[]".into());
                     let ev = serde_json::to_string(&x.evidence).unwrap_or_else(|_| "{}".into());
-                    f.execute(params![
-                        s.session_id,
-                        i as i64,
-                        x.kind.name(),
-                        x.severity.name(),
-                        x.claim_id,
-                        x.turn,
-                        ids,
-                        x.message,
-                        ev,
-                        x.line as i64
-                    ])?;
+                    q.exec(
+                        "INSERT INTO findings (session_id, seq, kind, severity, claim_id, turn,
+                             call_ids, message, evidence_json, line)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                        &[
+                            Val::T(&key),
+                            Val::I(i as i64),
+                            Val::T(x.kind.name()),
+                            Val::T(x.severity.name()),
+                            Val::OT(x.claim_id.as_deref()),
+                            x.turn.map_or(Val::OT(None), Val::from),
+                            Val::T(&ids),
+                            Val::T(&x.message),
+                            Val::T(&ev),
+                            Val::I(x.line as i64),
+                        ],
+                    )?;
                     rows += 1;
                 }
             }
-            Ok(())
-        })();
-        res.map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))?;
-        Ok(rows)
+            Ok(rows)
+        })
     }
 
     /// Findings per kind over every imported session.
     pub fn finding_counts(&self) -> Result<Vec<(String, i64)>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT kind, count(*) FROM findings GROUP BY kind ORDER BY kind")
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))
+        self.read(|q| {
+            q.query(
+                "SELECT kind, count(*) FROM findings GROUP BY kind ORDER BY kind",
+                &[],
+            )?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.i64(1)?)))
+            .collect()
+        })
     }
 
     /// Records a verify run; returns its id.
     pub fn record_run(&self, at: Timestamp, inputs_hash: &str, metrics: &Metrics) -> Result<i64> {
-        let tx = self.begin()?;
         let m = serde_json::to_string(metrics).unwrap_or_else(|_| "{}".into());
-        let q = serde_json::to_string(&metrics.quadrants).unwrap_or_else(|_| "{}".into());
-        tx.prepare_cached("INSERT INTO runs (at, inputs_hash, metrics_json, quadrants_json) VALUES (?1, ?2, ?3, ?4)")
-            .and_then(|mut st| st.execute(params![at.millis(), inputs_hash, m, q]))
-            .map_err(|e| self.err(e))?;
-        let id = tx.last_insert_rowid();
-        tx.commit().map_err(|e| self.err(e))?;
-        Ok(id)
+        let qd = serde_json::to_string(&metrics.quadrants).unwrap_or_else(|_| "{}".into());
+        self.write(|q| {
+            q.first(
+                "INSERT INTO runs (at, inputs_hash, metrics_json, quadrants_json)
+                 VALUES ($1, $2, $3, $4) RETURNING id",
+                vals![at.millis(), inputs_hash, &m, &qd],
+            )?
+            .ok_or_else(|| DbError::Decode("the new run has no id".into()))?
+            .i64(0)
+        })
     }
 
     /// Every recorded run, oldest first.
     pub fn runs(&self) -> Result<Vec<Run>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT id, at, inputs_hash, metrics_json FROM runs ORDER BY at, id")
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })
-            .map_err(|e| self.err(e))?;
+        let rows = self.read(|q| {
+            q.query(
+                "SELECT id, at, inputs_hash, metrics_json FROM runs ORDER BY at, id",
+                &[],
+            )?
+            .iter()
+            .map(|r| Ok((r.i64(0)?, r.i64(1)?, r.text(2)?, r.text(3)?)))
+            .collect::<std::result::Result<Vec<_>, DbError>>()
+        })?;
         let mut out = Vec::new();
-        for row in rows {
-            let (id, at, inputs_hash, m) = row.map_err(|e| self.err(e))?;
+        for (id, at, inputs_hash, m) in rows {
             let metrics = serde_json::from_str(&m).map_err(|e| super::StoreError::Invalid {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
                 message: format!("run {id} has unreadable metrics: {e}"),
             })?;
             out.push(Run {
@@ -157,41 +153,47 @@ impl Store {
         Ok(out)
     }
 
-    /// Records a correction.
+    /// Records a correction (under the session's store key).
     pub fn add_correction(&self, c: &Correction) -> Result<()> {
-        let tx = self.begin()?;
-        ensure_session(&tx, &c.session_id, c.at.millis())
-            .and_then(|()| {
-                tx.prepare_cached(
-                    "INSERT INTO corrections (session_id, claim_id, turn, outcome, note, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )?
-                .execute(params![c.session_id, c.claim_id, c.turn, c.outcome, c.note, c.at.millis()])
-                .map(|_| ())
-            })
-            .map_err(|e| self.err(e))?;
-        tx.commit().map_err(|e| self.err(e))
+        self.write(|q| {
+            ensure_session(q, &c.session_id, c.at.millis())?;
+            q.exec(
+                "INSERT INTO corrections (session_id, claim_id, turn, outcome, note, at)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                vals![
+                    &c.session_id,
+                    &c.claim_id,
+                    c.turn,
+                    &c.outcome,
+                    &c.note,
+                    c.at.millis()
+                ],
+            )?;
+            Ok(())
+        })
     }
 
     /// Corrections of a session, oldest first.
     pub fn corrections(&self, session_id: &str) -> Result<Vec<Correction>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT claim_id, turn, outcome, note, at FROM corrections WHERE session_id = ?1 ORDER BY at, id")
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([session_id], |r| {
+        self.read(|q| {
+            q.query(
+                "SELECT claim_id, turn, outcome, note, at FROM corrections WHERE session_id = $1
+                 ORDER BY at, id",
+                vals![session_id],
+            )?
+            .iter()
+            .map(|r| {
                 Ok(Correction {
                     session_id: session_id.to_owned(),
-                    claim_id: r.get(0)?,
-                    turn: r.get(1)?,
-                    outcome: r.get(2)?,
-                    note: r.get(3)?,
-                    at: Timestamp(r.get(4)?),
+                    claim_id: r.text(0)?,
+                    turn: r.u32(1)?,
+                    outcome: r.text(2)?,
+                    note: r.text(3)?,
+                    at: Timestamp(r.i64(4)?),
                 })
             })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))
+            .collect()
+        })
     }
 }
 

@@ -13,8 +13,25 @@ pub struct Migration {
     pub version: i64,
     /// What it does, for error messages.
     pub summary: &'static str,
-    /// The SQL, run as one batch inside the migration's transaction.
+    /// The SQL, run as one batch inside the migration's transaction: the one definition of the
+    /// schema, written for SQLite and translated for PostgreSQL by [`Migration::sql_for`].
     pub sql: &'static str,
+}
+
+/// The SQL dialect a migration is run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite (the embedded default).
+    Sqlite,
+}
+
+impl Migration {
+    /// The migration's SQL in `dialect`.
+    pub fn sql_for(&self, dialect: Dialect) -> std::borrow::Cow<'static, str> {
+        match dialect {
+            Dialect::Sqlite => std::borrow::Cow::Borrowed(self.sql),
+        }
+    }
 }
 
 /// Every migration, oldest first. `MIGRATIONS[i].version == i + 1`.
@@ -29,6 +46,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 2,
         summary: "findings imported from verify runs",
         sql: V2,
+    },
+    Migration {
+        version: 3,
+        summary: "a session's identity includes its content hash (sessions.declared_id)",
+        sql: V3,
     },
 ];
 
@@ -152,6 +174,14 @@ CREATE INDEX findings_by_kind ON findings (kind, severity);
 CREATE INDEX findings_by_claim ON findings (session_id, claim_id, turn);
 "#;
 
+/// `sessions.session_id` becomes the store's key for one log's content: the declared id, or
+/// `ID@sha256:<16 hex>` when another log with different content already holds the declared id.
+const V3: &str = r#"
+ALTER TABLE sessions ADD COLUMN declared_id TEXT NOT NULL DEFAULT '';
+UPDATE sessions SET declared_id = session_id;
+CREATE INDEX sessions_by_declared_id ON sessions (declared_id, content_hash);
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +191,6 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.version, i as i64 + 1, "{}", m.summary);
         }
-        assert_eq!(SCHEMA_VERSION, 2);
+        assert_eq!(SCHEMA_VERSION, 3);
     }
 }

@@ -1,11 +1,22 @@
 use super::schema::{Migration, MIGRATIONS};
 use super::*;
+use rusqlite::Connection;
 
 fn session(id: &str) -> SessionRef {
     SessionRef {
         session_id: id.into(),
         path: format!("/logs/{id}.jsonl"),
         content_hash: Some(content_hash(id.as_bytes())),
+    }
+}
+
+impl Store {
+    /// The SQLite connection (tests).
+    fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        match &*self.backend.borrow() {
+            Backend::Sqlite { conn, .. } => f(conn),
+            Backend::Deferred(_) => panic!("deferred"),
+        }
     }
 }
 
@@ -59,14 +70,14 @@ fn classify_round_trip_and_upsert_keeps_history() {
         st.classification_history("s1", "clm_a", 2).unwrap(),
         vec![a, b]
     );
-    let axes: (String, String) = st
-        .conn
-        .query_row(
+    let axes: (String, String) = st.with_conn(|c| {
+        c.query_row(
             "SELECT fact_verdict, source_verdict FROM classifications WHERE claim_id = 'clm_b'",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .unwrap();
+        .unwrap()
+    });
     assert_eq!(axes, ("right".into(), "right".into()));
 }
 
@@ -125,14 +136,14 @@ fn claims_texts_are_recorded() {
     .unwrap();
     st.upsert_claims(&s, [("clm_a", 1, "Seats cost $19"), ("clm_b", 2, "x")])
         .unwrap();
-    let n: i64 = st
-        .conn
-        .query_row(
+    let n: i64 = st.with_conn(|c| {
+        c.query_row(
             "SELECT count(*) FROM claims WHERE claim_text <> ''",
             [],
             |r| r.get(0),
         )
-        .unwrap();
+        .unwrap()
+    });
     assert_eq!(n, 2);
 }
 
@@ -144,20 +155,21 @@ fn history_is_append_only() {
         &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
     )
     .unwrap();
-    let e = st
-        .conn
-        .execute("UPDATE classification_history SET note = 'x'", [])
-        .unwrap_err();
+    let e = st.with_conn(|c| {
+        c.execute("UPDATE classification_history SET note = 'x'", [])
+            .unwrap_err()
+    });
     assert!(e.to_string().contains("append-only"), "{e}");
-    let e = st
-        .conn
-        .execute("DELETE FROM classification_history", [])
-        .unwrap_err();
+    let e = st.with_conn(|c| {
+        c.execute("DELETE FROM classification_history", [])
+            .unwrap_err()
+    });
     assert!(e.to_string().contains("append-only"), "{e}");
     // Forgetting a whole session is still possible.
-    st.conn
-        .execute("DELETE FROM sessions WHERE session_id = 's1'", [])
-        .unwrap();
+    st.with_conn(|c| {
+        c.execute("DELETE FROM sessions WHERE session_id = 's1'", [])
+            .unwrap()
+    });
     assert!(st.classifications("s1").unwrap().is_empty());
     assert!(st
         .classification_history("s1", "clm_a", 1)
@@ -173,12 +185,13 @@ fn unknown_quadrant_in_the_file_is_a_clear_error() {
         &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
     )
     .unwrap();
-    st.conn
-        .execute_batch(
+    st.with_conn(|c| {
+        c.execute_batch(
             "PRAGMA ignore_check_constraints = ON;
              UPDATE classifications SET quadrant = 'sideways';",
         )
-        .unwrap();
+        .unwrap()
+    });
     let e = st.classifications("s1").unwrap_err();
     assert!(e.to_string().contains("unknown quadrant `sideways`"), "{e}");
 }
@@ -250,14 +263,14 @@ fn a_failing_migration_changes_nothing() {
         "{e}"
     );
     assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
-    let extra: bool = st
-        .conn
-        .query_row(
+    let extra: bool = st.with_conn(|c| {
+        c.query_row(
             "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'extra')",
             [],
             |r| r.get(0),
         )
-        .unwrap();
+        .unwrap()
+    });
     assert!(!extra);
 }
 
@@ -300,30 +313,12 @@ fn a_v1_database_is_migrated_to_the_current_schema_and_keeps_its_data() {
     let path = dir.path().join("v1.sqlite");
     {
         let conn = Connection::open(&path).unwrap();
-        let st = Store {
-            conn,
-            path: path.clone(),
-        };
-        let v1: Vec<Migration> = MIGRATIONS[..1]
-            .iter()
-            .map(|m| Migration {
-                version: m.version,
-                summary: m.summary,
-                sql: m.sql,
-            })
-            .collect();
-        st.migrate_with(&v1).unwrap();
-        assert_eq!(st.schema_version().unwrap(), 1);
-        st.classify(
-            &session("s1"),
-            &class(
-                "s1",
-                "clm_a",
-                1,
-                Quadrant::FactRightSourceWrong,
-                "from v1",
-                5,
-            ),
+        sqlite::migrate_with(&conn, &path, &MIGRATIONS[..1]).unwrap();
+        assert_eq!(sqlite::header(&conn).unwrap().0, 1);
+        conn.execute_batch(
+            "INSERT INTO sessions VALUES ('s1', '/logs/s1.jsonl', NULL, 1, 1);
+             INSERT INTO classifications VALUES ('s1', 'clm_a', 1, 'fact_right_source_wrong',
+                 'right', 'wrong', 'Agent platform team', 'Re-bind', 'from v1', 'ana', 5);",
         )
         .unwrap();
     }
@@ -333,6 +328,7 @@ fn a_v1_database_is_migrated_to_the_current_schema_and_keeps_its_data() {
         st.classification("s1", "clm_a", 1).unwrap().unwrap().note,
         "from v1"
     );
+    assert_eq!(st.session("s1").unwrap().unwrap().session_id, "s1");
     assert!(
         st.finding_counts().unwrap().is_empty(),
         "the v2 findings table exists"
@@ -358,4 +354,84 @@ fn import_writes_claims_and_findings_and_replaces_on_reimport() {
     st.import_report(&sref, &r).unwrap();
     let counts = st.finding_counts().unwrap();
     assert_eq!(counts, vec![("stale".to_owned(), 3)]);
+}
+
+#[test]
+fn identity_includes_the_content_hash() {
+    let st = Store::open_in_memory().unwrap();
+    let a = SessionRef::with_bytes("s1", "/logs/a.jsonl", b"a");
+    let b = SessionRef::with_bytes("s1", "/logs/b.jsonl", b"b");
+    let ia = st
+        .classify(
+            &a,
+            &class("s1", "clm", 1, Quadrant::FactRightSourceWrong, "a", 1),
+        )
+        .unwrap();
+    assert_eq!(ia.key, "s1");
+    assert_eq!(ia.warning(&a), None);
+    let ib = st.identify(&b).unwrap();
+    assert_eq!(
+        ib.key,
+        derived_key("s1", b.content_hash.as_deref().unwrap())
+    );
+    assert!(!ib.recorded);
+    assert_eq!(
+        ib.other.as_ref().map(|o| o.path.as_str()),
+        Some("/logs/a.jsonl")
+    );
+    assert!(ib.warning(&b).unwrap().contains("kept apart"));
+    let ib2 = st
+        .classify(
+            &b,
+            &class("s1", "clm", 1, Quadrant::FactWrongSourceWrong, "b", 2),
+        )
+        .unwrap();
+    assert_eq!(ib2.key, ib.key);
+    assert_eq!(
+        st.classification("s1", "clm", 1).unwrap().unwrap().note,
+        "a"
+    );
+    assert_eq!(
+        st.classification(&ib.key, "clm", 1).unwrap().unwrap().note,
+        "b"
+    );
+    // The same content found again, even at another path, is the same session.
+    let b_moved = SessionRef::with_bytes("s1", "/elsewhere/b.jsonl", b"b");
+    let again = st.upsert_session(&b_moved).unwrap();
+    assert_eq!((again.key.as_str(), again.other), (ib.key.as_str(), None));
+    assert_eq!(st.identities("s1").unwrap().len(), 2);
+    // A session first named only by id (review progress) is adopted by the first log.
+    st.set_reviewed("s2", "clm", 1, true).unwrap();
+    let i2 = st
+        .upsert_session(&SessionRef::with_bytes("s2", "/logs/s2.jsonl", b"x"))
+        .unwrap();
+    assert_eq!((i2.key.as_str(), i2.recorded), ("s2", true));
+    // Without a content hash the declared id is the key (the explorer, legacy callers).
+    let plain = SessionRef {
+        session_id: "s1".into(),
+        path: String::new(),
+        content_hash: None,
+    };
+    assert_eq!(st.identify(&plain).unwrap().key, "s1");
+}
+
+#[test]
+fn deferred_store_reads_empty_then_creates_on_first_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub").join("cases.sqlite");
+    let st = Store::open_deferred(&path).unwrap();
+    assert!(st.classifications("s1").unwrap().is_empty());
+    assert_eq!(st.review_cursor("s1").unwrap(), None);
+    assert!(!path.exists() && !st.is_writable());
+    st.set_review_cursor("s1", "clm", 2).unwrap();
+    assert!(path.is_file() && st.is_writable());
+    assert_eq!(st.review_cursor("s1").unwrap(), Some(("clm".into(), 2)));
+    drop(st);
+    // An existing store opens read-only until the first write.
+    let st = Store::open_deferred(&path).unwrap();
+    assert!(!st.is_writable());
+    assert_eq!(st.review_cursor("s1").unwrap(), Some(("clm".into(), 2)));
+    assert!(Store::open_read_only(&dir.path().join("none.sqlite"))
+        .unwrap()
+        .is_none());
 }

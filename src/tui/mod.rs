@@ -257,7 +257,8 @@ pub fn run(opts: Options) -> u8 {
             return 2;
         }
     };
-    let store = match Store::open(&opts.db) {
+    // Reads never create or change the database; the first classification opens it for writing.
+    let store = match Store::open_deferred(&opts.db) {
         Ok(s) => Some(s),
         Err(e) => {
             app.status =

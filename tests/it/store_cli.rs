@@ -291,3 +291,254 @@ fn torture_writer_is_hidden_and_prints_committed_indexes() {
     let st = Store::open(&db).unwrap();
     assert_eq!(st.classifications("torture").unwrap().len(), 5);
 }
+
+/// Issue 10 item 7: a session's identity includes its content hash.
+#[test]
+fn another_log_declaring_the_same_session_id_gets_its_own_records_and_a_warning() {
+    let (dir, a, db) = setup("04-stale-cache.jsonl");
+    let dbs = db.to_str().unwrap();
+    // Same session id, different bytes (a trailing blank line is still a valid log).
+    let b = dir.path().join("copy.jsonl");
+    let mut bytes = std::fs::read(&a).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&b, &bytes).unwrap();
+    let b = b.display().to_string();
+
+    let o = provscope(&[
+        "classify",
+        &a,
+        "clm_seat_price",
+        "-q",
+        "rw",
+        "--note",
+        "note of a",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!err(&o).contains("warning"), "{}", err(&o));
+    let o = provscope(&[
+        "classify",
+        &b,
+        "clm_seat_price",
+        "-q",
+        "ww",
+        "--note",
+        "note of b",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let e = err(&o);
+    assert!(
+        e.contains("warning") && e.contains("different content") && e.contains("kept apart"),
+        "{e}"
+    );
+
+    let read = |log: &str| -> serde_json::Value {
+        let o = provscope(&["classifications", log, "--format", "json", "--db", dbs]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        serde_json::from_str(&out(&o)).unwrap()
+    };
+    let ja = read(&a);
+    let jb = read(&b);
+    let one = |j: &serde_json::Value| {
+        let cs = j["classifications"].as_array().unwrap();
+        assert_eq!(cs.len(), 1, "{j}");
+        (
+            cs[0]["quadrant"].as_str().unwrap().to_owned(),
+            cs[0]["note"].as_str().unwrap().to_owned(),
+        )
+    };
+    assert_eq!(
+        one(&ja),
+        ("fact_right_source_wrong".into(), "note of a".into()),
+        "the first log keeps its classification and note"
+    );
+    assert_eq!(
+        one(&jb),
+        ("fact_wrong_source_wrong".into(), "note of b".into())
+    );
+    assert_eq!(ja["key"], STALE_ID);
+    let kb = jb["key"].as_str().unwrap();
+    assert!(kb.starts_with(&format!("{STALE_ID}@sha256:")), "{kb}");
+    assert_eq!(jb["session"]["session_id"], STALE_ID);
+    // History is per identity too: a's claim was classified once.
+    let st = Store::open(&db).unwrap();
+    assert_eq!(
+        st.classification_history(STALE_ID, "clm_seat_price", 3)
+            .unwrap()
+            .len(),
+        1
+    );
+    // Classifying the first log again still goes to its own records, without a warning.
+    drop(st);
+    let o = provscope(&["classify", &a, "clm_seat_price", "-q", "rr", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!err(&o).contains("warning"), "{}", err(&o));
+    assert_eq!(one(&read(&a)).0, "fact_right_source_right");
+    assert_eq!(one(&read(&b)).0, "fact_wrong_source_wrong");
+}
+
+/// `--db` must be a regular file (or missing): devices, FIFOs and directories are refused.
+#[test]
+fn dev_null_and_other_non_regular_paths_are_refused() {
+    let (dir, log, _) = setup("04-stale-cache.jsonl");
+    let journal_before = Path::new("/dev/null-journal").exists();
+    let fifo = dir.path().join("fifo.sqlite");
+    let made_fifo = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut targets = vec![
+        ("/dev/null".to_owned(), "character device"),
+        (dir.path().display().to_string(), "directory"),
+    ];
+    if made_fifo {
+        targets.push((fifo.display().to_string(), "FIFO"));
+    }
+    for (db, kind) in &targets {
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["classify", &log, "clm_seat_price", "-q", "rw", "--db", db],
+            vec!["classifications", &log, "--db", db],
+            vec!["trend", "--db", db],
+            vec!["report", &log, "--db", db],
+            vec!["db", "status", "--db", db],
+        ];
+        for args in runs {
+            let o = provscope(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+            let e = err(&o);
+            assert!(
+                e.contains("not a regular file") && e.contains(kind) && e.contains(db.as_str()),
+                "{args:?}: {e}"
+            );
+        }
+    }
+    assert!(
+        journal_before || !Path::new("/dev/null-journal").exists(),
+        "nothing is created beside /dev/null"
+    );
+}
+
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let bytes = if e.path().is_file() {
+                std::fs::read(e.path()).unwrap()
+            } else {
+                Vec::new()
+            };
+            (e.file_name().to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Reading commands open the store read-only: they create no database, no `-wal`/`-shm`, and
+/// change no byte.
+#[test]
+fn reading_commands_never_create_or_change_files() {
+    let (dir, log, db) = setup("04-stale-cache.jsonl");
+    let dbs = db.to_str().unwrap();
+    let reads = |dbs: &str| {
+        for args in [
+            vec!["classifications", STALE_ID, "--db", dbs],
+            vec!["classifications", &log, "--db", dbs],
+            vec!["trend", "--db", dbs],
+            vec!["report", &log, "--db", dbs],
+            vec!["db", "status", "--db", dbs],
+        ] {
+            let o = provscope(&args);
+            assert!(o.status.code() != Some(101), "{args:?}: {}", err(&o));
+        }
+    };
+    // No store yet: nothing is created, not even its directory.
+    reads(dbs);
+    assert!(!db.parent().unwrap().exists(), "no directory created");
+    assert!(!db.exists());
+
+    let o = provscope(&["classify", &log, "clm_seat_price", "-q", "rw", "--db", dbs]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = provscope(&["verify", "--record-run", &log, "--db", dbs]);
+    assert!(o.status.code() != Some(2), "{}", err(&o));
+    let state = db.parent().unwrap();
+    let before = listing(state);
+    assert_eq!(before.len(), 1, "only the database after writers closed it");
+    reads(dbs);
+    let o = provscope(&["trend", "--db", dbs]);
+    assert!(out(&o).contains("RUN"), "{}", err(&o));
+    assert_eq!(listing(state), before, "no file created or changed");
+    drop(dir);
+}
+
+/// A database the user may only read is read (today: "attempt to write a readonly database").
+#[test]
+fn a_read_only_database_can_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ro");
+    std::fs::create_dir(&root).unwrap();
+    let log = root.join("04-stale-cache.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let db = root.join("cases.sqlite");
+    let (logs, dbs) = (log.display().to_string(), db.display().to_string());
+    let o = provscope(&[
+        "classify",
+        &logs,
+        "clm_seat_price",
+        "-q",
+        "rw",
+        "--db",
+        &dbs,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    // Root ignores permission bits: then the reader runs as `nobody` with a copy of the binary
+    // it can execute. Otherwise the file and its directory lose their write bits.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let bin = root.join("provscope");
+    let mut cmd = if is_root {
+        std::fs::copy(env!("CARGO_BIN_EXE_provscope"), &bin).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_provscope"))
+    };
+    for (p, mode) in [
+        (&db, 0o444),
+        (&log, 0o444),
+        (&root, 0o555),
+        (&dir.path().to_path_buf(), 0o755),
+    ] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    if is_root {
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let before = listing(&root);
+    let o = cmd
+        .args(["classifications", &logs, "--format", "json", "--db", &dbs])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let j: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(
+        j["classifications"][0]["quadrant"], "fact_right_source_wrong",
+        "{j}"
+    );
+    assert_eq!(listing(&root), before);
+}

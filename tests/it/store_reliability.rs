@@ -459,3 +459,87 @@ fn two_writer_threads_on_one_claim_lose_no_update() {
     let cursor = st.review_cursor("s").unwrap().unwrap();
     assert!(cursor.0.ends_with("_199"), "{cursor:?}");
 }
+
+/// A real schema-version-2 database (before a session's identity included its content hash)
+/// is refused by reading commands, unchanged, then migrated by `db migrate` with its data.
+#[test]
+fn a_version_2_database_is_migrated_by_db_migrate_and_keeps_its_data() {
+    use provscope::store::schema::{Dialect, MIGRATIONS};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v2.sqlite");
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+        for m in &MIGRATIONS[..2] {
+            conn.execute_batch(&m.sql_for(Dialect::Sqlite)).unwrap();
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 2; PRAGMA application_id = 0x50525653;
+             INSERT INTO sessions VALUES ('sess_old', '/logs/old.jsonl', 'sha256:00', 1, 2);
+             INSERT INTO classifications VALUES ('sess_old', 'clm_a', 1, 'fact_right_source_wrong',
+                 'right', 'wrong', 'Agent platform team', 'Re-bind', 'from v2', 'ana', 5);",
+        )
+        .unwrap();
+    }
+    let dbs = db.display().to_string();
+    let before = std::fs::read(&db).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_provscope"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["classifications", "sess_old", "--db", &dbs]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("schema version 2") && e.contains("db migrate"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before, "left unchanged");
+    let o = run(&["db", "status", "--db", &dbs]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("schema version 2"));
+
+    let o = run(&["db", "migrate", "--db", &dbs]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!(
+            "migrated from schema version 2 to {SCHEMA_VERSION}"
+        )),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = run(&[
+        "classifications",
+        "sess_old",
+        "--format",
+        "json",
+        "--db",
+        &dbs,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["classifications"][0]["note"], "from v2");
+    assert_eq!(j["session"]["session_id"], "sess_old");
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM sessions WHERE declared_id = ?1",
+            "sess_old"
+        ),
+        1
+    );
+    let o = run(&["db", "migrate", "--db", &dbs]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("up to date"));
+}
