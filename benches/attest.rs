@@ -52,6 +52,7 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 /// Seals `n` envelopes of varied calls; returns their JSON and the attestor key.
 fn make_envelopes(n: usize) -> (Vec<String>, ed25519_dalek::SigningKey) {
     let key = ed25519_dalek::SigningKey::from_bytes(&[42; 32]);
+    let cache = provscope::model::event::CacheInfo::default();
     let att = Attestor {
         id: "bench".into(),
         key: key.clone(),
@@ -78,6 +79,9 @@ fn make_envelopes(n: usize) -> (Vec<String>, ed25519_dalek::SigningKey) {
             arguments: Some(&args),
             called_at: Timestamp(1_790_000_000_000 + i as i64),
             returned_at: Timestamp(1_790_000_000_250 + i as i64),
+            fetched_at: Timestamp(1_790_000_000_250 + i as i64),
+            ttl_seconds: Some(3600),
+            cache: &cache,
             response: &resp,
         };
         out.push(seal(&obs, &att).unwrap().to_json());

@@ -250,7 +250,11 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
             line(w, &ev)?;
         }
         for c in &calls {
-            let cache = if fault == Some(Fault::Stale) && c.fetched != c.returned {
+            let cache_info = crate::model::event::CacheInfo {
+                hit: fault == Some(Fault::Stale) && c.fetched != c.returned,
+                original_fetched_at: None,
+            };
+            let cache = if cache_info.hit {
                 json!({"hit":true,"original_fetched_at":ts(c.fetched)})
             } else {
                 json!({"hit":false})
@@ -260,7 +264,11 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
             let mut recorded = response.clone();
             let mut envelope = None;
             if let Some(a) = &attestor {
-                envelope = Some(seal_call(a, &sid, c, &response)?);
+                let cache_info = crate::model::event::CacheInfo {
+                    original_fetched_at: cache_info.hit.then_some(Timestamp(c.fetched)),
+                    ..cache_info
+                };
+                envelope = Some(seal_call(a, &sid, c, &response, &cache_info)?);
                 if fault == Some(Fault::Tampered) && std::ptr::eq(c, &calls[0]) {
                     // Changed after sealing: the model saw a result the server never returned.
                     recorded["result"]["content"][0]["text"] =
@@ -378,6 +386,7 @@ fn seal_call(
     sid: &str,
     c: &Call,
     response: &Value,
+    cache: &crate::model::event::CacheInfo,
 ) -> io::Result<String> {
     let err = |e: String| io::Error::other(e);
     let resp: crate::model::CallResponse =
@@ -391,6 +400,9 @@ fn seal_call(
         arguments: Some(&args),
         called_at: Timestamp(c.issued),
         returned_at: Timestamp(c.returned),
+        fetched_at: Timestamp(c.tag_fetched()),
+        ttl_seconds: Some(c.ttl),
+        cache,
         response: &resp,
     };
     let env = crate::attest::envelope::seal(&o, a).map_err(err)?;

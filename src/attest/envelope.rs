@@ -9,6 +9,7 @@
 use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
 use super::hash::canonical_sha256;
 use super::keys::compact;
+use crate::model::event::{CacheInfo, IngestTag};
 use crate::model::mcp::RpcError;
 use crate::model::{Call, CallResponse, CallToolResult, Session, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -18,8 +19,11 @@ use subtle::ConstantTimeEq;
 
 /// `_type` of an in-toto Statement v1.
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
-/// `predicateType` of provscope's execution predicate.
-pub const PREDICATE_TYPE: &str = "https://provscope.dev/mcp-execution/v1";
+/// `predicateType` of provscope's execution predicate, version 2 (what [`seal`] writes): v1 plus
+/// the ingestion tag's freshness (`fetched_at`, `ttl_seconds`, `cache`).
+pub const PREDICATE_TYPE: &str = "https://provscope.dev/mcp-execution/v2";
+/// `predicateType` of version 1, still verified: its freshness is not attested.
+pub const PREDICATE_TYPE_V1: &str = "https://provscope.dev/mcp-execution/v1";
 /// Prefix of the subject name: `mcp-call:<call id>`.
 pub const SUBJECT_PREFIX: &str = "mcp-call:";
 
@@ -31,7 +35,7 @@ pub struct Statement {
     pub statement_type: String,
     /// Exactly one subject: the call.
     pub subject: Vec<Subject>,
-    /// `https://provscope.dev/mcp-execution/v1`.
+    /// [`PREDICATE_TYPE`] (v2) or [`PREDICATE_TYPE_V1`].
     #[serde(rename = "predicateType")]
     pub predicate_type: String,
     /// What the attestor observed.
@@ -65,12 +69,54 @@ pub struct Execution {
     pub called_at: String,
     /// When the response reached the client (RFC 3339).
     pub returned_at: String,
+    /// v2: the ingestion tag's `fetched_at` (RFC 3339). Absent in v1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetched_at: Option<String>,
+    /// v2: the ingestion tag's `ttl_seconds`, `null` when the tag has none (`Some(None)`).
+    /// Absent in v1 (`None`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub ttl_seconds: Option<Option<u64>>,
+    /// v2: the ingestion tag's `cache`. Absent in v1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<SealedCache>,
     /// Hex SHA-256 of JCS `{"tool","arguments","call_id","called_at"}`.
     pub call_hash: String,
     /// Hex SHA-256 of JCS `{"result": <delivered>, "call_hash": call_hash}`.
     pub result_hash: String,
     /// Who sealed it.
     pub attestor: AttestorInfo,
+}
+
+/// The cache provenance sealed in a v2 predicate: `{"hit": bool}`, plus
+/// `"original_fetched_at"` when the tag states it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedCache {
+    /// Served from a cache.
+    pub hit: bool,
+    /// When the cached copy was originally fetched (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_fetched_at: Option<String>,
+}
+
+/// A field that is present (even as `null`) deserializes to `Some`; absent is `None` (serde's
+/// `default`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+impl Execution {
+    /// True for a version 1 predicate, which does not seal the result's freshness.
+    pub fn is_v1(&self) -> bool {
+        self.fetched_at.is_none() && self.ttl_seconds.is_none() && self.cache.is_none()
+    }
 }
 
 /// The attestor's identity as stated in the payload (informational: trust comes from the
@@ -108,6 +154,12 @@ pub struct Observed<'a> {
     pub called_at: Timestamp,
     /// When the response arrived.
     pub returned_at: Timestamp,
+    /// The ingestion tag's `fetched_at` (for a fresh call, when the response arrived).
+    pub fetched_at: Timestamp,
+    /// The ingestion tag's `ttl_seconds`.
+    pub ttl_seconds: Option<u64>,
+    /// The ingestion tag's `cache`.
+    pub cache: &'a CacheInfo,
     /// The JSON-RPC response as delivered to the client.
     pub response: &'a CallResponse,
 }
@@ -129,6 +181,9 @@ impl<'a> Observed<'a> {
             arguments: call.request.params.arguments.as_deref(),
             called_at: call.issued_at,
             returned_at: result.tag.returned_at,
+            fetched_at: result.tag.fetched_at,
+            ttl_seconds: result.tag.ttl_seconds,
+            cache: &result.tag.cache,
             response: &result.response,
         })
     }
@@ -217,6 +272,12 @@ pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, String>
             arguments_hash,
             called_at,
             returned_at: o.returned_at.to_string(),
+            fetched_at: Some(o.fetched_at.to_string()),
+            ttl_seconds: Some(o.ttl_seconds),
+            cache: Some(SealedCache {
+                hit: o.cache.hit,
+                original_fetched_at: o.cache.original_fetched_at.map(|t| t.to_string()),
+            }),
             call_hash: ch,
             result_hash: rh,
             attestor: AttestorInfo {
@@ -274,13 +335,37 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
             st.statement_type
         ));
     }
-    if st.predicate_type != PREDICATE_TYPE {
-        return Err(format!(
-            "payload.predicateType is `{}`; expected `{PREDICATE_TYPE}`",
-            st.predicate_type
-        ));
-    }
     let p = &st.predicate;
+    match st.predicate_type.as_str() {
+        PREDICATE_TYPE => {
+            for (name, present) in [
+                ("fetched_at", p.fetched_at.is_some()),
+                ("ttl_seconds", p.ttl_seconds.is_some()),
+                ("cache", p.cache.is_some()),
+            ] {
+                if !present {
+                    return Err(format!(
+                        "payload.predicate.{name} is missing; a v2 execution predicate seals \
+                         fetched_at, ttl_seconds (null when none) and cache"
+                    ));
+                }
+            }
+        }
+        PREDICATE_TYPE_V1 => {
+            if !p.is_v1() {
+                return Err(format!(
+                    "payload.predicate has fetched_at, ttl_seconds or cache, which a v1 \
+                     predicate does not have; such a predicate's type is `{PREDICATE_TYPE}`"
+                ));
+            }
+        }
+        other => {
+            return Err(format!(
+                "payload.predicateType is `{other}`; expected `{PREDICATE_TYPE}` (or \
+                 `{PREDICATE_TYPE_V1}`)"
+            ))
+        }
+    }
     for (name, v) in [
         ("arguments_hash", &p.arguments_hash),
         ("call_hash", &p.call_hash),
@@ -292,8 +377,19 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
             ));
         }
     }
-    for (name, v) in [("called_at", &p.called_at), ("returned_at", &p.returned_at)] {
-        Timestamp::parse(v).map_err(|e| format!("payload.predicate.{name}: {e}"))?;
+    let original = p
+        .cache
+        .as_ref()
+        .and_then(|c| c.original_fetched_at.as_ref());
+    for (name, v) in [
+        ("called_at", Some(&p.called_at)),
+        ("returned_at", Some(&p.returned_at)),
+        ("fetched_at", p.fetched_at.as_ref()),
+        ("cache.original_fetched_at", original),
+    ] {
+        if let Some(v) = v {
+            Timestamp::parse(v).map_err(|e| format!("payload.predicate.{name}: {e}"))?;
+        }
     }
     let [subject] = st.subject.as_slice() else {
         return Err(format!(
@@ -374,6 +470,55 @@ pub fn compare_call(
     }
     let recomputed = call_hash(call.tool(), args, &call.id, &p.called_at)?;
     field("call_hash", &p.call_hash, &recomputed);
+    Ok(out)
+}
+
+/// Compares the freshness a (signature-verified) predicate seals with the recorded ingestion tag:
+/// `returned_at` (sealed by every version) and, in v2, `fetched_at`, `ttl_seconds`, `cache.hit`
+/// and `cache.original_fetched_at`. Times compare as instants (to the millisecond). Fields are
+/// named `tag.<field>`. Empty when everything matches (or, for v1, when `returned_at` does).
+pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>, String> {
+    let mut out = Vec::new();
+    let time = |field: &'static str, sealed: Option<&str>, recorded: Option<Timestamp>| {
+        let parsed = sealed.map(Timestamp::parse).transpose()?;
+        Ok::<_, String>((parsed != recorded).then(|| Mismatch {
+            field,
+            sealed: sealed.unwrap_or("(none)").to_owned(),
+            recorded: recorded.map_or_else(|| "(none)".to_owned(), |t| t.to_string()),
+        }))
+    };
+    out.extend(time(
+        "tag.returned_at",
+        Some(&p.returned_at),
+        Some(tag.returned_at),
+    )?);
+    if let Some(f) = &p.fetched_at {
+        out.extend(time("tag.fetched_at", Some(f), Some(tag.fetched_at))?);
+    }
+    if let Some(ttl) = p.ttl_seconds {
+        if ttl != tag.ttl_seconds {
+            let show = |t: Option<u64>| t.map_or_else(|| "(none)".to_owned(), |t| t.to_string());
+            out.push(Mismatch {
+                field: "tag.ttl_seconds",
+                sealed: show(ttl),
+                recorded: show(tag.ttl_seconds),
+            });
+        }
+    }
+    if let Some(c) = &p.cache {
+        if c.hit != tag.cache.hit {
+            out.push(Mismatch {
+                field: "tag.cache.hit",
+                sealed: c.hit.to_string(),
+                recorded: tag.cache.hit.to_string(),
+            });
+        }
+        out.extend(time(
+            "tag.cache.original_fetched_at",
+            c.original_fetched_at.as_deref(),
+            tag.cache.original_fetched_at,
+        )?);
+    }
     Ok(out)
 }
 

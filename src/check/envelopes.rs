@@ -1,18 +1,22 @@
-//! Execution envelopes: `envelope_missing`, `envelope_invalid` and `result_tampered`.
+//! Execution envelopes: `envelope_missing`, `envelope_invalid`, `result_tampered` and
+//! `envelope_partial`.
 //!
 //! Every envelope is parsed and opened (`attest::envelope::open`); its signatures are verified
 //! in one batch per session against the keys the session header trusts for the call's server
 //! (`attestor_keys`), falling back to one-by-one verification to find which failed. Only a
 //! verified predicate is compared with the recording: first the call (call hash and the fields
-//! it binds), then the result hash. `keyid` is never used to decide anything.
+//! it binds), then the result hash and the sealed freshness (the ingestion tag's times, TTL and
+//! cache). `keyid` is never used to decide anything.
 
 use super::evidence::{self as ev, Evidence, InvalidReason};
 use super::finding::{Finding, Severity};
 use super::{Checker, Resolved};
 use crate::attest::dsse::{self, Envelope, SigCheck};
-use crate::attest::envelope::{compare_call, compare_result, open, Mismatch, Statement};
+use crate::attest::envelope::{
+    compare_call, compare_freshness, compare_result, open, Mismatch, Statement,
+};
 use crate::attest::keys::{self, PublicKey};
-use crate::model::{Call, EnvelopeRecord};
+use crate::model::{Call, EnvelopeRecord, ToolResult};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The keys the header declares for one server.
@@ -164,39 +168,61 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let Some(result) = s.result(&o.call.id) else {
             continue; // nothing was delivered, so nothing can have been tampered with
         };
-        match compare_result(p, &result.response) {
-            Ok(None) => {}
-            Ok(Some(m)) => {
-                let e = ev::ResultTampered {
-                    sealed_result_hash: m.sealed.clone(),
-                    recorded_result_hash: m.recorded.clone(),
-                    call_hash: p.call_hash.clone(),
-                    server: o.call.server.clone(),
-                    attestor: p.attestor.id.clone(),
-                    keyid: signer.clone().unwrap_or_default(),
-                    envelope_line: o.rec.line,
-                    result_line: result.line,
-                };
-                let f = Finding::new(
-                    Evidence::ResultTampered(e),
-                    Severity::Error,
+        let result_m = match compare_result(p, &result.response) {
+            Ok(m) => m,
+            Err(e) => {
+                ck.emit(invalid(
+                    o.rec,
+                    Some(o.call),
+                    reason(o.rec, o.call, InvalidReason::UnhashableResult),
+                    format!("envelope for {}: {e}", o.call.id),
+                ));
+                continue;
+            }
+        };
+        let tag_m = match compare_freshness(p, &result.tag) {
+            Ok(m) => m,
+            Err(e) => {
+                ck.emit(invalid(
+                    o.rec,
+                    Some(o.call),
+                    reason(o.rec, o.call, InvalidReason::BadPayload),
+                    format!("envelope for {}: {e}", o.call.id),
+                ));
+                continue;
+            }
+        };
+        if result_m.is_some() || !tag_m.is_empty() {
+            let f = tampered_finding(o, result, result_m, &tag_m, signer);
+            tampered.push((o.call, f));
+            continue;
+        }
+        if p.is_v1() {
+            let e = ev::EnvelopePartial {
+                reason: ev::PartialReason::FreshnessUnattested,
+                server: o.call.server.clone(),
+                keyid: signer.unwrap_or_default(),
+                envelope_line: o.rec.line,
+                predicate_type: Some(o.st.predicate_type.clone()),
+                unattested: ["fetched_at", "ttl_seconds", "cache"]
+                    .map(str::to_owned)
+                    .to_vec(),
+            };
+            ck.emit(
+                Finding::new(
+                    Evidence::EnvelopePartial(e),
+                    Severity::Info,
                     format!(
-                        "the result of {} recorded as delivered is not the result the attestor \
-                         sealed (result hash {} sealed, {} recomputed)",
-                        o.call.id,
-                        short(&m.sealed),
-                        short(&m.recorded)
+                        "the envelope for {} verifies, but its predicate is v1, which does not \
+                         seal fetched_at, ttl_seconds or cache: the freshness of its result is \
+                         not attested",
+                        o.call.id
                     ),
                 )
-                .call(&o.call.id);
-                tampered.push((o.call, f.turn(result.turn).line(result.line)));
-            }
-            Err(e) => ck.emit(invalid(
-                o.rec,
-                Some(o.call),
-                reason(o.rec, o.call, InvalidReason::UnhashableResult),
-                format!("envelope for {}: {e}", o.call.id),
-            )),
+                .call(&o.call.id)
+                .turn(result.turn)
+                .line(o.rec.line),
+            );
         }
     }
     for (call, f) in tampered {
@@ -247,6 +273,74 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             }
         }
     }
+}
+
+/// `result_tampered` for a verified envelope whose sealed result hash, or sealed freshness
+/// (`tag.*`), differs from the recording. `tampered_fields` names every field that differs.
+fn tampered_finding(
+    o: &Opened,
+    result: &ToolResult,
+    result_m: Option<Mismatch>,
+    tag_m: &[Mismatch],
+    signer: Option<String>,
+) -> Finding {
+    let p = &o.st.predicate;
+    let id = &o.call.id;
+    let tag_text = || {
+        tag_m
+            .iter()
+            .map(|m| format!("{} sealed {}, recorded {}", m.field, m.sealed, m.recorded))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let message = match (&result_m, tag_m.is_empty()) {
+        (Some(m), true) => format!(
+            "the result of {id} recorded as delivered is not the result the attestor sealed \
+             (result hash {} sealed, {} recomputed)",
+            short(&m.sealed),
+            short(&m.recorded)
+        ),
+        (Some(m), false) => format!(
+            "the result of {id} recorded as delivered is not the result the attestor sealed \
+             (result hash {} sealed, {} recomputed), and its ingestion tag was edited after \
+             sealing: {}",
+            short(&m.sealed),
+            short(&m.recorded),
+            tag_text()
+        ),
+        (None, _) => format!(
+            "the ingestion tag of {id} was edited after sealing: {}; the freshness recorded for \
+             its result is not the attested one",
+            tag_text()
+        ),
+    };
+    let recorded_hash = result_m
+        .as_ref()
+        .map_or_else(|| p.result_hash.clone(), |m| m.recorded.clone());
+    let all: Vec<&Mismatch> = result_m.iter().chain(tag_m).collect();
+    let e = ev::ResultTampered {
+        sealed_result_hash: p.result_hash.clone(),
+        recorded_result_hash: recorded_hash,
+        call_hash: p.call_hash.clone(),
+        server: o.call.server.clone(),
+        attestor: p.attestor.id.clone(),
+        keyid: signer.unwrap_or_default(),
+        envelope_line: o.rec.line,
+        result_line: result.line,
+        tampered_fields: all.iter().map(|m| m.field).collect(),
+        mismatches: all
+            .iter()
+            .map(|m| ev::SealMismatch {
+                field: m.field,
+                sealed: m.sealed.clone(),
+                recorded: m.recorded.clone(),
+            })
+            .collect(),
+    };
+    Finding::new(Evidence::ResultTampered(e), Severity::Error, message)
+        .call(id)
+        .turn(result.turn)
+        .line(result.line)
 }
 
 fn short(h: &str) -> &str {

@@ -43,6 +43,8 @@ pub enum Evidence {
     EnvelopeInvalid(EnvelopeInvalid),
     /// `result_tampered`.
     ResultTampered(ResultTampered),
+    /// `envelope_partial`.
+    EnvelopePartial(EnvelopePartial),
 }
 
 impl Evidence {
@@ -64,6 +66,7 @@ impl Evidence {
             Evidence::EnvelopeMissing(_) => Kind::EnvelopeMissing,
             Evidence::EnvelopeInvalid(_) => Kind::EnvelopeInvalid,
             Evidence::ResultTampered(_) => Kind::ResultTampered,
+            Evidence::EnvelopePartial(_) => Kind::EnvelopePartial,
         }
     }
 
@@ -480,4 +483,35 @@ pub struct ResultTampered {
     pub envelope_line: u64,
     /// Line of the result.
     pub result_line: u64,
+    /// Every field that differs: `result_hash`, `tag.returned_at`, `tag.fetched_at`,
+    /// `tag.ttl_seconds`, `tag.cache.hit`, `tag.cache.original_fetched_at`.
+    pub tampered_fields: Vec<&'static str>,
+    /// Each differing field with its sealed and recorded value.
+    pub mismatches: Vec<SealMismatch>,
+}
+
+/// Why a verified envelope does not vouch for everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialReason {
+    /// A v1 predicate: `fetched_at`, `ttl_seconds` and `cache` are not sealed.
+    FreshnessUnattested,
+}
+
+/// `envelope_partial`: a verified envelope, and what it does not vouch for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnvelopePartial {
+    /// Why.
+    pub reason: PartialReason,
+    /// The call's server.
+    pub server: String,
+    /// The verified signer's key id.
+    pub keyid: String,
+    /// Line of the envelope.
+    pub envelope_line: u64,
+    /// `freshness_unattested`: the predicate type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate_type: Option<String>,
+    /// What is not vouched for (tag fields).
+    pub unattested: Vec<String>,
 }

@@ -36,12 +36,14 @@ pub enum Kind {
     EnvelopeMissing,
     /// An envelope does not verify.
     EnvelopeInvalid,
-    /// The result delivered to the model does not match the sealed result hash.
+    /// The result delivered to the model, or its ingestion tag, differs from what was sealed.
     ResultTampered,
+    /// An envelope verifies but does not vouch for everything the log states about its call.
+    EnvelopePartial,
 }
 
 /// Every kind, in documentation order.
-pub const ALL_KINDS: [Kind; 15] = [
+pub const ALL_KINDS: [Kind; 16] = [
     Kind::Unsourced,
     Kind::DanglingOrigin,
     Kind::OriginMismatch,
@@ -57,6 +59,7 @@ pub const ALL_KINDS: [Kind; 15] = [
     Kind::EnvelopeMissing,
     Kind::EnvelopeInvalid,
     Kind::ResultTampered,
+    Kind::EnvelopePartial,
 ];
 
 impl Kind {
@@ -78,6 +81,7 @@ impl Kind {
             Kind::EnvelopeMissing => "envelope_missing",
             Kind::EnvelopeInvalid => "envelope_invalid",
             Kind::ResultTampered => "result_tampered",
+            Kind::EnvelopePartial => "envelope_partial",
         }
     }
 

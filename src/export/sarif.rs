@@ -30,7 +30,8 @@ fn description(k: crate::check::Kind) -> &'static str {
         InjectionSuspect => "An untrusted result tries to instruct the agent or forge citations.",
         EnvelopeMissing => "A call has no execution envelope where one is required.",
         EnvelopeInvalid => "An execution envelope does not verify.",
-        ResultTampered => "The delivered result does not match the sealed result hash.",
+        ResultTampered => "The delivered result or its ingestion tag differs from what was sealed.",
+        EnvelopePartial => "An envelope verifies but does not vouch for every recorded value.",
     }
 }
 

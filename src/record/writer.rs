@@ -152,7 +152,10 @@ impl<S: LogSink> Recorder<S> {
             tool,
             arguments: args,
             called_at: p.issued_at,
-            returned_at: at,
+            returned_at: tag.returned_at,
+            fetched_at: tag.fetched_at,
+            ttl_seconds: tag.ttl_seconds,
+            cache: &tag.cache,
             response: &response,
         };
         let env = seal(&obs, &cfg.attestor)?;

@@ -150,6 +150,7 @@ impl Theme {
             Kind::EnvelopeMissing => "✉",
             Kind::EnvelopeInvalid => "✗",
             Kind::ResultTampered => "⚑",
+            Kind::EnvelopePartial => "◐",
         };
         format!("{sym} {}", short(k))
     }
@@ -184,5 +185,6 @@ fn short(k: Kind) -> &'static str {
         Kind::EnvelopeMissing => "no-envelope",
         Kind::EnvelopeInvalid => "bad-envelope",
         Kind::ResultTampered => "tampered",
+        Kind::EnvelopePartial => "partial-envelope",
     }
 }

@@ -44,7 +44,7 @@ except ImportError as e:  # pragma: no cover - set-up problem
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://provscope.dev/mcp-execution/v1"
+PREDICATE_TYPES = ("https://provscope.dev/mcp-execution/v2", "https://provscope.dev/mcp-execution/v1")
 
 
 def jcs(v):
@@ -75,7 +75,7 @@ def verify_case(case):
         return False, f"signature: {type(e).__name__}: {e}"
     try:
         st = json.loads(env.payload.decode("utf-8"))
-        if st["_type"] != STATEMENT_TYPE or st["predicateType"] != PREDICATE_TYPE:
+        if st["_type"] != STATEMENT_TYPE or st["predicateType"] not in PREDICATE_TYPES:
             return False, "not an execution statement"
         p = st["predicate"]
     except Exception as e:

@@ -127,7 +127,10 @@ pub fn envelope_findings_with(s: &Session, cfg: &Config) -> Vec<Finding> {
         .filter(|f| {
             matches!(
                 f.kind,
-                Kind::EnvelopeMissing | Kind::EnvelopeInvalid | Kind::ResultTampered
+                Kind::EnvelopeMissing
+                    | Kind::EnvelopeInvalid
+                    | Kind::ResultTampered
+                    | Kind::EnvelopePartial
             )
         })
         .collect()

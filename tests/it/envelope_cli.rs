@@ -125,7 +125,7 @@ fn seal_then_verify_inspect_and_session_verify() {
     assert!(text(&o).contains("valid") && text(&o).contains("req_1"));
     let o = run(&["envelope", "inspect", p(&file)]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(text(&o).contains("https://provscope.dev/mcp-execution/v1"));
+    assert!(text(&o).contains("https://provscope.dev/mcp-execution/v2"));
     // The event line itself is accepted too.
     let line = dir.path().join("line.json");
     std::fs::write(
@@ -245,4 +245,45 @@ fn seal_errors_are_clear() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("public key"), "{}", text(&o));
+}
+
+#[test]
+fn a_tag_edited_after_sealing_is_reported_by_verify() {
+    // The hole: moving fetched_at (or the TTL) in the tag after sealing used to pass silently,
+    // hiding a `stale` finding while the envelope still verified.
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = sealed(dir.path());
+    let content = std::fs::read_to_string(&log).unwrap();
+    for (from, to, field) in [
+        (
+            "\"fetched_at\":\"2026-10-02T14:00:00.500Z\"",
+            "\"fetched_at\":\"2026-10-02T18:00:00.500Z\"",
+            "tag.fetched_at",
+        ),
+        (
+            "\"returned_at\":\"2026-10-02T14:00:00.500Z\"",
+            "\"returned_at\":\"2026-10-02T14:00:00.501Z\"",
+            "tag.returned_at",
+        ),
+        (
+            "\"fetched_at\":\"2026-10-02T14:00:00.500Z\"",
+            "\"ttl_seconds\":999999,\"fetched_at\":\"2026-10-02T14:00:00.500Z\"",
+            "tag.ttl_seconds",
+        ),
+    ] {
+        assert_eq!(content.matches(from).count(), 1, "{from}");
+        std::fs::write(&log, content.replace(from, to)).unwrap();
+        let o = run(&["verify", &log, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{field}: {}", text(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let f = &v["sessions"][0]["session_findings"];
+        let tampered: Vec<&Value> = f
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "result_tampered")
+            .collect();
+        assert_eq!(tampered.len(), 1, "{field}: {f}");
+        assert_eq!(tampered[0]["evidence"]["tampered_fields"], json!([field]));
+    }
 }

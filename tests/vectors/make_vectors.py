@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes tests/vectors/envelope-v1.json: test vectors for provscope execution envelopes
-(docs/envelope-format.md), computed independently of the Rust code.
+"""Writes tests/vectors/envelope-v2.json and envelope-v1.json: test vectors for provscope
+execution envelopes (docs/envelope-format.md; predicate v2, and the older v1 that provscope still
+verifies), computed independently of the Rust code.
 
     PYTHONPATH=.cache/pydeps python3 tests/vectors/make_vectors.py   # needs `cryptography`
 
@@ -19,7 +20,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives import serialization
 
-OUT = Path(__file__).resolve().parent / "envelope-v1.json"
+HERE = Path(__file__).resolve().parent
 SEED_HEX = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"  # RFC 8032 TEST 1
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 
@@ -64,6 +65,10 @@ CASES = [
         "arguments": {"plan": "team", "currency": "EUR", "seats": 3},
         "called_at": "2026-10-02T14:00:01.250Z",
         "returned_at": "2026-10-02T14:00:01.900Z",
+        # v2 only: the ingestion tag's freshness.
+        "fetched_at": "2026-10-02T14:00:01.900Z",
+        "ttl_seconds": 900,
+        "cache": {"hit": False},
         "response": {
             "jsonrpc": "2.0",
             "id": "req_42",
@@ -84,6 +89,10 @@ CASES = [
         "arguments": None,
         "called_at": "2026-10-02T14:00:05Z",
         "returned_at": "2026-10-02T14:00:05.040Z",
+        # v2 only: served from a cache, no TTL in the tag (null).
+        "fetched_at": "2026-10-02T14:00:05.040Z",
+        "ttl_seconds": None,
+        "cache": {"hit": True, "original_fetched_at": "2026-10-02T13:10:00Z"},
         "response": {
             "jsonrpc": "2.0",
             "id": 7,
@@ -92,22 +101,20 @@ CASES = [
     },
 ]
 
-vectors = []
-for c in CASES:
-    args = c["arguments"] if c["arguments"] is not None else {}
-    arguments_hash = sha256(jcs(args))
-    call_input = jcs({"tool": c["tool"], "arguments": args, "call_id": c["call_id"],
-                      "called_at": c["called_at"]})
-    call_hash = sha256(call_input)
-    r = c["response"]
-    delivered = r["result"] if "result" in r else {"error": r["error"]}
-    result_input = jcs({"result": delivered, "call_hash": call_hash})
-    result_hash = sha256(result_input)
-    statement = {
-        "_type": "https://in-toto.io/Statement/v1",
-        "subject": [{"name": "mcp-call:" + c["call_id"], "digest": {"sha256": call_hash}}],
-        "predicateType": "https://provscope.dev/mcp-execution/v1",
-        "predicate": {
+
+def make(version):
+    vectors = []
+    for c in CASES:
+        args = c["arguments"] if c["arguments"] is not None else {}
+        arguments_hash = sha256(jcs(args))
+        call_input = jcs({"tool": c["tool"], "arguments": args, "call_id": c["call_id"],
+                          "called_at": c["called_at"]})
+        call_hash = sha256(call_input)
+        r = c["response"]
+        delivered = r["result"] if "result" in r else {"error": r["error"]}
+        result_input = jcs({"result": delivered, "call_hash": call_hash})
+        result_hash = sha256(result_input)
+        predicate = {
             "session_id": c["session_id"],
             "call_id": c["call_id"],
             "server": c["server"],
@@ -118,45 +125,60 @@ for c in CASES:
             "call_hash": call_hash,
             "result_hash": result_hash,
             "attestor": {"id": "provscope-vectors", "key": PUB_COMPACT},
+        }
+        fields = ["session_id", "call_id", "server", "tool", "arguments", "called_at",
+                  "returned_at", "response"]
+        if version == 2:
+            predicate["fetched_at"] = c["fetched_at"]
+            predicate["ttl_seconds"] = c["ttl_seconds"]  # null when the tag has none
+            predicate["cache"] = c["cache"]
+            fields[7:7] = ["fetched_at", "ttl_seconds", "cache"]
+        statement = {
+            "_type": "https://in-toto.io/Statement/v1",
+            "subject": [{"name": "mcp-call:" + c["call_id"], "digest": {"sha256": call_hash}}],
+            "predicateType": f"https://provscope.dev/mcp-execution/v{version}",
+            "predicate": predicate,
+        }
+        payload = jcs(statement).encode("utf-8")
+        signed = pae(PAYLOAD_TYPE, payload)
+        sig = key.sign(signed)
+        envelope = {
+            "payload": base64.b64encode(payload).decode(),
+            "payloadType": PAYLOAD_TYPE,
+            "signatures": [{"keyid": KEYID, "sig": base64.b64encode(sig).decode()}],
+        }
+        vectors.append({
+            "name": c["name"],
+            "input": {k: c[k] for k in fields},
+            "expected": {
+                "arguments_hash": arguments_hash,
+                "call_hash_input": call_input,
+                "call_hash": call_hash,
+                "result_hash_input": result_input,
+                "result_hash": result_hash,
+                "payload": payload.decode("utf-8"),
+                "pae_hex": signed.hex(),
+                "signature_hex": sig.hex(),
+                "envelope": envelope,
+            },
+        })
+    doc = {
+        "format": f"provscope execution envelope v{version} (docs/envelope-format.md)",
+        "generator": "tests/vectors/make_vectors.py (Python, independent of the Rust code)",
+        "key": {
+            "note": "RFC 8032 section 7.1 TEST 1: a published test key, not a secret",
+            "seed_hex": SEED_HEX,
+            "public_hex": pub.hex(),
+            "public": PUB_COMPACT,
+            "keyid": KEYID,
         },
+        "attestor_id": "provscope-vectors",
+        "vectors": vectors,
     }
-    payload = jcs(statement).encode("utf-8")
-    signed = pae(PAYLOAD_TYPE, payload)
-    sig = key.sign(signed)
-    envelope = {
-        "payload": base64.b64encode(payload).decode(),
-        "payloadType": PAYLOAD_TYPE,
-        "signatures": [{"keyid": KEYID, "sig": base64.b64encode(sig).decode()}],
-    }
-    vectors.append({
-        "name": c["name"],
-        "input": {k: c[k] for k in ("session_id", "call_id", "server", "tool", "arguments",
-                                     "called_at", "returned_at", "response")},
-        "expected": {
-            "arguments_hash": arguments_hash,
-            "call_hash_input": call_input,
-            "call_hash": call_hash,
-            "result_hash_input": result_input,
-            "result_hash": result_hash,
-            "payload": payload.decode("utf-8"),
-            "pae_hex": signed.hex(),
-            "signature_hex": sig.hex(),
-            "envelope": envelope,
-        },
-    })
+    out = HERE / f"envelope-v{version}.json"
+    out.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
 
-doc = {
-    "format": "provscope execution envelope v1 (docs/envelope-format.md)",
-    "generator": "tests/vectors/make_vectors.py (Python, independent of the Rust code)",
-    "key": {
-        "note": "RFC 8032 section 7.1 TEST 1: a published test key, not a secret",
-        "seed_hex": SEED_HEX,
-        "public_hex": pub.hex(),
-        "public": PUB_COMPACT,
-        "keyid": KEYID,
-    },
-    "attestor_id": "provscope-vectors",
-    "vectors": vectors,
-}
-OUT.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-print(f"wrote {OUT}")
+
+make(1)
+make(2)
