@@ -176,6 +176,26 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
     let Some(res) = r.result else { return };
     let call_id = res.call_id();
     let Some(sp) = c.stamp.span else {
+        // An API citation that names only a URL (or a PDF page) resolves to the result that
+        // carried it, with nothing finer to cite: reported, but not as a broken stamp.
+        if c.stamp.provenance() == crate::model::Provenance::Derived {
+            let what = c
+                .stamp
+                .citation
+                .as_ref()
+                .and_then(|ci| ci.url.clone())
+                .unwrap_or_else(|| "the source".into());
+            ck.emit(
+                Finding::new(
+                    Evidence::SpanInvalid(ev::SpanInvalid::default()),
+                    Severity::Info,
+                    format!("the API citation names only {what}: the result that carried it is the origin, with no span to check"),
+                )
+                .claim(c)
+                .call(call_id),
+            );
+            return;
+        }
         ck.emit(
             Finding::new(
                 Evidence::SpanInvalid(ev::SpanInvalid::default()),

@@ -65,6 +65,11 @@ pub fn check_paths(paths: &[PathBuf], opts: &LoadOptions, cfg: &Config, threads:
         return Outcome::from_parts(parts, Vec::new());
     }
     let (files, input_errors) = ingest::discover(paths);
-    let parts = ingest::parallel_map(&files, threads, |f| one(ingest::load_file(f, opts), cfg));
-    Outcome::from_parts(parts, input_errors)
+    let parts = ingest::parallel_map(&files, threads, |f| {
+        ingest::load_file_sessions(f, opts)
+            .into_iter()
+            .map(|s| one(s, cfg))
+            .collect::<Vec<_>>()
+    });
+    Outcome::from_parts(parts.into_iter().flatten().collect(), input_errors)
 }

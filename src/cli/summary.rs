@@ -21,6 +21,11 @@ pub enum Format {
 struct Row<'a> {
     session: &'a str,
     file: &'a str,
+    /// `provscope` for a session log, else the importer that read the file.
+    format: &'a str,
+    /// What the source lacked and how it was filled in (imported files only).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
     turns: usize,
     calls: usize,
     results: usize,
@@ -41,6 +46,8 @@ fn row<'a>(s: &'a Session, cfg: &crate::check::Config) -> Row<'a> {
     Row {
         session: &s.name,
         file: &s.source,
+        format: s.format(),
+        notes: s.import.as_ref().map_or(&[], |i| i.notes.as_slice()),
         turns: s.turns.len(),
         calls: s.calls.len(),
         results: s.results.len(),
@@ -93,9 +100,15 @@ fn print_table(out: &mut Out, rows: &[Row]) {
         .max()
         .unwrap_or(0)
         .max(7);
+    let fw = rows
+        .iter()
+        .map(|r| r.format.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     out.line(&format!(
-        "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  FINDINGS",
-        "SESSION", "TURNS", "CALLS", "RESULTS", "CLAIMS", "ENVELOPES", "DIAGNOSTICS"
+        "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  FINDINGS",
+        "SESSION", "FORMAT", "TURNS", "CALLS", "RESULTS", "CLAIMS", "ENVELOPES", "DIAGNOSTICS"
     ));
     let mut total = [0usize; 6];
     for r in rows {
@@ -113,8 +126,9 @@ fn print_table(out: &mut Out, rows: &[Row]) {
             n(crate::check::Severity::Info)
         );
         out.line(&format!(
-            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  {findings}",
+            "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  {findings}",
             one_line(r.session),
+            r.format,
             r.turns,
             r.calls,
             r.results,
@@ -135,8 +149,9 @@ fn print_table(out: &mut Out, rows: &[Row]) {
     }
     if rows.len() > 1 {
         out.line(&format!(
-            "{:<w$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
+            "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
             format!("{} sessions", rows.len()),
+            "",
             total[0],
             total[1],
             total[2],

@@ -1,6 +1,7 @@
 //! Turning command-line paths into session logs, and loading them in parallel.
 
-use super::loader::{load_file, LoadOptions};
+use super::import::{detect_file, Detected};
+use super::loader::{load_file_sessions, LoadOptions};
 use crate::model::{DiagLevel, Diagnostic, Session};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,8 +41,11 @@ fn path_error(p: &Path, message: String) -> Diagnostic {
     }
 }
 
-/// Expands paths into log files: files as given, directories searched recursively for `*.jsonl`
-/// (sorted, hidden entries and symlinked directories skipped).
+/// Expands paths into log files: files as given, directories searched recursively (sorted, hidden
+/// entries and symlinked directories skipped) for candidate files (`.jsonl`, `.json`, `.ndjson`,
+/// `.log`, `.yaml`, `.yml`) whose content is a session log or a format an importer reads.
+/// Other files in a directory are skipped quietly; a file named on the command line is always
+/// read (and reported when it is not a known format).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
@@ -60,7 +64,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
                 if files.len() == before {
                     errors.push(path_error(
                         p,
-                        "no *.jsonl session logs in this directory".into(),
+                        "no session logs or known traces in this directory".into(),
                     ));
                 }
             }
@@ -88,9 +92,30 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
         let path = e.path();
         match e.file_type() {
             Ok(t) if t.is_dir() => walk(&path, out, errors),
-            Ok(_) if path.extension().is_some_and(|x| x == "jsonl") => out.push(path),
+            Ok(t) if t.is_file() && is_candidate(&path) => out.push(path),
             _ => {}
         }
+    }
+}
+
+/// Extensions worth opening in a directory scan; the content decides the format.
+const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
+
+/// True when a file found in a directory holds a session log or a known format. A `.jsonl` file
+/// that starts like JSON is kept even when unrecognised, so a damaged session log is reported
+/// rather than skipped.
+fn is_candidate(path: &Path) -> bool {
+    let Some(ext) = path.extension().and_then(|x| x.to_str()) else {
+        return false;
+    };
+    if !CANDIDATES.contains(&ext) {
+        return false;
+    }
+    match detect_file(path) {
+        Ok(Detected::Native) | Ok(Detected::Import(_)) => true,
+        Ok(Detected::JsonLike) => ext == "jsonl",
+        Ok(Detected::Unknown) => false,
+        Err(_) => ext == "jsonl",
     }
 }
 
@@ -105,7 +130,10 @@ pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Load
 }
 
 fn load_files_parallel(files: &[PathBuf], opts: &LoadOptions, threads: usize) -> Vec<Session> {
-    parallel_map(files, threads, |f| load_file(f, opts))
+    parallel_map(files, threads, |f| load_file_sessions(f, opts))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Maps `f` over `items` on up to `threads` threads, keeping the input order.

@@ -30,8 +30,108 @@ impl Default for LoadOptions {
     }
 }
 
-/// Loads one session log from a file. Unreadable files give a session with one diagnostic.
+/// Loads one file: a provscope session log, or any format an importer reads (detected by
+/// content). A file holding several sessions (an OTLP export of several conversations) gives
+/// the first, with a warning naming how many there are. Unreadable files and unknown formats
+/// give a session with one diagnostic.
 pub fn load_file(path: &Path, opts: &LoadOptions) -> Session {
+    let mut all = load_file_sessions(path, opts);
+    let n = all.len();
+    let mut first = all.swap_remove(0);
+    if n > 1 {
+        let source = first.source.clone();
+        first.diagnostics.push(Diagnostic {
+            level: DiagLevel::Warning,
+            message: format!(
+                "this file holds {n} sessions; this command reads the first, `{}` (a directory or `verify` reads them all)",
+                first.id()
+            ),
+            ..file_diag(&source, String::new())
+        });
+    }
+    first
+}
+
+/// Loads every session of one file, whatever its format (detected by content, never by name).
+/// Always returns at least one session (carrying the diagnostics when nothing could be read).
+pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
+    use super::import::{self, Detected};
+    let source: Arc<str> = Arc::from(path.display().to_string());
+    match import::detect_file(path) {
+        Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],
+        Ok(Detected::Import(imp)) => match std::fs::read(path) {
+            Ok(bytes) => import::run(
+                imp,
+                &import::Input {
+                    name: session_name(path),
+                    source,
+                    path: Some(path),
+                    bytes: &bytes,
+                    opts,
+                },
+            ),
+            Err(e) => vec![unreadable(path, source, &e)],
+        },
+        Ok(Detected::Unknown) => {
+            let mut s = Session {
+                name: session_name(path),
+                source: source.clone(),
+                ..Session::default()
+            };
+            s.diagnostics.push(file_diag(
+                &source,
+                "not a known session or trace format (see docs/importers.md for the formats provscope reads)".into(),
+            ));
+            vec![s]
+        }
+        Err(e) => vec![unreadable(path, source, &e)],
+    }
+}
+
+/// Loads every session in `bytes`, whatever its format (tests, embedded data).
+pub fn load_any_bytes(name: &str, source: &str, bytes: &[u8], opts: &LoadOptions) -> Vec<Session> {
+    use super::import::{self, Detected};
+    match import::detect(bytes) {
+        Detected::Import(imp) => import::run(
+            imp,
+            &import::Input {
+                name: name.to_owned(),
+                source: Arc::from(source),
+                path: None,
+                bytes,
+                opts,
+            },
+        ),
+        Detected::Unknown => {
+            let source: Arc<str> = Arc::from(source);
+            let mut s = Session {
+                name: name.to_owned(),
+                source: source.clone(),
+                ..Session::default()
+            };
+            s.diagnostics.push(file_diag(
+                &source,
+                "not a known session or trace format".into(),
+            ));
+            vec![s]
+        }
+        _ => vec![load_bytes(name, source, bytes, opts)],
+    }
+}
+
+fn unreadable(path: &Path, source: Arc<str>, e: &std::io::Error) -> Session {
+    let mut s = Session {
+        name: session_name(path),
+        source: source.clone(),
+        ..Session::default()
+    };
+    s.diagnostics
+        .push(file_diag(&source, format!("cannot read the file: {e}")));
+    s
+}
+
+/// Loads one provscope session log from a file. Unreadable files give a session with one diagnostic.
+pub fn load_native_file(path: &Path, opts: &LoadOptions) -> Session {
     let source: Arc<str> = Arc::from(path.display().to_string());
     let name = session_name(path);
     match std::fs::File::open(path) {
@@ -336,6 +436,7 @@ impl Builder {
                     fanout: c.fanout,
                     request: c.request,
                     line: line_no,
+                    sub_session: None,
                 });
             }
             Event::ToolResult(r) => {

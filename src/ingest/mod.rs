@@ -1,11 +1,13 @@
 //! Reading input: finding session logs on disk, loading them, the embedded samples.
 
 mod discover;
+pub mod import;
 mod lines;
 mod loader;
 pub mod samples;
 
 pub use discover::{discover, load_paths, parallel_map, Loaded};
 pub use loader::{
-    load_bytes, load_file, load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
+    load_any_bytes, load_bytes, load_file, load_file_sessions, load_native_file, load_reader,
+    session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
 };

@@ -222,6 +222,31 @@ pub struct Render {
     pub policy: Option<String>,
 }
 
+/// Who made a stamp: the producer of the log, or provscope from the API's own citations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    /// Written by the producer of the log (the agent or its middleware). The default.
+    #[default]
+    Declared,
+    /// Derived by an importer from citations the model API returned (Anthropic `citations`,
+    /// OpenAI `annotations`, Gemini `groundingSupports`).
+    Derived,
+}
+
+/// The API citation a derived stamp was made from, kept for display.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct CitationInfo {
+    /// The citation's kind as the API names it (`char_location`, `url_citation`, ...).
+    pub kind: String,
+    /// The URL it names, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The source text the API says it cited, if it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_text: Option<String>,
+}
+
 /// A provenance stamp: one claim of an answer, in the playbook's schema.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Stamp {
@@ -238,6 +263,19 @@ pub struct Stamp {
     /// Rendering.
     #[serde(default)]
     pub render: Option<Render>,
+    /// Who made the stamp; absent means `declared`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// For a derived stamp: the API citation it was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<CitationInfo>,
+}
+
+impl Stamp {
+    /// Who made the stamp (`declared` unless the log says otherwise).
+    pub fn provenance(&self) -> Provenance {
+        self.provenance.unwrap_or_default()
+    }
 }
 
 /// The turn's final answer. Claims are parsed one by one so a bad stamp costs only itself.

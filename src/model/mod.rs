@@ -11,12 +11,13 @@ mod timestamp;
 
 pub use diag::{DiagLevel, Diagnostic};
 pub use event::{
-    CacheInfo, ContextEntry, Event, Fact, IngestTag, Origin, Render, ServerInfo, SessionHeader,
-    Span, SpanUnit, Stamp, FORMAT_VERSION,
+    CacheInfo, CitationInfo, ContextEntry, Event, Fact, IngestTag, Origin, Provenance, Render,
+    ServerInfo, SessionHeader, Span, SpanUnit, Stamp, FORMAT_VERSION,
 };
 pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
 pub use session::{
-    Answer, Call, Claim, Context, EnvelopeRecord, Label, Session, SessionIndex, ToolResult, Turn,
+    Answer, Call, Claim, Context, EnvelopeRecord, ImportInfo, Label, Session, SessionIndex,
+    SubSession, ToolResult, Turn,
 };
 pub use tier::Tier;
 pub use timestamp::{human_duration, Timestamp};

@@ -40,6 +40,26 @@ pub struct Call {
     pub request: CallRequest,
     /// Line in the log.
     pub line: u64,
+    /// The session of the agent this call ran (a sub-agent or hand-off), when the log links one.
+    pub sub_session: Option<SubSession>,
+}
+
+/// A link from a call to the session of the agent it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubSession {
+    /// The sub-session's id (for Claude Code, `agent-<agentId>`).
+    pub id: String,
+    /// The file that holds it, when it was found next to this log.
+    pub path: Option<String>,
+}
+
+/// How a session was read from a file that is not a provscope session log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportInfo {
+    /// The importer's name (`claude-code`, `anthropic-messages`, `otlp-json`, ...).
+    pub format: &'static str,
+    /// What the source lacked and how it was filled in, one sentence each.
+    pub notes: Vec<String>,
 }
 
 impl Call {
@@ -233,9 +253,16 @@ pub struct Session {
     pub diagnostics: Vec<Diagnostic>,
     /// Lookups.
     pub index: SessionIndex,
+    /// Which importer read the file; `None` for a provscope session log.
+    pub import: Option<ImportInfo>,
 }
 
 impl Session {
+    /// The name of the format the session was read from: `provscope` or an importer's name.
+    pub fn format(&self) -> &'static str {
+        self.import.as_ref().map_or("provscope", |i| i.format)
+    }
+
     /// The session id from the header, or the file name.
     pub fn id(&self) -> &str {
         self.header.as_ref().map_or(&self.name, |h| &h.session_id)

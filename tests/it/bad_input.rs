@@ -159,7 +159,7 @@ fn empty_binary_and_missing_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let (files, errs) = provscope::ingest::discover(&[dir.path().to_path_buf()]);
     assert!(files.is_empty());
-    assert!(errs[0].message.contains("no *.jsonl session logs"));
+    assert!(errs[0].message.contains("no session logs or known traces"));
     let (_, errs) = provscope::ingest::discover(&[dir.path().join("nope")]);
     assert!(errs[0].message.contains("no such file"));
 }

@@ -57,7 +57,7 @@ fn summary_and_exit_codes() {
     let empty = tempfile::tempdir().unwrap();
     let o = provscope(&["summary", empty.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("no *.jsonl session logs"));
+    assert!(err(&o).contains("no session logs or known traces"));
     let o = provscope(&["summary", "--format", "json", &good]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v[0]["claims"], 1);

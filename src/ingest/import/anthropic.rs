@@ -1,0 +1,514 @@
+//! Anthropic Messages: one response (`{"type":"message",...}`), or a VCR cassette of requests
+//! and responses. Tool calls (`tool_use`, `server_tool_use`, `mcp_tool_use` with
+//! `server_name`) and their results; text blocks' `citations` become derived stamps.
+
+use super::blocks::{self, SearchSpans};
+use super::build::{block_uri, Builder, NewCall, NewClaim, NewResult};
+use super::cassette;
+use super::cite::{char_range, resolve_offsets, same_text, unit_name};
+use super::sniff::Head;
+use super::util::{self, s};
+use super::Input;
+use crate::model::{CitationInfo, DiagLevel, Session, Span, SpanUnit, Timestamp};
+use rustc_hash::FxHashMap as HashMap;
+use serde_json::Value;
+
+const NAME: &str = "anthropic-messages";
+const HOSTS: &[&str] = &["api.anthropic.com", "anthropic.vertex", "bedrock-runtime"];
+
+pub fn sniff(h: &Head) -> bool {
+    if h.is_cassette() {
+        return cassette::mentions(h.text, HOSTS);
+    }
+    h.str("type") == Some("message") && h.str("role") == Some("assistant") && h.has("content")
+}
+
+/// A document given in a request, as a pseudo call.
+struct Doc {
+    call_id: String,
+    text: Option<String>,
+    blocks: Vec<String>,
+}
+
+struct Conv {
+    b: Builder,
+    /// document_index -> document, for the current request.
+    docs: HashMap<u64, Doc>,
+    /// search_result_index -> (call id, first block), for the current request.
+    search: Vec<(String, usize, usize)>,
+    /// Messages of the conversation already read (requests replay them).
+    seen: usize,
+    /// Which exchange the answer text of the current turn last came from.
+    last_piece: Option<usize>,
+    /// Every document seen: (text, blocks, call id).
+    all_docs: Vec<(Option<String>, Vec<String>, String)>,
+}
+
+pub fn import(input: &Input) -> Vec<Session> {
+    let mut c = Conv {
+        b: Builder::new(NAME, input.name.clone(), input.source.clone()),
+        docs: HashMap::default(),
+        search: Vec::new(),
+        seen: 0,
+        last_piece: None,
+        all_docs: Vec::new(),
+    };
+    let text = match std::str::from_utf8(input.bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            c.b.diag(
+                0,
+                0,
+                "",
+                DiagLevel::Error,
+                format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1),
+            );
+            return vec![c.b.finish()];
+        }
+    };
+    let head = Head::new(&text[..text.len().min(4096)]);
+    if head.is_cassette() {
+        let (its, problems) = cassette::read(text, HOSTS);
+        for p in problems {
+            c.b.diag(p.line, p.column, &p.path, p.level, p.message);
+        }
+        for it in &its {
+            let path = format!("interactions[{}]", it.index);
+            if let Some(req) = &it.request {
+                c.request(req, it.index, &format!("{path}.request.body"), it.date);
+            }
+            match &it.response {
+                Some(resp) if s(resp, "type") == Some("message") => {
+                    c.response(resp, it.index, &format!("{path}.response.body"), it.date)
+                }
+                Some(resp) if resp.get("error").is_some() => c.b.diag(
+                    0,
+                    0,
+                    &format!("{path}.response.body.error"),
+                    DiagLevel::Warning,
+                    "the API answered with an error; no message in this interaction".into(),
+                ),
+                _ => {}
+            }
+        }
+        c.b.note("a cassette replays earlier turns in each request; citations are read from the responses, where the API returned them");
+    } else {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => c.response(&v, 0, "", None),
+            Err(e) => c.b.diag(
+                e.line() as u64,
+                e.column() as u64,
+                "",
+                DiagLevel::Error,
+                format!(
+                    "malformed JSON: {}; nothing read",
+                    strip_pos(&e.to_string())
+                ),
+            ),
+        }
+        c.b.note("a single response holds no user message and no times; documents cited by char_location, page_location and content_block_location are in the request, which a response does not include");
+    }
+    vec![c.b.finish()]
+}
+
+fn strip_pos(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+impl Conv {
+    fn request(&mut self, req: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
+        if let Some(m) = s(req, "model") {
+            self.b.model(m);
+        }
+        let msgs = util::arr(req, "messages");
+        let new_from = if msgs.len() > self.seen { self.seen } else { 0 };
+        // Documents and search results are counted across the whole request.
+        self.docs.clear();
+        self.search.clear();
+        let mut doc_index = 0u64;
+        for (mi, m) in msgs.iter().enumerate() {
+            let Some(content) = m.get("content").and_then(Value::as_array) else {
+                continue;
+            };
+            for (bi, blk) in content.iter().enumerate() {
+                let bpath = format!("{path}.messages[{mi}].content[{bi}]");
+                match s(blk, "type") {
+                    Some("document") => {
+                        self.document(blk, doc_index, ex, at, &bpath);
+                        doc_index += 1;
+                    }
+                    Some("search_result") => {
+                        let id = format!("search_result:{ex}:{mi}:{bi}");
+                        let (blocks, spans) =
+                            blocks::result_blocks(&Value::Array(vec![blk.clone()]));
+                        if !self.b.has_call(&id) {
+                            self.b.call(NewCall {
+                                id: id.clone(),
+                                server: "user".into(),
+                                tool: "search_result".into(),
+                                arguments: util::raw(&serde_json::json!({"source": s(blk, "source"), "title": s(blk, "title")})),
+                                at,
+                                ..NewCall::default()
+                            });
+                            self.b.result(NewResult {
+                                call_id: id.clone(),
+                                content: blocks,
+                                at,
+                                ..NewResult::default()
+                            });
+                        }
+                        self.push_search(&id, &spans);
+                    }
+                    Some("tool_result") => {
+                        let (_, spans) =
+                            blocks::result_blocks(blk.get("content").unwrap_or(&Value::Null));
+                        if let Some(id) = s(blk, "tool_use_id") {
+                            let id = id.to_owned();
+                            self.push_search(&id, &spans);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (mi, m) in msgs.iter().enumerate().skip(new_from) {
+            let mpath = format!("{path}.messages[{mi}]");
+            match s(m, "role") {
+                Some("user") => self.user(m, at, &mpath),
+                Some("assistant") => self.assistant(m, ex, at, &mpath, false),
+                _ => self.b.diag(
+                    0,
+                    0,
+                    &format!("{mpath}.role"),
+                    DiagLevel::Warning,
+                    "a message whose role is neither user nor assistant; skipped".into(),
+                ),
+            }
+        }
+        self.seen = msgs.len() + 1;
+    }
+
+    fn push_search(&mut self, call_id: &str, spans: &SearchSpans) {
+        for &(first, n) in spans {
+            self.search.push((call_id.to_owned(), first, n));
+        }
+    }
+
+    fn document(&mut self, blk: &Value, index: u64, ex: usize, at: Option<Timestamp>, path: &str) {
+        let source = blk.get("source").unwrap_or(&Value::Null);
+        let text = match s(source, "type") {
+            Some("text") => s(source, "data").map(str::to_owned),
+            _ => None,
+        };
+        let blocks: Vec<String> = match s(source, "type") {
+            Some("content") => match source.get("content") {
+                Some(Value::String(t)) => vec![t.clone()],
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .filter_map(|x| s(x, "text").map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        // The same document replayed by a later request is the same source.
+        let call_id = match self.docs_by_content(&text, &blocks) {
+            Some(id) => id,
+            None => {
+                let id = format!("document:{index}@{ex}");
+                let mut content: Vec<crate::model::ContentBlock> = Vec::new();
+                if let Some(t) = &text {
+                    content.push(super::build::text_block(t.clone()));
+                }
+                content.extend(blocks.iter().map(|t| super::build::text_block(t.clone())));
+                if text.is_none() && blocks.is_empty() {
+                    self.b.note("a document with no text in the request (a PDF or an image): citations of it resolve to the document without a span");
+                    if let Some(url) = s(source, "url") {
+                        content.push(super::build::link_block(url, s(blk, "title")));
+                    }
+                }
+                self.b.call(NewCall {
+                    id: id.clone(),
+                    server: "user".into(),
+                    tool: "document".into(),
+                    arguments: util::raw(
+                        &serde_json::json!({"index": index, "title": s(blk, "title")}),
+                    ),
+                    at,
+                    ..NewCall::default()
+                });
+                self.b.result(NewResult {
+                    call_id: id.clone(),
+                    content,
+                    at,
+                    ..NewResult::default()
+                });
+                let _ = path;
+                self.all_docs
+                    .push((text.clone(), blocks.clone(), id.clone()));
+                id
+            }
+        };
+        self.docs.insert(
+            index,
+            Doc {
+                call_id,
+                text,
+                blocks,
+            },
+        );
+    }
+
+    fn docs_by_content(&self, text: &Option<String>, blocks: &[String]) -> Option<String> {
+        self.all_docs
+            .iter()
+            .find(|(t, b, _)| t == text && b.as_slice() == blocks)
+            .map(|(_, _, id)| id.clone())
+    }
+
+    fn user(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
+        match m.get("content") {
+            Some(Value::String(t)) => {
+                self.b.turn(t, at, 0);
+                self.last_piece = None;
+            }
+            Some(Value::Array(items)) => {
+                let text: Vec<&str> = items
+                    .iter()
+                    .filter(|x| s(x, "type") == Some("text"))
+                    .filter_map(|x| s(x, "text"))
+                    .collect();
+                if !text.is_empty() {
+                    self.b.turn(&text.join("\n"), at, 0);
+                    self.last_piece = None;
+                }
+                for (i, blk) in items.iter().enumerate() {
+                    if s(blk, "type") == Some("tool_result") {
+                        blocks::result(&mut self.b, blk, at, 0, &format!("{path}.content[{i}]"));
+                    }
+                }
+            }
+            _ => self.b.diag(
+                0,
+                0,
+                &format!("{path}.content"),
+                DiagLevel::Warning,
+                "a user message without content; skipped".into(),
+            ),
+        }
+    }
+
+    fn response(&mut self, resp: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
+        if s(resp, "type") != Some("message") {
+            self.b.diag(
+                0,
+                0,
+                &format!("{path}.type"),
+                DiagLevel::Error,
+                "not a Messages API message (`type` is not \"message\"); skipped".into(),
+            );
+            return;
+        }
+        if let Some(id) = s(resp, "id") {
+            self.b.session_id(id);
+        }
+        if let Some(m) = s(resp, "model") {
+            self.b.model(m);
+        }
+        self.assistant(resp, ex, at, path, true);
+    }
+
+    fn assistant(&mut self, m: &Value, ex: usize, at: Option<Timestamp>, path: &str, cited: bool) {
+        let items = match m.get("content") {
+            Some(Value::Array(a)) => a.as_slice(),
+            Some(Value::String(t)) => {
+                let sep = if self.last_piece.is_some() {
+                    "\n\n"
+                } else {
+                    ""
+                };
+                self.b.answer_text(t, sep, at, 0);
+                self.last_piece = Some(ex);
+                return;
+            }
+            _ => {
+                self.b.diag(
+                    0,
+                    0,
+                    &format!("{path}.content"),
+                    DiagLevel::Error,
+                    "required field `content` is missing or not a list; skipped".into(),
+                );
+                return;
+            }
+        };
+        for (i, blk) in items.iter().enumerate() {
+            let bpath = format!("{path}.content[{i}]");
+            let t = s(blk, "type").unwrap_or("");
+            if blocks::is_call_type(t) {
+                blocks::call(&mut self.b, blk, blocks::host_of(t), at, 0, &bpath, None);
+            } else if blocks::is_result_type(t) {
+                blocks::result(&mut self.b, blk, at, 0, &bpath);
+            } else if t == "text" {
+                let text = s(blk, "text").unwrap_or("");
+                let sep = match self.last_piece {
+                    Some(e) if e != ex => "\n\n",
+                    _ => "",
+                };
+                self.b.answer_text(text, sep, at, 0);
+                self.last_piece = Some(ex);
+                if cited {
+                    for (ci, c) in util::arr(blk, "citations").iter().enumerate() {
+                        self.citation(text, c, at, &format!("{bpath}.citations[{ci}]"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn citation(&mut self, claim: &str, c: &Value, at: Option<Timestamp>, path: &str) {
+        let kind = s(c, "type").unwrap_or("").to_owned();
+        let cited_text = s(c, "cited_text").map(str::to_owned);
+        let url = s(c, "url").map(str::to_owned);
+        let mut claim_out = NewClaim {
+            text: claim.trim().to_owned(),
+            call_id: None,
+            span: None,
+            citation: CitationInfo {
+                kind: kind.clone(),
+                url: url.clone(),
+                cited_text: cited_text.clone(),
+            },
+            marker: None,
+        };
+        let num = |k: &str| c.get(k).and_then(Value::as_u64);
+        match kind.as_str() {
+            "char_location" | "page_location" | "content_block_location" => {
+                let Some(di) = num("document_index") else {
+                    return self.bad(
+                        path,
+                        "document_index",
+                        "a citation without a `document_index`",
+                    );
+                };
+                let Some(doc) = self.docs.get(&di) else {
+                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("{kind} citation of document {di}, which is in the request, not in this file: the claim keeps a dangling origin"));
+                    claim_out.call_id = Some(format!("document:{di}"));
+                    self.b.claim(claim_out, at, 0);
+                    return;
+                };
+                claim_out.call_id = Some(doc.call_id.clone());
+                let check = |t: &str| cited_text.as_deref().is_none_or(|ct| same_text(t, ct));
+                match kind.as_str() {
+                    "char_location" => {
+                        let (Some(a), Some(z)) = (num("start_char_index"), num("end_char_index")) else {
+                            return self.bad(path, "start_char_index", "a char_location citation without start and end");
+                        };
+                        match doc.text.as_deref().map(|t| (t, resolve_offsets(t, a, z, &[SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8], Some(&check)))) {
+                            Some((t, Some(r))) => {
+                                let (cs, ce) = char_range(t, &r.bytes);
+                                claim_out.span = Some(Span { block: 0, start: cs, end: ce });
+                                if r.matched == Some(false) {
+                                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("the document text at {a}..{z} does not match cited_text in characters, UTF-16 or UTF-8 units; the span is kept in {}", unit_name(r.unit)));
+                                } else if r.unit != SpanUnit::Char {
+                                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {a}..{z} match the cited text only as {}, not characters", unit_name(r.unit)));
+                                }
+                            }
+                            _ => self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {a}..{z} do not fit the document's text; the claim has no span")),
+                        }
+                    }
+                    "content_block_location" => {
+                        let (Some(a), Some(z)) = (num("start_block_index"), num("end_block_index")) else {
+                            return self.bad(path, "start_block_index", "a content_block_location citation without start and end");
+                        };
+                        match doc.blocks.get(a as usize) {
+                            Some(t) => {
+                                claim_out.span = Some(Span { block: a, start: 0, end: t.chars().count() as u64 });
+                                if z > a + 1 {
+                                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("the citation covers blocks {a}..{z}; a span covers one block, so it cites block {a}"));
+                                }
+                            }
+                            None => self.b.diag(0, 0, path, DiagLevel::Warning, format!("block {a} is not in the document; the claim has no span")),
+                        }
+                    }
+                    _ => self.b.note("page_location citations name pages of a PDF, whose text provscope does not read: they resolve to the document without a span"),
+                }
+            }
+            "search_result_location" => {
+                let Some(si) = num("search_result_index") else {
+                    return self.bad(
+                        path,
+                        "search_result_index",
+                        "a citation without a `search_result_index`",
+                    );
+                };
+                match self.search.get(si as usize).cloned() {
+                    Some((call_id, first, n)) => {
+                        let a = num("start_block_index").unwrap_or(0) as usize;
+                        let z = num("end_block_index").unwrap_or(a as u64 + 1) as usize;
+                        claim_out.call_id = Some(call_id);
+                        if a < n {
+                            let len = self.block_len(claim_out.call_id.as_deref().unwrap_or(""), first + a);
+                            claim_out.span = Some(Span { block: (first + a) as u64, start: 0, end: len });
+                            if z > a + 1 {
+                                self.b.diag(0, 0, path, DiagLevel::Warning, format!("the citation covers blocks {a}..{z} of search result {si}; a span covers one block, so it cites block {a}"));
+                            }
+                        }
+                    }
+                    None => self.b.diag(0, 0, path, DiagLevel::Warning, format!("search result {si} is not in this file's requests; the claim is unsourced")),
+                }
+            }
+            "web_search_result_location" => {
+                let found = url.as_deref().and_then(|u| self.result_with_url(u));
+                match found {
+                    Some(id) => claim_out.call_id = Some(id),
+                    None => self.b.diag(
+                        0,
+                        0,
+                        path,
+                        DiagLevel::Warning,
+                        format!(
+                            "no recorded search result carried {}; the claim is unsourced",
+                            url.as_deref().unwrap_or("(no url)")
+                        ),
+                    ),
+                }
+            }
+            other => {
+                self.b.diag(
+                    0,
+                    0,
+                    &format!("{path}.type"),
+                    DiagLevel::Warning,
+                    format!("unknown citation type `{other}`; skipped"),
+                );
+                return;
+            }
+        }
+        self.b.claim(claim_out, at, 0);
+    }
+
+    fn bad(&mut self, path: &str, field: &str, what: &str) {
+        self.b.diag(
+            0,
+            0,
+            &format!("{path}.{field}"),
+            DiagLevel::Error,
+            format!("{what}; the citation is skipped"),
+        );
+    }
+
+    fn block_len(&self, call_id: &str, block: usize) -> u64 {
+        self.b
+            .result_block_text(call_id, block)
+            .map_or(0, |t| t.chars().count() as u64)
+    }
+
+    fn result_with_url(&self, url: &str) -> Option<String> {
+        self.b
+            .find_result(|blocks| blocks.iter().any(|b| block_uri(b).as_deref() == Some(url)))
+    }
+}

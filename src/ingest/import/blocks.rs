@@ -1,0 +1,180 @@
+//! Anthropic content blocks (Messages API, Claude Code, managed agents): tool calls, their
+//! results and answer text, shared by the importers that read them.
+
+use super::build::{link_block, Builder, NewCall, NewResult};
+use super::util::{self, s};
+use crate::model::{ContentBlock, DiagLevel, SubSession, Timestamp};
+use serde_json::Value;
+
+/// Which server ran a tool, by block type and name.
+pub enum ToolHost<'a> {
+    /// A client tool run by the application (`tool_use`).
+    App,
+    /// A tool run by Anthropic (`server_tool_use`: web search, web fetch, code execution).
+    Anthropic,
+    /// An MCP server (`mcp_tool_use.server_name`).
+    Mcp(&'a str),
+    /// Claude Code: built-in tools, and `mcp__<server>__<tool>` names.
+    ClaudeCode,
+}
+
+/// The server and tool name of a tool call.
+pub fn server_and_tool(host: &ToolHost, name: &str) -> (String, String) {
+    match host {
+        ToolHost::App => ("app".into(), name.into()),
+        ToolHost::Anthropic => ("anthropic".into(), name.into()),
+        ToolHost::Mcp(server) => ((*server).into(), name.into()),
+        ToolHost::ClaudeCode => match mcp_name(name) {
+            Some((server, tool)) => (server.into(), tool.into()),
+            None => ("claude-code".into(), name.into()),
+        },
+    }
+}
+
+/// Splits Claude Code's `mcp__<server>__<tool>` into server and tool.
+pub fn mcp_name(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let (server, tool) = rest.split_once("__")?;
+    (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
+}
+
+/// Records a `tool_use` / `server_tool_use` / `mcp_tool_use` block as a call.
+pub fn call(
+    b: &mut Builder,
+    block: &Value,
+    host: ToolHost,
+    at: Option<Timestamp>,
+    line: u64,
+    path: &str,
+    sub_session: Option<SubSession>,
+) -> Option<String> {
+    let Some(id) = s(block, "id") else {
+        b.diag(
+            line,
+            0,
+            &format!("{path}.id"),
+            DiagLevel::Error,
+            "a tool call without an `id`; skipped".into(),
+        );
+        return None;
+    };
+    let name = s(block, "name").unwrap_or("");
+    let host = match (&host, s(block, "server_name")) {
+        (ToolHost::App, Some(server)) => ToolHost::Mcp(server),
+        _ => host,
+    };
+    let (server, tool) = server_and_tool(&host, name);
+    let arguments = block.get("input").and_then(util::raw);
+    if b.has_call(id) {
+        // Replayed history: the call is already recorded.
+        return Some(id.to_owned());
+    }
+    b.call(NewCall {
+        id: id.to_owned(),
+        server,
+        tool,
+        arguments,
+        at,
+        line,
+        sub_session,
+        ..NewCall::default()
+    });
+    Some(id.to_owned())
+}
+
+/// Search results inside a tool result, in order: (first block index, block count).
+pub type SearchSpans = Vec<(usize, usize)>;
+
+/// Content blocks of a tool result's `content`; `search_result` blocks are flattened into their
+/// text blocks, and web search results become `resource_link` blocks with their URL.
+pub fn result_blocks(content: &Value) -> (Vec<ContentBlock>, SearchSpans) {
+    let mut out = Vec::new();
+    let mut search = Vec::new();
+    let items: Vec<&Value> = match content {
+        Value::Array(a) => a.iter().collect(),
+        Value::Null => Vec::new(),
+        other => vec![other],
+    };
+    for item in items {
+        match s(item, "type") {
+            Some("search_result") => {
+                let first = out.len();
+                out.extend(util::arr(item, "content").iter().map(util::block));
+                search.push((first, out.len() - first));
+            }
+            Some("web_search_result") => {
+                out.push(link_block(s(item, "url").unwrap_or(""), s(item, "title")));
+            }
+            _ => out.push(util::block(item)),
+        }
+    }
+    (out, search)
+}
+
+/// Records a `tool_result` / `*_tool_result` block as the result of its call.
+pub fn result(
+    b: &mut Builder,
+    block: &Value,
+    at: Option<Timestamp>,
+    line: u64,
+    path: &str,
+) -> Option<(String, SearchSpans)> {
+    let Some(id) = s(block, "tool_use_id") else {
+        b.diag(
+            line,
+            0,
+            &format!("{path}.tool_use_id"),
+            DiagLevel::Error,
+            "a tool result without a `tool_use_id`; skipped".into(),
+        );
+        return None;
+    };
+    let content = block.get("content").unwrap_or(&Value::Null);
+    // A server tool's error result is an object with an `error_code`.
+    let error_code = content
+        .get("error_code")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let (blocks, search) = result_blocks(content);
+    if b.has_result(id) {
+        return Some((id.to_owned(), search));
+    }
+    if !b.has_call(id) {
+        b.diag(
+            line,
+            0,
+            path,
+            DiagLevel::Warning,
+            format!("result for call `{id}`, but no such call was recorded"),
+        );
+    }
+    let is_error =
+        block.get("is_error").and_then(Value::as_bool) == Some(true) || error_code.is_some();
+    b.result(NewResult {
+        call_id: id.to_owned(),
+        content: blocks,
+        is_error,
+        at,
+        line,
+        ..NewResult::default()
+    });
+    Some((id.to_owned(), search))
+}
+
+/// True for the block types that carry a tool's result.
+pub fn is_result_type(t: &str) -> bool {
+    t == "tool_result" || t.ends_with("_tool_result")
+}
+
+/// True for the block types that call a tool.
+pub fn is_call_type(t: &str) -> bool {
+    matches!(t, "tool_use" | "server_tool_use" | "mcp_tool_use")
+}
+
+/// The host of a call block by its type.
+pub fn host_of(t: &str) -> ToolHost<'static> {
+    match t {
+        "server_tool_use" => ToolHost::Anthropic,
+        _ => ToolHost::App,
+    }
+}

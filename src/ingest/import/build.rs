@@ -1,0 +1,715 @@
+//! Building a `model::Session` from what an importer read: calls, results, answers, claims.
+//!
+//! Importers say what the source holds; the builder fills in what a session needs the same way
+//! for every format, and says so in the session's import notes: tags come from the recorded call
+//! (server, tool, arguments hash) and result (times), stamps' origins from the call they cite,
+//! missing times from the nearest recorded time, missing TTLs from the configuration.
+
+use crate::model::mcp::{CallParams, RpcError};
+use crate::model::{
+    Answer, Call, CallRequest, CallResponse, CallToolResult, CitationInfo, Claim, ContentBlock,
+    DiagLevel, Diagnostic, ImportInfo, IngestTag, Origin, Provenance, Render, RpcId, ServerInfo,
+    Session, SessionHeader, Span, SpanUnit, Stamp, SubSession, Timestamp, ToolResult, Turn,
+    FORMAT_VERSION,
+};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+/// A tool call as an importer found it.
+#[derive(Debug, Default)]
+pub struct NewCall {
+    /// Session-unique call id.
+    pub id: String,
+    /// The server (an MCP server name, or `claude-code`, `anthropic`, ... for built-in tools).
+    pub server: String,
+    /// The tool name.
+    pub tool: String,
+    /// The arguments as JSON; `None` when the source did not record them.
+    pub arguments: Option<Box<RawValue>>,
+    /// The JSON-RPC id, when the source has the real request (default: the call id).
+    pub rpc_id: Option<RpcId>,
+    /// When it was issued.
+    pub at: Option<Timestamp>,
+    /// Line in the source (0 when the source is one document).
+    pub line: u64,
+    /// The agent session this call ran, if any.
+    pub sub_session: Option<SubSession>,
+}
+
+/// A tool result as an importer found it.
+#[derive(Debug, Default)]
+pub struct NewResult {
+    /// The call it answers.
+    pub call_id: String,
+    /// Content blocks.
+    pub content: Vec<ContentBlock>,
+    /// `structuredContent`, raw.
+    pub structured: Option<Box<RawValue>>,
+    /// The tool reported an error.
+    pub is_error: bool,
+    /// A protocol error instead of a result.
+    pub error: Option<RpcError>,
+    /// When it arrived.
+    pub at: Option<Timestamp>,
+    /// Line in the source.
+    pub line: u64,
+    /// The JSON-RPC id of the response, when the source has the real one.
+    pub rpc_id: Option<RpcId>,
+}
+
+/// A claim made from an API citation.
+#[derive(Debug, Default)]
+pub struct NewClaim {
+    /// The answer text the citation covers.
+    pub text: String,
+    /// The call whose result it cites; `None` when the cited source is not in the file.
+    pub call_id: Option<String>,
+    /// The cited span, in characters of the result block's citable text.
+    pub span: Option<Span>,
+    /// The citation as the API gave it.
+    pub citation: CitationInfo,
+    /// The citation marker as rendered in the answer, if the API marks where it is.
+    pub marker: Option<String>,
+}
+
+struct PendingCall {
+    call: NewCall,
+    turn: u32,
+}
+
+struct PendingResult {
+    result: NewResult,
+    turn: u32,
+}
+
+#[derive(Default)]
+struct PendingAnswer {
+    text: String,
+    at: Option<Timestamp>,
+    line: u64,
+    claims: Vec<NewClaim>,
+}
+
+/// Collects what an importer reads and turns it into a session.
+pub struct Builder {
+    session: Session,
+    session_id: Option<String>,
+    agent: Option<String>,
+    model: Option<String>,
+    title: Option<String>,
+    started_at: Option<Timestamp>,
+    servers: Vec<String>,
+    turns: Vec<(u32, String, Option<Timestamp>, u64)>,
+    turn: u32,
+    calls: Vec<PendingCall>,
+    call_ids: HashSet<String>,
+    results: Vec<PendingResult>,
+    answers: Vec<(u32, PendingAnswer)>,
+    notes: Vec<String>,
+}
+
+impl Builder {
+    /// A builder for a session read by importer `format` from `source`.
+    pub fn new(format: &'static str, name: String, source: Arc<str>) -> Self {
+        Builder {
+            session: Session {
+                name,
+                source,
+                import: Some(ImportInfo {
+                    format,
+                    notes: Vec::new(),
+                }),
+                ..Session::default()
+            },
+            session_id: None,
+            agent: None,
+            model: None,
+            title: None,
+            started_at: None,
+            servers: Vec::new(),
+            turns: Vec::new(),
+            turn: 0,
+            calls: Vec::new(),
+            call_ids: HashSet::default(),
+            results: Vec::new(),
+            answers: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sets the session id (default: the file name).
+    pub fn session_id(&mut self, id: &str) {
+        if self.session_id.is_none() && !id.trim().is_empty() {
+            self.session_id = Some(id.to_owned());
+        }
+    }
+
+    /// The session id set so far, if any.
+    pub fn session_id_so_far(&self) -> Option<String> {
+        self.session_id.clone()
+    }
+
+    /// Links a recorded call to the session of the agent it ran.
+    pub fn link_sub_session(&mut self, call_id: &str, sub: SubSession) {
+        if let Some(c) = self.calls.iter_mut().rev().find(|c| c.call.id == call_id) {
+            c.call.sub_session = Some(sub);
+        }
+    }
+
+    /// Sets the agent (first value wins).
+    pub fn agent(&mut self, agent: &str) {
+        if self.agent.is_none() && !agent.is_empty() {
+            self.agent = Some(agent.to_owned());
+        }
+    }
+
+    /// Sets the model (first value wins).
+    pub fn model(&mut self, model: &str) {
+        if self.model.is_none() && !model.is_empty() {
+            self.model = Some(model.to_owned());
+        }
+    }
+
+    /// Sets the title shown in listings (first value wins).
+    pub fn title(&mut self, title: &str) {
+        if self.title.is_none() && !title.trim().is_empty() {
+            self.title = Some(title.to_owned());
+        }
+    }
+
+    /// Records a time seen in the source (the session starts at the earliest).
+    pub fn saw_time(&mut self, t: Timestamp) {
+        self.started_at = Some(self.started_at.map_or(t, |s| s.min(t)));
+    }
+
+    /// Adds a note about what the source lacked.
+    pub fn note(&mut self, note: impl Into<String>) {
+        let n = note.into();
+        if !self.notes.contains(&n) {
+            self.notes.push(n);
+        }
+    }
+
+    /// Adds a diagnostic.
+    pub fn diag(&mut self, line: u64, column: u64, path: &str, level: DiagLevel, message: String) {
+        self.session.diagnostics.push(Diagnostic {
+            file: self.session.source.clone(),
+            line,
+            column,
+            path: path.to_owned(),
+            level,
+            message,
+        });
+    }
+
+    /// The number of diagnostics so far.
+    pub fn diag_count(&self) -> usize {
+        self.session.diagnostics.len()
+    }
+
+    /// Starts a new turn with the user's message; returns its index.
+    pub fn turn(&mut self, user: &str, at: Option<Timestamp>, line: u64) -> u32 {
+        if let Some(t) = at {
+            self.saw_time(t);
+        }
+        self.turn += 1;
+        self.turns.push((self.turn, user.to_owned(), at, line));
+        self.turn
+    }
+
+    /// The current turn, starting one with no user message when none was started.
+    pub fn current_turn(&mut self, at: Option<Timestamp>, line: u64) -> u32 {
+        if self.turn == 0 {
+            self.note("the source has no user message before the first call or answer: turn 1 has an empty user message");
+            self.turn(String::new().as_str(), at, line);
+        }
+        self.turn
+    }
+
+    /// True when a call with this id was recorded.
+    pub fn has_call(&self, id: &str) -> bool {
+        self.call_ids.contains(id)
+    }
+
+    /// Records a call in the current turn. A second call with the same id is skipped with an error.
+    pub fn call(&mut self, c: NewCall) -> bool {
+        if let Some(t) = c.at {
+            self.saw_time(t);
+        }
+        let turn = self.current_turn(c.at, c.line);
+        if !self.call_ids.insert(c.id.clone()) {
+            self.diag(
+                c.line,
+                0,
+                "",
+                DiagLevel::Error,
+                format!(
+                    "duplicate call id `{}`; this call is skipped (the first one is kept)",
+                    c.id
+                ),
+            );
+            return false;
+        }
+        if !self.servers.contains(&c.server) {
+            self.servers.push(c.server.clone());
+        }
+        self.calls.push(PendingCall { call: c, turn });
+        true
+    }
+
+    /// Records a result in the current turn.
+    pub fn result(&mut self, r: NewResult) {
+        if let Some(t) = r.at {
+            self.saw_time(t);
+        }
+        let turn = self.current_turn(r.at, r.line);
+        self.results.push(PendingResult { result: r, turn });
+    }
+
+    /// The citable text of block `block` of the result of `call_id`.
+    pub fn result_block_text(&self, call_id: &str, block: usize) -> Option<&str> {
+        self.results
+            .iter()
+            .find(|r| r.result.call_id == call_id)?
+            .result
+            .content
+            .get(block)?
+            .citable_text()
+    }
+
+    /// The call id of the most recent result whose content passes `pred`.
+    pub fn find_result(&self, pred: impl Fn(&[ContentBlock]) -> bool) -> Option<String> {
+        self.results
+            .iter()
+            .rev()
+            .find(|r| pred(&r.result.content))
+            .map(|r| r.result.call_id.clone())
+    }
+
+    /// True when a result for this call was recorded.
+    pub fn has_result(&self, call_id: &str) -> bool {
+        self.results.iter().any(|r| r.result.call_id == call_id)
+    }
+
+    fn answer_mut(&mut self, at: Option<Timestamp>, line: u64) -> &mut PendingAnswer {
+        let turn = self.current_turn(at, line);
+        if self.answers.last().is_none_or(|(t, _)| *t != turn) {
+            self.answers.push((
+                turn,
+                PendingAnswer {
+                    line,
+                    ..PendingAnswer::default()
+                },
+            ));
+        }
+        let last = self.answers.len() - 1;
+        &mut self.answers[last].1
+    }
+
+    /// Appends answer text to the current turn (pieces are joined with `sep` when the answer
+    /// already has text).
+    pub fn answer_text(&mut self, text: &str, sep: &str, at: Option<Timestamp>, line: u64) {
+        if let Some(t) = at {
+            self.saw_time(t);
+        }
+        let a = self.answer_mut(at, line);
+        if !a.text.is_empty() && !text.is_empty() {
+            a.text.push_str(sep);
+        }
+        a.text.push_str(text);
+        if at.is_some() {
+            a.at = at;
+        }
+    }
+
+    /// Adds a claim to the current turn's answer.
+    pub fn claim(&mut self, c: NewClaim, at: Option<Timestamp>, line: u64) {
+        self.answer_mut(at, line).claims.push(c);
+    }
+
+    /// Builds the session.
+    pub fn finish(mut self) -> Session {
+        let fill = TimeFill::new(
+            self.calls
+                .iter()
+                .map(|c| c.call.at)
+                .chain(self.results.iter().map(|r| r.result.at))
+                .chain(self.answers.iter().map(|(_, a)| a.at))
+                .chain(self.turns.iter().map(|t| t.2)),
+        );
+        let mut filled = 0usize;
+        let mut time = |t: Option<Timestamp>, prev: &mut Option<Timestamp>| match t {
+            Some(t) => {
+                *prev = Some(t);
+                t
+            }
+            None => {
+                filled += 1;
+                prev.unwrap_or(fill.first)
+            }
+        };
+        let s = &mut self.session;
+        let header_time = self.started_at.unwrap_or(fill.first);
+        s.header = Some(SessionHeader {
+            version: FORMAT_VERSION,
+            session_id: self.session_id.clone().unwrap_or_else(|| s.name.clone()),
+            agent: self.agent.take(),
+            model: self.model.take(),
+            started_at: header_time,
+            servers: self
+                .servers
+                .iter()
+                .map(|n| ServerInfo {
+                    name: n.clone(),
+                    tier: crate::model::Tier::Unknown,
+                    attestor_keys: Vec::new(),
+                    server_keys: Vec::new(),
+                })
+                .collect(),
+            render_policy: None,
+            span_unit: SpanUnit::Char,
+            require_envelopes: false,
+            title: self.title.take(),
+        });
+        let mut prev = None;
+        for (index, user, at, line) in self.turns.drain(..) {
+            let started_at = at.or(prev);
+            if at.is_some() {
+                prev = at;
+            }
+            s.turns.push(Turn {
+                index,
+                user,
+                started_at,
+                ended_at: None,
+                line,
+            });
+        }
+        // Calls and their request.
+        let mut prev = None;
+        let mut no_args = 0usize;
+        let mut call_time: HashMap<String, (Timestamp, String, String, String)> =
+            HashMap::default();
+        for PendingCall { call: c, turn } in self.calls.drain(..) {
+            let issued_at = time(c.at, &mut prev);
+            let hash = match &c.arguments {
+                Some(a) => crate::attest::hash::arguments_hash(Some(a)).unwrap_or_default(),
+                None => {
+                    no_args += 1;
+                    String::new()
+                }
+            };
+            call_time.insert(
+                c.id.clone(),
+                (issued_at, c.server.clone(), c.tool.clone(), hash),
+            );
+            s.calls.push(Call {
+                id: c.id.clone(),
+                turn,
+                server: c.server,
+                issued_at,
+                fanout: None,
+                request: CallRequest {
+                    jsonrpc: Some("2.0".into()),
+                    id: c.rpc_id.unwrap_or(RpcId::Str(c.id)),
+                    method: "tools/call".into(),
+                    params: CallParams {
+                        name: c.tool,
+                        arguments: c.arguments,
+                        meta: None,
+                    },
+                },
+                line: c.line,
+                sub_session: c.sub_session,
+            });
+        }
+        if no_args > 0 {
+            let msg = format!(
+                "{no_args} call{} without recorded arguments (content capture off?): no arguments hash, so stamps citing {} cannot be matched on arguments",
+                if no_args == 1 { "" } else { "s" },
+                if no_args == 1 { "it" } else { "them" }
+            );
+            s.diagnostics.push(Diagnostic {
+                file: s.source.clone(),
+                line: 0,
+                column: 0,
+                path: String::new(),
+                level: DiagLevel::Warning,
+                message: msg,
+            });
+        }
+        // Results with their tag.
+        let mut prev = None;
+        let mut fetched: HashMap<String, Timestamp> = HashMap::default();
+        for PendingResult { result: r, turn } in self.results.drain(..) {
+            let at = time(r.at, &mut prev);
+            let (server, tool, hash) = match call_time.get(&r.call_id) {
+                Some((_, server, tool, hash)) => (server.clone(), tool.clone(), hash.clone()),
+                None => (String::new(), String::new(), String::new()),
+            };
+            let request_id = s
+                .calls
+                .iter()
+                .rev()
+                .find(|c| c.id == r.call_id)
+                .map(|c| c.request.id.clone());
+            let id = r
+                .rpc_id
+                .or(request_id)
+                .unwrap_or_else(|| RpcId::Str(r.call_id.clone()));
+            fetched.insert(r.call_id.clone(), at);
+            let result = match r.error {
+                Some(_) => None,
+                None => Some(CallToolResult {
+                    content: r.content,
+                    structured: r.structured,
+                    is_error: r.is_error.then_some(true),
+                    result_type: None,
+                    extra: Vec::new(),
+                }),
+            };
+            s.results.push(ToolResult {
+                turn,
+                tag: IngestTag {
+                    call_id: r.call_id,
+                    server,
+                    tool,
+                    arguments_hash: hash,
+                    fetched_at: at,
+                    ttl_seconds: None,
+                    cache: Default::default(),
+                    returned_at: at,
+                },
+                response: CallResponse {
+                    jsonrpc: Some("2.0".into()),
+                    id,
+                    result,
+                    error: r.error,
+                },
+                line: r.line,
+            });
+        }
+        if !s.results.is_empty() {
+            self.notes.push(
+                "the source records no TTLs: results are judged with default_ttl_seconds from the configuration".into(),
+            );
+        }
+        // Answers and derived stamps.
+        let mut prev = None;
+        for (turn, a) in self.answers.drain(..) {
+            let generated_at = time(a.at, &mut prev);
+            let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
+            for c in a.claims {
+                // A citation of a source not in the file keeps its id: a dangling origin.
+                let origin = c.call_id.as_ref().map(|id| match call_time.get(id) {
+                    Some((issued, server, tool, hash)) => Origin {
+                        tool_call_id: id.clone(),
+                        server: server.clone(),
+                        tool: tool.clone(),
+                        arguments_hash: hash.clone(),
+                        fetched_at: fetched.get(id).copied().unwrap_or(*issued),
+                        ttl_seconds: None,
+                    },
+                    None => Origin {
+                        tool_call_id: id.clone(),
+                        server: String::new(),
+                        tool: String::new(),
+                        arguments_hash: String::new(),
+                        fetched_at: generated_at,
+                        ttl_seconds: None,
+                    },
+                });
+                let base = claim_id(&c.text);
+                let mut id = base.clone();
+                let mut n = 1;
+                while claims.iter().any(|x| x.stamp.claim_id == id) {
+                    n += 1;
+                    id = format!("{base}.{n}");
+                }
+                claims.push(Claim {
+                    stamp: Stamp {
+                        claim_id: id,
+                        claim_text: c.text,
+                        origin,
+                        span: c.span,
+                        render: Some(Render {
+                            marker: c.marker,
+                            policy: None,
+                        }),
+                        provenance: Some(Provenance::Derived),
+                        citation: Some(c.citation),
+                    },
+                    turn,
+                    position: claims.len(),
+                    line: a.line,
+                });
+            }
+            s.answers.push(Answer {
+                turn,
+                generated_at,
+                text: a.text,
+                claims,
+                line: a.line,
+            });
+        }
+        if filled > 0 {
+            self.notes.push(if fill.any {
+                format!("the source records no time for {filled} event{}: each is dated like the event before it", if filled == 1 { "" } else { "s" })
+            } else {
+                "the source records no times: every event is dated 1970-01-01T00:00:00Z, so ages and staleness are not meaningful".into()
+            });
+        }
+        if let Some(i) = s.import.as_mut() {
+            i.notes = std::mem::take(&mut self.notes);
+        }
+        index(s);
+        s.diagnostics.sort_by_key(|d| (d.line, d.column));
+        self.session
+    }
+}
+
+/// The first recorded time, for events that have none.
+struct TimeFill {
+    first: Timestamp,
+    any: bool,
+}
+
+impl TimeFill {
+    fn new(times: impl Iterator<Item = Option<Timestamp>>) -> Self {
+        let first = times.flatten().min();
+        TimeFill {
+            first: first.unwrap_or(Timestamp(0)),
+            any: first.is_some(),
+        }
+    }
+}
+
+/// A claim id derived from the claim text, so the same sentence restated in another turn is the
+/// same claim (which is how citation drift is traced).
+pub fn claim_id(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let norm: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let h = Sha256::digest(norm.to_lowercase().as_bytes());
+    format!("clm_{}", hex::encode(&h[..5]))
+}
+
+/// Fills the session's lookups, as the native loader does.
+fn index(s: &mut Session) {
+    s.turns.sort_by_key(|t| t.index);
+    s.answers.sort_by_key(|a| a.turn);
+    let idx = &mut s.index;
+    for (i, t) in s.turns.iter().enumerate() {
+        idx.turn.insert(t.index, i);
+    }
+    for (i, c) in s.calls.iter().enumerate() {
+        idx.call.insert(c.id.clone(), i);
+        idx.calls_by_turn.entry(c.turn).or_default().push(i);
+    }
+    for (i, r) in s.results.iter().enumerate() {
+        idx.result.entry(r.tag.call_id.clone()).or_insert(i);
+        idx.results_by_turn.entry(r.turn).or_default().push(i);
+    }
+    for (i, a) in s.answers.iter().enumerate() {
+        idx.answer.insert(a.turn, i);
+        for (j, c) in a.claims.iter().enumerate() {
+            idx.claim
+                .entry(c.stamp.claim_id.clone())
+                .or_default()
+                .push((i, j));
+        }
+    }
+    if let Some(h) = &s.header {
+        for (i, sv) in h.servers.iter().enumerate() {
+            idx.server.insert(sv.name.clone(), i);
+        }
+    }
+}
+
+/// A text content block.
+pub fn text_block(text: String) -> ContentBlock {
+    ContentBlock {
+        kind: "text".into(),
+        text: Some(text),
+        ..ContentBlock::default()
+    }
+}
+
+/// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
+pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
+    let mut extra = Vec::new();
+    if let Ok(v) = serde_json::value::to_raw_value(url) {
+        extra.push(("uri".to_owned(), v));
+    }
+    if let Some(t) = title {
+        if let Ok(v) = serde_json::value::to_raw_value(t) {
+            extra.push(("name".to_owned(), v));
+        }
+    }
+    ContentBlock {
+        kind: "resource_link".into(),
+        extra,
+        ..ContentBlock::default()
+    }
+}
+
+/// The `uri` of a `resource_link` block, if it is one.
+pub fn block_uri(b: &ContentBlock) -> Option<String> {
+    let raw = b.extra_field("uri")?;
+    serde_json::from_str::<String>(raw.get()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_session_is_indexed_and_its_stamps_agree_with_the_record() {
+        let mut b = Builder::new("test", "t".into(), Arc::from("t.json"));
+        b.turn("q?", None, 1);
+        let args = serde_json::value::to_raw_value(&serde_json::json!({"q": 1})).unwrap();
+        assert!(b.call(NewCall {
+            id: "c1".into(),
+            server: "srv".into(),
+            tool: "t".into(),
+            arguments: Some(args),
+            ..NewCall::default()
+        }));
+        assert!(!b.call(NewCall {
+            id: "c1".into(),
+            ..NewCall::default()
+        }));
+        b.result(NewResult {
+            call_id: "c1".into(),
+            content: vec![text_block("Seats cost €19.".into())],
+            ..NewResult::default()
+        });
+        b.answer_text("They cost €19.", "", None, 3);
+        b.claim(
+            NewClaim {
+                text: "They cost €19.".into(),
+                call_id: Some("c1".into()),
+                span: Some(Span {
+                    block: 0,
+                    start: 11,
+                    end: 14,
+                }),
+                citation: CitationInfo::default(),
+                marker: None,
+            },
+            None,
+            3,
+        );
+        let s = b.finish();
+        assert_eq!((s.calls.len(), s.results.len(), s.claim_count()), (1, 1, 1));
+        let c = s.claims().next().unwrap();
+        let o = c.stamp.origin.as_ref().unwrap();
+        assert_eq!(o.arguments_hash, s.results[0].tag.arguments_hash);
+        assert_eq!(c.stamp.provenance(), Provenance::Derived);
+        assert!(s.call("c1").is_some() && s.result("c1").is_some());
+        assert!(s.has_errors(), "the duplicate call is an error");
+        let notes = &s.import.as_ref().unwrap().notes;
+        assert!(notes.iter().any(|n| n.contains("no times")), "{notes:?}");
+        assert!(notes.iter().any(|n| n.contains("TTL")), "{notes:?}");
+    }
+}

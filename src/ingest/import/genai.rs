@@ -1,0 +1,553 @@
+//! Trace spans (OTLP, Langfuse observations) to a session, by the OpenTelemetry GenAI and MCP
+//! semantic conventions and the attribute sets older emitters use (Vercel AI SDK `ai.toolCall.*`,
+//! pydantic-ai `tool_arguments`/`tool_response`, OpenInference `input.value`/`output.value`).
+//!
+//! Calls are counted from tool spans, never from chat history (chat spans repeat the whole
+//! conversation in their input messages); a tool span inside another tool span (the MCP client
+//! and server spans of one call, or a framework's `execute_tool` around its MCP client span) is
+//! the same call. Tool calls that only appear in a chat span's *output* (no tool span was
+//! recorded) are calls too, once per id; their results come from later `tool_call_response`
+//! parts.
+
+use super::blocks::mcp_name;
+use super::build::{text_block, Builder, NewCall, NewResult};
+use super::util::{self, s};
+use crate::model::{DiagLevel, Timestamp};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde_json::Value;
+
+/// One span, from whichever source.
+#[derive(Debug, Default)]
+pub struct SpanRec {
+    /// Trace id.
+    pub trace_id: String,
+    /// Span id.
+    pub span_id: String,
+    /// Parent span id.
+    pub parent_id: Option<String>,
+    /// Span name.
+    pub name: String,
+    /// `client`, `server`, `internal`, ... (lowercase), when known.
+    pub kind: String,
+    /// Start time.
+    pub start: Option<Timestamp>,
+    /// End time.
+    pub end: Option<Timestamp>,
+    /// Attributes, flattened to JSON values.
+    pub attrs: HashMap<String, Value>,
+    /// Langfuse observation type (`TOOL`, `GENERATION`, `SPAN`, `AGENT`), if any.
+    pub obs_type: Option<String>,
+    /// Langfuse observation input, if any.
+    pub input: Option<Value>,
+    /// Langfuse observation output, if any.
+    pub output: Option<Value>,
+    /// Line in the source (JSON Lines exports), else 0.
+    pub line: u64,
+    /// JSON path of the span in its document.
+    pub path: String,
+}
+
+impl SpanRec {
+    fn attr_str(&self, key: &str) -> Option<&str> {
+        self.attrs.get(key).and_then(Value::as_str)
+    }
+
+    fn op(&self) -> Option<&str> {
+        self.attr_str("gen_ai.operation.name")
+    }
+
+    /// True for the server side of an MCP call (its client span is the call).
+    pub fn is_mcp_server(&self) -> bool {
+        self.kind == "server" && self.attr_str("mcp.method.name").is_some()
+    }
+
+    /// True for a span that executes one tool call.
+    pub fn is_tool(&self) -> bool {
+        self.op() == Some("execute_tool")
+            || self.attr_str("mcp.method.name") == Some("tools/call")
+            || self.obs_type.as_deref() == Some("TOOL")
+            || self.attrs.contains_key("ai.toolCall.name")
+            || self.attrs.contains_key("tool_arguments")
+            || self.attr_str("openinference.span.kind") == Some("TOOL")
+    }
+
+    /// True for a span that calls a model.
+    pub fn is_chat(&self) -> bool {
+        matches!(
+            self.op(),
+            Some("chat" | "text_completion" | "generate_content")
+        ) || self.obs_type.as_deref() == Some("GENERATION")
+            || self.attrs.contains_key("gen_ai.input.messages")
+            || self.attrs.contains_key("gen_ai.output.messages")
+            || self.attr_str("openinference.span.kind") == Some("LLM")
+            || self.name.ends_with(".doGenerate")
+    }
+}
+
+/// A normalized chat message.
+#[derive(Debug, Default)]
+struct Msg {
+    role: String,
+    texts: Vec<String>,
+    calls: Vec<(String, String, Option<Value>)>,
+    results: Vec<(String, Value)>,
+}
+
+/// Parses a JSON value that may be JSON written as a string (attributes and Langfuse
+/// inputs often are).
+pub fn unstring(v: &Value) -> Value {
+    if let Value::String(t) = v {
+        let tt = t.trim_start();
+        if tt.starts_with('{') || tt.starts_with('[') {
+            if let Ok(p) = serde_json::from_str::<Value>(t) {
+                return p;
+            }
+        }
+    }
+    v.clone()
+}
+
+/// Messages from any of the shapes chat spans carry.
+fn messages(v: &Value) -> Vec<Msg> {
+    let v = unstring(v);
+    match &v {
+        Value::Array(items) => items.iter().filter_map(message).collect(),
+        Value::Object(o) if s(&v, "object") == Some("response") => {
+            // An OpenAI Responses object as a span's output.
+            let mut m = Msg {
+                role: "assistant".into(),
+                ..Msg::default()
+            };
+            for item in util::arr(&v, "output") {
+                match s(item, "type") {
+                    Some("message") => {
+                        for p in util::arr(item, "content") {
+                            if let Some(t) = s(p, "text") {
+                                m.texts.push(t.to_owned());
+                            }
+                        }
+                    }
+                    Some("function_call") => m.calls.push((
+                        s(item, "call_id").unwrap_or("").to_owned(),
+                        s(item, "name").unwrap_or("").to_owned(),
+                        item.get("arguments").cloned(),
+                    )),
+                    _ => {}
+                }
+            }
+            let _ = o;
+            vec![m]
+        }
+        Value::Object(o) if o.contains_key("messages") => {
+            o.get("messages").map(messages).unwrap_or_default()
+        }
+        Value::Object(_) => message(&v).into_iter().collect(),
+        Value::String(t) => vec![Msg {
+            role: String::new(),
+            texts: vec![t.clone()],
+            ..Msg::default()
+        }],
+        _ => Vec::new(),
+    }
+}
+
+fn message(v: &Value) -> Option<Msg> {
+    let mut m = Msg {
+        role: s(v, "role").unwrap_or("").to_owned(),
+        ..Msg::default()
+    };
+    match s(v, "type") {
+        Some("function_call") => {
+            m.role = "assistant".into();
+            m.calls.push((
+                s(v, "call_id").unwrap_or("").to_owned(),
+                s(v, "name").unwrap_or("").to_owned(),
+                v.get("arguments").cloned(),
+            ));
+            return Some(m);
+        }
+        Some("function_call_output") => {
+            m.role = "tool".into();
+            m.results.push((
+                s(v, "call_id").unwrap_or("").to_owned(),
+                v.get("output").cloned().unwrap_or(Value::Null),
+            ));
+            return Some(m);
+        }
+        _ => {}
+    }
+    // OTel semconv parts.
+    for p in util::arr(v, "parts") {
+        part(&mut m, p);
+    }
+    match v.get("content") {
+        Some(Value::String(t)) if m.role == "tool" => {
+            let id = s(v, "tool_call_id").unwrap_or("").to_owned();
+            m.results.push((id, Value::String(t.clone())));
+        }
+        Some(Value::String(t)) => m.texts.push(t.clone()),
+        Some(Value::Array(items)) => {
+            for p in items {
+                part(&mut m, p);
+            }
+        }
+        _ => {}
+    }
+    // OpenAI chat `tool_calls`.
+    for tc in util::arr(v, "tool_calls") {
+        let f = tc.get("function").unwrap_or(tc);
+        m.calls.push((
+            s(tc, "id").unwrap_or("").to_owned(),
+            s(f, "name").unwrap_or("").to_owned(),
+            f.get("arguments").cloned(),
+        ));
+    }
+    Some(m)
+}
+
+fn part(m: &mut Msg, p: &Value) {
+    match s(p, "type") {
+        Some("text") => {
+            if let Some(t) = s(p, "content").or_else(|| s(p, "text")) {
+                m.texts.push(t.to_owned());
+            }
+        }
+        Some("tool_call") | Some("tool_use") => m.calls.push((
+            s(p, "id").unwrap_or("").to_owned(),
+            s(p, "name").unwrap_or("").to_owned(),
+            p.get("arguments").or_else(|| p.get("input")).cloned(),
+        )),
+        // The schema says `response`; the semconv examples once wrote `result`.
+        Some("tool_call_response") | Some("tool_result") => m.results.push((
+            s(p, "id")
+                .or_else(|| s(p, "tool_use_id"))
+                .unwrap_or("")
+                .to_owned(),
+            p.get("response")
+                .or_else(|| p.get("result"))
+                .or_else(|| p.get("content"))
+                .cloned()
+                .unwrap_or(Value::Null),
+        )),
+        _ => {
+            if let Value::String(t) = p {
+                m.texts.push(t.clone());
+            }
+        }
+    }
+}
+
+/// Ids in some emitters' output carry stray whitespace (` call_...`): match them trimmed.
+fn norm_id(id: &str) -> String {
+    id.trim().to_owned()
+}
+
+/// Builds the turns, calls, results and answers of one conversation from its spans (in any
+/// order; they are sorted by start time here).
+pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
+    spans.sort_by_key(|s| (s.start, s.line));
+    let by_id: HashMap<&str, usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.span_id.as_str(), i))
+        .collect();
+    let tool_ancestor = |i: usize| -> bool {
+        let mut cur = spans[i].parent_id.as_deref();
+        let mut hops = 0;
+        while let Some(p) = cur {
+            let Some(&j) = by_id.get(p) else { break };
+            if spans[j].is_tool() {
+                return true;
+            }
+            cur = spans[j].parent_id.as_deref();
+            hops += 1;
+            if hops > 256 {
+                break;
+            }
+        }
+        false
+    };
+    // The MCP server span of a call whose client span was not exported is still the call;
+    // under a recorded client (or framework) tool span it is the same call.
+    let skip: Vec<bool> = (0..spans.len())
+        .map(|i| spans[i].is_tool() && tool_ancestor(i))
+        .collect();
+    let server_only = spans.iter().filter(|s| s.is_mcp_server()).count();
+    if server_only > 0 && spans.iter().all(|s| !s.is_tool() || s.is_mcp_server()) {
+        b.note("only MCP server spans were exported: each stands for its call");
+    }
+    // Tool spans without a call id take the id of the model's tool call with the same name (and
+    // arguments), in order; once any tool span exists, calls come from tool spans only.
+    let any_tool_span = spans
+        .iter()
+        .enumerate()
+        .any(|(i, s)| s.is_tool() && !skip[i]);
+    let mut requested: Vec<(String, String, Option<Value>)> = Vec::new();
+    for sp in spans.iter().filter(|s| s.is_chat()) {
+        let output = sp
+            .attrs
+            .get("gen_ai.output.messages")
+            .or(sp.output.as_ref())
+            .or_else(|| sp.attrs.get("output.value"));
+        for m in output.map(messages).unwrap_or_default() {
+            for (id, name, args) in m.calls {
+                requested.push((norm_id(&id), name, args.map(|a| unstring(&a))));
+            }
+        }
+    }
+    let mut alias: HashMap<usize, String> = HashMap::default();
+    for (i, sp) in spans.iter().enumerate() {
+        if skip[i] || !sp.is_tool() || tool_call_id(sp).is_some() {
+            continue;
+        }
+        let name = tool_name(sp);
+        let args = tool_args(sp).map(|a| unstring(&a));
+        if let Some(pos) = requested
+            .iter()
+            .position(|(_, n, a)| *n == name && (a.is_none() || args.is_none() || *a == args))
+        {
+            alias.insert(i, requested.remove(pos).0);
+        }
+    }
+    let tool_ids: HashSet<String> = spans
+        .iter()
+        .filter(|s| s.is_tool())
+        .filter_map(tool_call_id)
+        .chain(alias.values().cloned())
+        .collect();
+    let mut user_seen: Option<String> = None;
+    let mut history_calls: HashMap<String, (String, Option<Value>)> = HashMap::default();
+    let mut no_content = 0usize;
+    for (i, sp) in spans.iter().enumerate() {
+        if skip[i] {
+            continue;
+        }
+        if sp.is_tool() {
+            tool_span(b, sp, alias.get(&i).cloned(), &mut no_content);
+        } else if sp.is_chat() {
+            let input = sp
+                .attrs
+                .get("gen_ai.input.messages")
+                .or_else(|| sp.attrs.get("ai.prompt.messages"))
+                .or(sp.input.as_ref())
+                .or_else(|| sp.attrs.get("input.value"));
+            let output = sp
+                .attrs
+                .get("gen_ai.output.messages")
+                .or(sp.output.as_ref())
+                .or_else(|| sp.attrs.get("output.value"))
+                .or_else(|| sp.attrs.get("ai.response.text"));
+            if input.is_none() && output.is_none() {
+                no_content += 1;
+            }
+            let ins = input.map(messages).unwrap_or_default();
+            // A new user message starts a turn; the repeated history does not.
+            if let Some(u) = ins
+                .iter()
+                .rev()
+                .find(|m| m.role == "user" && !m.texts.is_empty())
+            {
+                let text = u.texts.join("\n");
+                let last_is_user = ins.last().is_some_and(|m| m.role == "user");
+                if last_is_user && user_seen.as_deref() != Some(text.as_str()) {
+                    b.turn(&text, sp.start, sp.line);
+                    user_seen = Some(text);
+                }
+            }
+            // Results of calls that had no tool span, from the history.
+            for m in &ins {
+                for (id, v) in &m.results {
+                    let id = norm_id(id);
+                    if history_calls.contains_key(&id) && !b.has_result(&id) {
+                        b.result(NewResult {
+                            call_id: id,
+                            content: vec![text_block(util::text_of(v))],
+                            at: sp.start,
+                            line: sp.line,
+                            ..NewResult::default()
+                        });
+                    }
+                }
+            }
+            for m in output.map(messages).unwrap_or_default() {
+                if !m.texts.is_empty() {
+                    b.answer_text(&m.texts.join(""), "\n\n", sp.end.or(sp.start), sp.line);
+                }
+                for (id, name, args) in m.calls {
+                    let id = norm_id(&id);
+                    if any_tool_span || id.is_empty() || tool_ids.contains(&id) || b.has_call(&id) {
+                        continue;
+                    }
+                    let (server, tool) = split_tool(&name, None);
+                    let arguments = args.as_ref().and_then(|a| util::raw_args(a).ok());
+                    history_calls.insert(id.clone(), (name.clone(), args.clone()));
+                    b.call(NewCall {
+                        id,
+                        server,
+                        tool,
+                        arguments,
+                        at: sp.end.or(sp.start),
+                        line: sp.line,
+                        ..NewCall::default()
+                    });
+                }
+            }
+        }
+    }
+    if no_content > 0 {
+        b.note(format!("{no_content} model call span{} without recorded messages (content capture off?): no user message or answer from {}", if no_content == 1 { "" } else { "s" }, if no_content == 1 { "it" } else { "them" }));
+    }
+}
+
+fn tool_call_id(sp: &SpanRec) -> Option<String> {
+    ["gen_ai.tool.call.id", "ai.toolCall.id"]
+        .iter()
+        .find_map(|k| sp.attr_str(k))
+        .map(norm_id)
+        .filter(|s| !s.is_empty())
+}
+
+/// Server and tool of a tool name: Claude's `mcp__<server>__<tool>`, an MCP span's server, or
+/// the application.
+fn split_tool(name: &str, mcp_server: Option<&str>) -> (String, String) {
+    if let Some((server, tool)) = mcp_name(name) {
+        return (server.into(), tool.into());
+    }
+    match mcp_server {
+        Some(sv) => (sv.into(), name.into()),
+        None => ("app".into(), name.into()),
+    }
+}
+
+fn tool_name(sp: &SpanRec) -> String {
+    ["gen_ai.tool.name", "ai.toolCall.name", "tool.name"]
+        .iter()
+        .find_map(|k| sp.attr_str(k))
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            let n = sp.name.as_str();
+            n.strip_prefix("execute_tool ")
+                .or_else(|| n.strip_prefix("tools/call "))
+                .or_else(|| n.strip_prefix("running tool: "))
+                .unwrap_or(n)
+                .to_owned()
+        })
+}
+
+fn tool_args(sp: &SpanRec) -> Option<Value> {
+    [
+        "gen_ai.tool.call.arguments",
+        "ai.toolCall.args",
+        "tool_arguments",
+        "input.value",
+    ]
+    .iter()
+    .find_map(|k| sp.attrs.get(*k))
+    .cloned()
+    .or_else(|| {
+        sp.input.as_ref().map(|v| {
+            // Langfuse wraps Claude Agent SDK tool inputs as {"input": {...}}.
+            let v = unstring(v);
+            match v.get("input") {
+                Some(inner) if v.as_object().is_some_and(|o| o.len() == 1) => inner.clone(),
+                _ => v,
+            }
+        })
+    })
+}
+
+fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &mut usize) {
+    let mcp = sp.attr_str("mcp.method.name") == Some("tools/call");
+    let name = tool_name(sp);
+    let rpc = sp.attr_str("jsonrpc.request.id").map(norm_id);
+    let id = tool_call_id(sp)
+        .or(alias)
+        .or_else(|| {
+            rpc.as_ref().map(|r| match sp.attr_str("mcp.session.id") {
+                Some(sess) => format!("{r}@{sess}"),
+                None => r.clone(),
+            })
+        })
+        .unwrap_or_else(|| format!("span:{}", sp.span_id));
+    if b.has_call(&id) {
+        return;
+    }
+    let server_name = if mcp {
+        Some(
+            sp.attr_str("server.address")
+                .or_else(|| sp.attr_str("mcp.server.name"))
+                .unwrap_or("mcp"),
+        )
+    } else {
+        None
+    };
+    let (server, tool) = split_tool(&name, server_name);
+    let args = tool_args(sp);
+    let arguments = match args.as_ref().map(util::raw_args) {
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            b.diag(sp.line, 0, &sp.path, DiagLevel::Warning, e);
+            None
+        }
+        None => None,
+    };
+    let result = [
+        "gen_ai.tool.call.result",
+        "ai.toolCall.result",
+        "tool_response",
+        "output.value",
+    ]
+    .iter()
+    .find_map(|k| sp.attrs.get(*k))
+    .cloned()
+    .or_else(|| sp.output.clone());
+    if arguments.is_none() && result.is_none() {
+        *no_content += 1;
+    }
+    b.call(NewCall {
+        id: id.clone(),
+        server,
+        tool,
+        arguments,
+        at: sp.start,
+        line: sp.line,
+        ..NewCall::default()
+    });
+    let is_error = sp.attr_str("error.type").is_some()
+        || sp.attrs.get("otel.status_code").and_then(Value::as_str) == Some("ERROR");
+    let content = match result.map(|r| unstring(&r)) {
+        None => Vec::new(),
+        // An MCP CallToolResult kept as is.
+        Some(v) if v.get("content").is_some_and(Value::is_array) => util::blocks(&v["content"]),
+        Some(v) => vec![text_block(util::text_of(&v))],
+    };
+    b.result(NewResult {
+        call_id: id,
+        content,
+        is_error,
+        at: sp.end.or(sp.start),
+        line: sp.line,
+        ..NewResult::default()
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_shapes() {
+        let semconv = serde_json::json!([{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]},{"role":"tool","parts":[{"type":"tool_call_response","id":" call_1","result":"rainy"}]}]);
+        let m = messages(&semconv);
+        assert_eq!(m[0].texts, vec!["Weather in Paris?"]);
+        assert_eq!(norm_id(&m[1].results[0].0), "call_1");
+        assert_eq!(m[1].results[0].1, "rainy");
+        let anth = serde_json::json!("{\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"mcp__weather__get\",\"input\":{\"city\":\"Berlin\"}}],\"role\":\"assistant\"}");
+        let m = messages(&anth);
+        assert_eq!(m[0].calls[0].1, "mcp__weather__get");
+        assert_eq!(
+            split_tool("mcp__weather__get", None),
+            ("weather".into(), "get".into())
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! Importers: the logs people already have (API responses and cassettes, Claude Code
+//! transcripts, OpenTelemetry traces, Claude Desktop MCP logs, Langfuse exports), read into the
+//! same `model::Session` the native loader produces, so every check works unchanged.
+//!
+//! A file's format is decided by its content ([`detect`]), never by its name. Each importer is
+//! one file here; `docs/importers.md` says what each maps and what it loses.
+
+pub mod build;
+pub mod cassette;
+pub mod cite;
+pub mod claims;
+pub mod sniff;
+
+mod anthropic;
+mod blocks;
+mod claude_code;
+mod desktop_log;
+mod gemini;
+mod genai;
+mod langfuse;
+mod openai;
+mod otlp;
+mod util;
+
+use super::loader::LoadOptions;
+use crate::model::{DiagLevel, Diagnostic, Session};
+use sniff::Head;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What an importer reads: the whole file, with its name and path.
+pub struct Input<'a> {
+    /// Display name (the file stem).
+    pub name: String,
+    /// The file as given (diagnostics name it).
+    pub source: Arc<str>,
+    /// The file's path, when it is on disk (to find sibling files such as sub-agent transcripts).
+    pub path: Option<&'a Path>,
+    /// The bytes.
+    pub bytes: &'a [u8],
+    /// Loader options.
+    pub opts: &'a LoadOptions,
+}
+
+/// One importer: a name, a content test and a reader.
+pub struct Importer {
+    /// Short name, shown in `summary`, the explorer and reports (`claude-code`, `otlp-json`, ...).
+    pub name: &'static str,
+    /// What it reads, for people.
+    pub label: &'static str,
+    sniff: fn(&Head) -> bool,
+    run: fn(&Input) -> Vec<Session>,
+}
+
+/// Every importer, in detection order.
+pub static IMPORTERS: &[Importer] = &[
+    Importer {
+        name: "otlp-json",
+        label: "OpenTelemetry OTLP/JSON traces (GenAI and MCP conventions)",
+        sniff: otlp::sniff,
+        run: otlp::import,
+    },
+    Importer {
+        name: "langfuse",
+        label: "Langfuse trace export ({trace, observations})",
+        sniff: langfuse::sniff,
+        run: langfuse::import,
+    },
+    Importer {
+        name: "claude-code",
+        label: "Claude Code transcript (~/.claude/projects) or stream-json",
+        sniff: claude_code::sniff,
+        run: claude_code::import,
+    },
+    Importer {
+        name: "anthropic-messages",
+        label: "Anthropic Messages API response or VCR cassette",
+        sniff: anthropic::sniff,
+        run: anthropic::import,
+    },
+    Importer {
+        name: "openai-responses",
+        label: "OpenAI Responses API response or VCR cassette",
+        sniff: openai::sniff,
+        run: openai::import,
+    },
+    Importer {
+        name: "gemini",
+        label: "Gemini generateContent response or VCR cassette",
+        sniff: gemini::sniff,
+        run: gemini::import,
+    },
+    Importer {
+        name: "claude-desktop-log",
+        label: "Claude Desktop mcp-server-<name>.log",
+        sniff: desktop_log::sniff,
+        run: desktop_log::import,
+    },
+];
+
+/// What a file holds, judged from its first bytes.
+pub enum Detected {
+    /// A provscope session log.
+    Native,
+    /// A format an importer reads.
+    Import(&'static Importer),
+    /// Something that starts like JSON Lines but is not recognised (the native loader reports it).
+    JsonLike,
+    /// Not a session or trace format provscope knows.
+    Unknown,
+}
+
+/// Detects the format of a file from its first bytes.
+pub fn detect(head: &[u8]) -> Detected {
+    let cut = &head[..head.len().min(sniff::HEAD_BYTES)];
+    let text = match std::str::from_utf8(cut) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        // A head cut inside a character, or a file with invalid bytes further on.
+        Err(e) if e.error_len().is_none() => {
+            std::borrow::Cow::Borrowed(std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or(""))
+        }
+        Err(_) => String::from_utf8_lossy(cut),
+    };
+    let h = Head::new(&text);
+    if h.has("event") {
+        return Detected::Native;
+    }
+    if let Some(i) = IMPORTERS.iter().find(|i| (i.sniff)(&h)) {
+        return Detected::Import(i);
+    }
+    if h.text.is_empty() || h.text.starts_with('{') {
+        Detected::JsonLike
+    } else {
+        Detected::Unknown
+    }
+}
+
+/// Detects the format of a file on disk (reads its first 64 KiB).
+pub fn detect_file(path: &Path) -> std::io::Result<Detected> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    let mut buf = Vec::with_capacity(sniff::HEAD_BYTES);
+    f.take(sniff::HEAD_BYTES as u64).read_to_end(&mut buf)?;
+    Ok(detect(&buf))
+}
+
+/// The importer with this name.
+pub fn by_name(name: &str) -> Option<&'static Importer> {
+    IMPORTERS.iter().find(|i| i.name == name)
+}
+
+/// Runs an importer on a file's bytes. Never panics: bad input becomes diagnostics.
+pub fn run(importer: &Importer, input: &Input) -> Vec<Session> {
+    let mut out = (importer.run)(input);
+    if out.is_empty() {
+        let mut s = Session {
+            name: input.name.clone(),
+            source: input.source.clone(),
+            bytes: input.bytes.len() as u64,
+            import: Some(crate::model::ImportInfo {
+                format: importer.name,
+                notes: Vec::new(),
+            }),
+            ..Session::default()
+        };
+        s.diagnostics.push(Diagnostic {
+            file: input.source.clone(),
+            line: 0,
+            column: 0,
+            path: String::new(),
+            level: DiagLevel::Error,
+            message: format!("no session could be read from this {} file", importer.label),
+        });
+        out.push(s);
+    }
+    // The file's bytes count once, on its first session.
+    for (i, s) in out.iter_mut().enumerate() {
+        s.bytes = if i == 0 { input.bytes.len() as u64 } else { 0 };
+    }
+    out
+}

@@ -1,0 +1,570 @@
+//! OpenAI Responses: one response (`{"object":"response",...}`), or a VCR cassette of requests
+//! and responses. Function calls and their outputs, hosted MCP calls (`mcp_call`), web and
+//! file search calls; `output_text.annotations` become derived stamps (`url_citation` offsets
+//! point into the answer, at the citation as rendered; `file_citation` names one point).
+
+use super::build::{block_uri, link_block, text_block, Builder, NewCall, NewClaim, NewResult};
+use super::cassette;
+use super::cite::{resolve_offsets, sentence_before, unit_name};
+use super::sniff::Head;
+use super::util::{self, s, time_secs};
+use super::Input;
+use crate::model::{CitationInfo, ContentBlock, DiagLevel, Session, SpanUnit, Timestamp};
+use serde_json::Value;
+
+const NAME: &str = "openai-responses";
+const HOSTS: &[&str] = &["api.openai.com", "openai.azure.com"];
+
+pub fn sniff(h: &Head) -> bool {
+    if h.is_cassette() {
+        return cassette::mentions(h.text, HOSTS);
+    }
+    h.str("object") == Some("response") && (h.has("output") || h.has("created_at"))
+}
+
+struct Conv {
+    b: Builder,
+    seen_inputs: usize,
+    /// Whether the current turn's answer already has text from an earlier message.
+    answered: bool,
+}
+
+pub fn import(input: &Input) -> Vec<Session> {
+    let mut c = Conv {
+        b: Builder::new(NAME, input.name.clone(), input.source.clone()),
+        seen_inputs: 0,
+        answered: false,
+    };
+    let text = match std::str::from_utf8(input.bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            c.b.diag(
+                0,
+                0,
+                "",
+                DiagLevel::Error,
+                format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1),
+            );
+            return vec![c.b.finish()];
+        }
+    };
+    if Head::new(&text[..text.len().min(4096)]).is_cassette() {
+        let (its, problems) = cassette::read(text, HOSTS);
+        for p in problems {
+            c.b.diag(p.line, p.column, &p.path, p.level, p.message);
+        }
+        for it in its.iter().filter(|it| it.uri.contains("/responses")) {
+            let path = format!("interactions[{}]", it.index);
+            if let Some(req) = &it.request {
+                c.request(req, &format!("{path}.request.body"), it.date);
+            }
+            if let Some(resp) = &it.response {
+                c.response(resp, &format!("{path}.response.body"), it.date);
+            }
+        }
+    } else {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => c.response(&v, "", None),
+            Err(e) => c.b.diag(
+                e.line() as u64,
+                e.column() as u64,
+                "",
+                DiagLevel::Error,
+                format!("malformed JSON: {e}; nothing read"),
+            ),
+        }
+        c.b.note("a single response holds no user message: turn 1 has an empty user message; function_call_output items are in the next request, which a response does not include");
+    }
+    vec![c.b.finish()]
+}
+
+impl Conv {
+    fn request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
+        if let Some(m) = s(req, "model") {
+            self.b.model(m);
+        }
+        match req.get("input") {
+            Some(Value::String(t)) => {
+                self.b.turn(t, at, 0);
+                self.answered = false;
+                self.seen_inputs = 0;
+            }
+            Some(Value::Array(items)) => {
+                let from = if items.len() > self.seen_inputs {
+                    self.seen_inputs
+                } else {
+                    0
+                };
+                for (i, item) in items.iter().enumerate().skip(from) {
+                    self.input_item(item, at, &format!("{path}.input[{i}]"));
+                }
+                self.seen_inputs = items.len();
+            }
+            _ => {}
+        }
+    }
+
+    fn input_item(&mut self, item: &Value, at: Option<Timestamp>, path: &str) {
+        let kind = s(item, "type").unwrap_or("message");
+        match kind {
+            "message" if s(item, "role") == Some("user") => {
+                let text = match item.get("content") {
+                    Some(Value::String(t)) => t.clone(),
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .filter_map(|p| s(p, "text"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => String::new(),
+                };
+                self.b.turn(&text, at, 0);
+                self.answered = false;
+            }
+            "function_call_output" => {
+                let Some(id) = s(item, "call_id") else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        &format!("{path}.call_id"),
+                        DiagLevel::Error,
+                        "a function_call_output without `call_id`; skipped".into(),
+                    );
+                };
+                if self.b.has_result(id) {
+                    return;
+                }
+                let content = match item.get("output") {
+                    Some(Value::String(t)) => vec![text_block(t.clone())],
+                    Some(v @ Value::Array(_)) => util::blocks(v),
+                    _ => Vec::new(),
+                };
+                self.b.result(NewResult {
+                    call_id: id.to_owned(),
+                    content,
+                    at,
+                    ..NewResult::default()
+                });
+            }
+            // Earlier output replayed as input: read it when this file has not seen it.
+            _ => self.output_item(item, at, path, false),
+        }
+    }
+
+    fn response(&mut self, resp: &Value, path: &str, date: Option<Timestamp>) {
+        if s(resp, "object") != Some("response") {
+            if resp.get("error").is_some() {
+                self.b.diag(
+                    0,
+                    0,
+                    &format!("{path}.error"),
+                    DiagLevel::Warning,
+                    "the API answered with an error; no response in this interaction".into(),
+                );
+            } else {
+                self.b.diag(
+                    0,
+                    0,
+                    &format!("{path}.object"),
+                    DiagLevel::Error,
+                    "not a Responses API object (`object` is not \"response\"); skipped".into(),
+                );
+            }
+            return;
+        }
+        if let Some(id) = s(resp, "id") {
+            self.b.session_id(id);
+        }
+        if let Some(m) = s(resp, "model") {
+            self.b.model(m);
+        }
+        let created = resp
+            .get("created_at")
+            .and_then(Value::as_f64)
+            .and_then(time_secs)
+            .or(date);
+        let done = resp
+            .get("completed_at")
+            .and_then(Value::as_f64)
+            .and_then(time_secs)
+            .or(created);
+        let Some(items) = resp.get("output").and_then(Value::as_array) else {
+            return self.b.diag(
+                0,
+                0,
+                &format!("{path}.output"),
+                DiagLevel::Error,
+                "required field `output` is missing or not a list".into(),
+            );
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = if s(item, "type") == Some("message") {
+                done
+            } else {
+                created
+            };
+            self.output_item(item, at, &format!("{path}.output[{i}]"), true);
+        }
+    }
+
+    fn output_item(&mut self, item: &Value, at: Option<Timestamp>, path: &str, cited: bool) {
+        let kind = s(item, "type").unwrap_or("");
+        match kind {
+            "message" => {
+                if s(item, "role") != Some("assistant") {
+                    return;
+                }
+                for (ci, part) in util::arr(item, "content").iter().enumerate() {
+                    if s(part, "type") != Some("output_text") {
+                        continue;
+                    }
+                    let text = s(part, "text").unwrap_or("");
+                    let sep = if self.answered { "\n\n" } else { "" };
+                    self.b.answer_text(text, sep, at, 0);
+                    self.answered = true;
+                    if cited {
+                        for (ai, a) in util::arr(part, "annotations").iter().enumerate() {
+                            self.annotation(
+                                text,
+                                a,
+                                at,
+                                &format!("{path}.content[{ci}].annotations[{ai}]"),
+                            );
+                        }
+                    }
+                }
+            }
+            "function_call" => {
+                let Some(id) = s(item, "call_id").or_else(|| s(item, "id")) else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        &format!("{path}.call_id"),
+                        DiagLevel::Error,
+                        "a function_call without `call_id`; skipped".into(),
+                    );
+                };
+                if self.b.has_call(id) {
+                    return;
+                }
+                let arguments = self.arguments(item.get("arguments"), path);
+                self.b.call(NewCall {
+                    id: id.into(),
+                    server: "app".into(),
+                    tool: s(item, "name").unwrap_or("").into(),
+                    arguments,
+                    at,
+                    ..NewCall::default()
+                });
+            }
+            "mcp_call" => {
+                let Some(id) = s(item, "id") else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        &format!("{path}.id"),
+                        DiagLevel::Error,
+                        "an mcp_call without `id`; skipped".into(),
+                    );
+                };
+                if self.b.has_call(id) {
+                    return;
+                }
+                let arguments = self.arguments(item.get("arguments"), path);
+                let server = s(item, "server_label").unwrap_or("mcp").to_owned();
+                self.b.call(NewCall {
+                    id: id.into(),
+                    server,
+                    tool: s(item, "name").unwrap_or("").into(),
+                    arguments,
+                    at,
+                    ..NewCall::default()
+                });
+                let error = item.get("error").filter(|e| !e.is_null());
+                let mut content = Vec::new();
+                if let Some(o) = item.get("output").filter(|o| !o.is_null()) {
+                    content.push(text_block(util::text_of(o)));
+                }
+                if let Some(e) = error {
+                    content.push(text_block(util::text_of(e)));
+                }
+                self.b.result(NewResult {
+                    call_id: id.into(),
+                    content,
+                    is_error: error.is_some(),
+                    at,
+                    ..NewResult::default()
+                });
+            }
+            "web_search_call" => {
+                let Some(id) = s(item, "id") else { return };
+                if self.b.has_call(id) {
+                    return;
+                }
+                let action = item.get("action").cloned().unwrap_or(Value::Null);
+                let mut args = action.clone();
+                if let Some(o) = args.as_object_mut() {
+                    o.remove("sources");
+                }
+                self.b.call(NewCall {
+                    id: id.into(),
+                    server: "openai".into(),
+                    tool: "web_search".into(),
+                    arguments: util::raw(&args),
+                    at,
+                    ..NewCall::default()
+                });
+                let mut content: Vec<ContentBlock> = util::arr(&action, "sources")
+                    .iter()
+                    .filter_map(|x| s(x, "url"))
+                    .map(|u| link_block(u, None))
+                    .collect();
+                if let Some(u) = s(&action, "url") {
+                    content.push(link_block(u, None));
+                }
+                if content.is_empty() {
+                    self.b.note("web_search_call items carry their sources only when the request sets include: [\"web_search_call.action.sources\"]; url_citation annotations of other URLs are unsourced");
+                }
+                self.b.result(NewResult {
+                    call_id: id.into(),
+                    content,
+                    at,
+                    ..NewResult::default()
+                });
+            }
+            "file_search_call" => {
+                let Some(id) = s(item, "id") else { return };
+                if self.b.has_call(id) {
+                    return;
+                }
+                let args = serde_json::json!({"queries": item.get("queries").cloned().unwrap_or(Value::Null)});
+                self.b.call(NewCall {
+                    id: id.into(),
+                    server: "openai".into(),
+                    tool: "file_search".into(),
+                    arguments: util::raw(&args),
+                    at,
+                    ..NewCall::default()
+                });
+                let results = item.get("results").and_then(Value::as_array);
+                if results.is_none() {
+                    self.b.note("file_search_call items carry their results only when the request sets include: [\"file_search_call.results\"]");
+                }
+                let content = results
+                    .into_iter()
+                    .flatten()
+                    .map(|r| {
+                        let mut blk = text_block(s(r, "text").unwrap_or("").to_owned());
+                        for key in ["file_id", "filename", "score"] {
+                            if let Some(v) = r.get(key).and_then(util::raw) {
+                                blk.extra.push((key.to_owned(), v));
+                            }
+                        }
+                        blk
+                    })
+                    .collect();
+                self.b.result(NewResult {
+                    call_id: id.into(),
+                    content,
+                    at,
+                    ..NewResult::default()
+                });
+            }
+            "reasoning"
+            | "mcp_list_tools"
+            | "mcp_approval_request"
+            | "mcp_approval_response"
+            | "" => {}
+            other => {
+                // code_interpreter_call, image_generation_call, computer_call, ...: a call run
+                // by OpenAI, its output kept as received.
+                let Some(id) = s(item, "id").or_else(|| s(item, "call_id")) else {
+                    return;
+                };
+                if self.b.has_call(id) {
+                    return;
+                }
+                self.b.call(NewCall {
+                    id: id.into(),
+                    server: "openai".into(),
+                    tool: other.into(),
+                    arguments: None,
+                    at,
+                    ..NewCall::default()
+                });
+                let content = item
+                    .get("outputs")
+                    .or_else(|| item.get("result"))
+                    .map(util::blocks)
+                    .unwrap_or_default();
+                self.b.result(NewResult {
+                    call_id: id.into(),
+                    content,
+                    at,
+                    ..NewResult::default()
+                });
+            }
+        }
+    }
+
+    fn arguments(
+        &mut self,
+        v: Option<&Value>,
+        path: &str,
+    ) -> Option<Box<serde_json::value::RawValue>> {
+        match v.map(util::raw_args) {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                self.b
+                    .diag(0, 0, &format!("{path}.arguments"), DiagLevel::Warning, e);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn annotation(&mut self, text: &str, a: &Value, at: Option<Timestamp>, path: &str) {
+        let kind = s(a, "type").unwrap_or("");
+        let num = |k: &str| a.get(k).and_then(Value::as_u64);
+        match kind {
+            "url_citation" => {
+                let url = s(a, "url").unwrap_or("").to_owned();
+                let title = s(a, "title").map(str::to_owned);
+                let (Some(start), Some(end)) = (num("start_index"), num("end_index")) else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        path,
+                        DiagLevel::Error,
+                        "a url_citation without start_index and end_index; skipped".into(),
+                    );
+                };
+                let check = |t: &str| {
+                    t.contains(url.as_str())
+                        || title
+                            .as_deref()
+                            .is_some_and(|x| !x.is_empty() && t.contains(x))
+                };
+                let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
+                let Some(r) = resolve_offsets(text, start, end, &units, Some(&check)) else {
+                    return self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"));
+                };
+                let slice = &text[r.bytes.clone()];
+                let (claim, marker) = if r.matched == Some(true) {
+                    if r.unit != SpanUnit::Char {
+                        self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} match the citation only as {}, not characters", unit_name(r.unit)));
+                    }
+                    // The offsets cover the citation as rendered ("([site](url))"): the claim is
+                    // the sentence before it.
+                    (
+                        &text[sentence_before(text, r.bytes.start)],
+                        Some(slice.trim().to_owned()),
+                    )
+                } else {
+                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
+                    (slice, None)
+                };
+                let call_id = self.result_with_url(&url);
+                if call_id.is_none() {
+                    self.b.diag(
+                        0,
+                        0,
+                        path,
+                        DiagLevel::Warning,
+                        format!("no recorded tool result carried {url}; the claim is unsourced"),
+                    );
+                }
+                self.b.claim(
+                    NewClaim {
+                        text: claim.trim().to_owned(),
+                        call_id,
+                        span: None,
+                        citation: CitationInfo {
+                            kind: kind.into(),
+                            url: Some(url),
+                            cited_text: None,
+                        },
+                        marker,
+                    },
+                    at,
+                    0,
+                );
+            }
+            "file_citation" => {
+                let file_id = s(a, "file_id").unwrap_or("").to_owned();
+                let Some(index) = num("index") else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        path,
+                        DiagLevel::Error,
+                        "a file_citation without `index`; skipped".into(),
+                    );
+                };
+                let Some(r) = resolve_offsets(
+                    text,
+                    index,
+                    index,
+                    &[SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8],
+                    None,
+                ) else {
+                    return self.b.diag(
+                        0,
+                        0,
+                        path,
+                        DiagLevel::Warning,
+                        format!("index {index} is past the end of the answer; skipped"),
+                    );
+                };
+                let claim = &text[sentence_before(text, r.bytes.start)];
+                let call_id = self.b.find_result(|blocks| {
+                    blocks.iter().any(|b| {
+                        b.extra_field("file_id")
+                            .map(|v| v.get().trim_matches('"') == file_id)
+                            .unwrap_or(false)
+                    })
+                });
+                if call_id.is_none() {
+                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("no recorded file search result came from file {file_id}; the claim is unsourced"));
+                }
+                self.b.claim(
+                    NewClaim {
+                        text: claim.trim().to_owned(),
+                        call_id,
+                        span: None,
+                        citation: CitationInfo {
+                            kind: kind.into(),
+                            url: s(a, "filename").map(str::to_owned),
+                            cited_text: None,
+                        },
+                        marker: None,
+                    },
+                    at,
+                    0,
+                );
+            }
+            other => self.b.diag(
+                0,
+                0,
+                &format!("{path}.type"),
+                DiagLevel::Warning,
+                format!("annotation type `{other}` is not a citation provscope reads; skipped"),
+            ),
+        }
+    }
+
+    fn result_with_url(&self, url: &str) -> Option<String> {
+        let want = strip_utm(url);
+        self.b.find_result(|blocks| {
+            blocks
+                .iter()
+                .any(|b| block_uri(b).is_some_and(|u| strip_utm(&u) == want))
+        })
+    }
+}
+
+/// OpenAI appends `utm_source=openai` to cited URLs that the search sources list without it.
+fn strip_utm(url: &str) -> &str {
+    url.strip_suffix("?utm_source=openai")
+        .or_else(|| url.strip_suffix("&utm_source=openai"))
+        .unwrap_or(url)
+}

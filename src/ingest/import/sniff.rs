@@ -1,0 +1,195 @@
+//! Format detection by content: the first bytes of a file, never its name.
+//!
+//! JSON is read with a small tolerant scanner that records the top-level keys (and their
+//! string values) of the first object, so a 64 KiB head of a large document is enough.
+
+/// How many bytes of a file are read to decide its format.
+pub const HEAD_BYTES: usize = 64 * 1024;
+
+/// What the head of a file looks like.
+#[derive(Debug, Default)]
+pub struct Head<'a> {
+    /// The head, lossily decoded (only for matching; importers read the real bytes).
+    pub text: &'a str,
+    /// The first non-blank line.
+    pub first_line: &'a str,
+    /// Top-level keys of the first JSON object (of the document, or of the first line),
+    /// with their value when it is a string.
+    pub keys: Vec<(String, Option<String>)>,
+    /// The document starts with `[` (a JSON array).
+    pub array: bool,
+}
+
+impl<'a> Head<'a> {
+    /// Reads the head of a file.
+    pub fn new(text: &'a str) -> Head<'a> {
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        let first_line = trimmed.lines().next().unwrap_or("");
+        let array = trimmed.starts_with('[');
+        let keys = if trimmed.starts_with('{') || array {
+            top_keys(trimmed)
+        } else {
+            Vec::new()
+        };
+        Head {
+            text: trimmed,
+            first_line,
+            keys,
+            array,
+        }
+    }
+
+    /// True when the first object has this key.
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|(k, _)| k == key)
+    }
+
+    /// The string value of a top-level key of the first object.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// True when the head is a YAML document whose first key is `interactions:` (a VCR cassette).
+    pub fn is_cassette(&self) -> bool {
+        let mut lines = self
+            .text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+        match lines.next() {
+            Some("---") => lines.next().is_some_and(|l| l.starts_with("interactions:")),
+            Some(l) => l.starts_with("interactions:"),
+            None => false,
+        }
+    }
+}
+
+/// The top-level keys of the first JSON object in `s` (inside a leading `[` if any), scanning
+/// tolerantly: a truncated head gives the keys seen so far.
+fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    // Into the first object (skipping one `[`).
+    while i < b.len() && b[i] != b'{' {
+        if !matches!(b[i], b'[' | b' ' | b'\n' | b'\r' | b'\t') {
+            return Vec::new();
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut expect_key = false;
+    let mut pending_key: Option<String> = None;
+    while i < b.len() {
+        match b[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    expect_key = true;
+                }
+                if depth == 2 {
+                    if let Some(k) = pending_key.take() {
+                        out.push((k, None));
+                    }
+                }
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 1 {
+                    return out;
+                }
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'"' => {
+                let (text, next) = string_at(s, i);
+                i = next;
+                if depth == 1 {
+                    if expect_key {
+                        pending_key = Some(text);
+                        expect_key = false;
+                    } else if let Some(k) = pending_key.take() {
+                        out.push((k, Some(text)));
+                    }
+                }
+            }
+            b',' => {
+                if depth == 1 {
+                    if let Some(k) = pending_key.take() {
+                        out.push((k, None));
+                    }
+                    expect_key = true;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if let Some(k) = pending_key {
+        out.push((k, None));
+    }
+    out
+}
+
+/// The decoded text of the JSON string starting at byte `start` (a `"`), and the index after it.
+/// Escapes other than `\"` and `\\` are kept as written (keys that matter are plain ASCII).
+fn string_at(s: &str, start: usize) -> (String, usize) {
+    let b = s.as_bytes();
+    let mut out = String::new();
+    let mut i = start + 1;
+    let mut run = i;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                out.push_str(s.get(run..i).unwrap_or(""));
+                return (out, i + 1);
+            }
+            b'\\' => {
+                out.push_str(s.get(run..i).unwrap_or(""));
+                if let Some(&c) = b.get(i + 1) {
+                    if c == b'"' || c == b'\\' || c == b'/' {
+                        out.push(c as char);
+                    } else {
+                        out.push('\\');
+                        out.push(c as char);
+                    }
+                }
+                i += 2;
+                run = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(s.get(run.min(b.len())..).unwrap_or(""));
+    (out, b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_keys_of_a_truncated_document() {
+        let h = Head::new(
+            "{\"type\": \"message\", \"content\": [{\"type\":\"text\"}], \"role\":\"assis",
+        );
+        assert_eq!(h.str("type"), Some("message"));
+        assert!(h.has("content"));
+        assert!(h.has("role"));
+        let h = Head::new("[{\"type\":\"system\",\"subtype\":\"init\"},{\"x\":1}]");
+        assert!(h.array);
+        assert_eq!(h.str("subtype"), Some("init"));
+        assert!(!h.has("x"));
+    }
+
+    #[test]
+    fn cassettes_and_plain_text() {
+        assert!(Head::new("interactions:\n- request:\n").is_cassette());
+        assert!(Head::new("---\ninteractions:\n").is_cassette());
+        assert!(!Head::new("2025-06-30T06:11:45.990Z [weather] [info] x").is_cassette());
+        assert!(Head::new("not json").keys.is_empty());
+        assert!(Head::new("").keys.is_empty());
+    }
+}
