@@ -1,17 +1,19 @@
 //! `provscope record`: an attesting stdio MCP proxy. `docs/recording.md` is the user's guide.
 //!
-//! The proxy spawns the real server and forwards every byte both ways unchanged and in order
-//! (client stdin -> server stdin, server stdout -> client stdout; the server's stderr is the
-//! proxy's own stderr, inherited). Forwarding never waits on the log: each forwarding thread
-//! sends a copy of every chunk it forwarded, with the instant it passed, through an unbounded
-//! channel to the recorder thread, which splits the two byte streams into newline-delimited
-//! JSON-RPC messages (batches included, [`framing`]), pairs every `tools/call` request with its
-//! response by JSON-RPC id ([`pairing`]), and appends to the session log ([`writer`]), per
-//! answered call: the session header (once), a `tool_call`, a `tool_result` with its ingestion
-//! tag, and an `envelope` sealed with the attestor's key, then `fsync`s.
+//! The proxy spawns the real server and forwards every byte both ways in order (client stdin ->
+//! server stdin, server stdout -> client stdout; the server's stderr is the proxy's own stderr,
+//! inherited). Each forwarding thread cuts its stream into newline-delimited JSON-RPC lines
+//! ([`framing`]) and forwards each line whole, unchanged, except for the id of a request that
+//! reuses an id still in flight and of its response ([`pairing`]: every id the server sees in
+//! flight is unique, so no result is ever paired with the wrong request). Forwarding never waits
+//! on the log: the threads send the paired events through an unbounded channel to the recorder
+//! thread, which appends to the session log ([`writer`]), per answered `tools/call`: the
+//! session header (once), a `tool_call`, a `tool_result` with its ingestion tag, and an
+//! `envelope` sealed with the attestor's key, then `fsync`s.
 //!
-//! The recording core ([`Recorder`]) is pure (bytes in, log lines out) so it is tested without
-//! processes; the plumbing (spawn, pumps, signals, exit status) is in [`process`].
+//! [`Core`] is the same pipeline on one thread (bytes in, forwarded bytes and log lines out), so
+//! it is tested without processes; the plumbing (spawn, pumps, signals, exit status) is in
+//! [`process`].
 //! Hashing and sealing come from [`crate::attest`]; this module only observes and writes.
 
 pub mod framing;
@@ -20,10 +22,11 @@ pub mod pairing;
 pub mod process;
 pub mod writer;
 
-pub use pairing::{Recorder, Stats};
+pub use framing::{LineBuffer, Piece};
+pub use pairing::{relay_line, Event, Pairing};
 #[cfg(unix)]
 pub use process::run;
-pub use writer::{examine_existing, Existing, LogFile, LogSink, Refused};
+pub use writer::{examine_existing, Existing, LogFile, LogSink, Recorder, Refused, Stats};
 
 use crate::attest::envelope::Attestor;
 use crate::model::{Tier, Timestamp};
@@ -209,6 +212,71 @@ pub struct ProxyOptions {
     pub command: Vec<std::ffi::OsString>,
 }
 
+/// The proxy's pipeline on one thread: framing and pairing of both directions, and the
+/// recorder. `feed` returns the bytes the proxy forwards for what it was given, exactly what
+/// the forwarding threads of [`process`] forward.
+pub struct Core<S: LogSink> {
+    recorder: Recorder<S>,
+    pairing: Pairing,
+    lines: [LineBuffer; 2],
+}
+
+impl<S: LogSink> Core<S> {
+    /// A pipeline recording into `sink`; lines over `cfg.max_message_bytes` are not examined.
+    pub fn new(cfg: RecordConfig, clock: Clock, sink: S) -> Core<S> {
+        let cap = cfg.max_message_bytes;
+        Core {
+            recorder: Recorder::new(cfg, clock, sink),
+            pairing: Pairing::default(),
+            lines: [LineBuffer::new(cap), LineBuffer::new(cap)],
+        }
+    }
+
+    /// Bytes read from direction `dir`'s source at `at`: what is forwarded to its destination.
+    pub fn feed(&mut self, dir: Dir, at: Instant, bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let Core {
+            recorder,
+            pairing,
+            lines,
+        } = self;
+        lines[dir.index()].push(bytes, |piece| match piece {
+            Piece::Line(l) => {
+                let (fwd, events) = relay_line(pairing, dir, at, l);
+                out.extend_from_slice(&fwd);
+                for e in events {
+                    recorder.event(e);
+                }
+            }
+            Piece::Raw(r) => out.extend_from_slice(r),
+            Piece::Oversize(n) => recorder.oversize(dir, n),
+        });
+        out
+    }
+
+    /// Direction `dir`'s source ended: the rest to forward (a last line without its newline,
+    /// unexamined).
+    pub fn end(&mut self, dir: Dir) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.lines[dir.index()].finish(|piece| {
+            if let Piece::Raw(r) | Piece::Line(r) = piece {
+                out.extend_from_slice(r);
+            }
+        });
+        out
+    }
+
+    /// The recorder (stats, notes, sink).
+    pub fn recorder(&mut self) -> &mut Recorder<S> {
+        &mut self.recorder
+    }
+
+    /// Recording ends.
+    pub fn finish(&mut self) -> Stats {
+        self.recorder.finish()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_support {
     use super::*;
@@ -231,10 +299,14 @@ pub(crate) mod test_support {
         }
     }
 
-    pub(crate) fn rec() -> (Recorder<Vec<u8>>, Instant) {
+    pub(crate) fn rec() -> (Core<Vec<u8>>, Instant) {
+        rec_with(cfg("everything"))
+    }
+
+    pub(crate) fn rec_with(c: RecordConfig) -> (Core<Vec<u8>>, Instant) {
         let t0 = Instant::now();
         let clock = Clock::anchored(Timestamp::parse("2026-10-02T14:00:00Z").unwrap(), t0);
-        (Recorder::new(cfg("everything"), clock, Vec::new()), t0)
+        (Core::new(c, clock, Vec::new()), t0)
     }
 
     pub(crate) fn ms(t0: Instant, n: u64) -> Instant {
@@ -264,8 +336,247 @@ pub(crate) mod test_support {
 
 #[cfg(test)]
 mod tests {
-    use super::test_support::ms;
+    use super::test_support::*;
     use super::*;
+
+    #[test]
+    fn records_a_call_across_chunks_and_the_log_verifies() {
+        let (mut r, t0) = rec();
+        let req = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi \u00e9"},"_meta":{"progressToken":1}}}"#;
+        r.feed(Dir::ToServer, ms(t0, 5), &req[..20]);
+        r.feed(Dir::ToServer, ms(t0, 6), &req[20..]);
+        r.feed(Dir::ToServer, ms(t0, 7), b"\n");
+        r.feed(
+            Dir::ToClient,
+            ms(t0, 9),
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}],\"structuredContent\":{\"a\":1.0e2}}}\n",
+        );
+        assert_eq!(r.recorder().stats().recorded, 1);
+        let s = load(r.recorder().sink());
+        assert_eq!(
+            (s.calls.len(), s.results.len(), s.envelopes.len()),
+            (1, 1, 1)
+        );
+        let c = &s.calls[0];
+        assert_eq!(c.id, "everything#3");
+        assert_eq!(c.issued_at.to_string(), "2026-10-02T14:00:00.007Z");
+        assert_eq!(
+            s.results[0].tag.returned_at.to_string(),
+            "2026-10-02T14:00:00.009Z"
+        );
+        assert_eq!(s.results[0].tag.ttl_seconds, Some(60));
+        let h = s.header.as_ref().unwrap();
+        assert!(h.require_envelopes);
+        assert_eq!(h.servers[0].tier, Tier::T1);
+        // the request is kept as sent, _meta included
+        let line = String::from_utf8_lossy(r.recorder().sink())
+            .lines()
+            .nth(1)
+            .unwrap()
+            .to_owned();
+        assert!(line.starts_with("{\"event\":\"tool_call\""), "{line}");
+        assert!(
+            line.contains(&String::from_utf8_lossy(req).into_owned()),
+            "{line}"
+        );
+        assert_eq!(envelope_findings(&s), Vec::<String>::new());
+    }
+
+    #[test]
+    fn batches_errors_and_string_ids() {
+        let (mut r, t0) = rec();
+        r.feed(
+            Dir::ToServer,
+            ms(t0, 1),
+            br#"[{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"tools/list"},{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y","arguments":{}}}]
+"#,
+        );
+        // server->client request with a colliding id, and its response: not recorded
+        r.feed(
+            Dir::ToClient,
+            ms(t0, 2),
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"roots/list\"}\r\n",
+        );
+        r.feed(
+            Dir::ToServer,
+            ms(t0, 3),
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"roots\":[]}}\n",
+        );
+        r.feed(
+            Dir::ToClient,
+            ms(t0, 4),
+            br#"[{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Unknown tool: y"}},{"jsonrpc":"2.0","id":"b","result":{"tools":[]}},{"jsonrpc":"2.0","id":"a","result":{"content":[],"isError":true}}]
+"#,
+        );
+        assert_eq!(r.recorder().stats().recorded, 2);
+        let s = load(r.recorder().sink());
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["everything#7", "everything#a"]);
+        assert!(s.result("everything#7").unwrap().response.error.is_some());
+        assert_eq!(envelope_findings(&s), Vec::<String>::new());
+    }
+
+    #[test]
+    fn garbage_oversize_and_reused_ids_never_panic() {
+        let mut c = cfg("everything");
+        c.max_message_bytes = 200;
+        let (mut r, t0) = rec_with(c);
+        for junk in [
+            &b"\xff\xfe not utf8\n"[..],
+            b"{\"id\":1,\"method\":\"tools/call\",\"id\":2}\n",
+            b"[1,2,{\"id\":null,\"method\":\"tools/call\"}]\n",
+            b"{\"id\":{},\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
+            b"{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":5}}\n",
+            b"\n\n   \n",
+            b"null\n",
+            b"[]\n",
+        ] {
+            r.feed(Dir::ToServer, ms(t0, 1), junk);
+            r.feed(Dir::ToClient, ms(t0, 1), junk);
+        }
+        let big = format!(
+            "{{\"id\":9,\"method\":\"tools/call\",\"params\":{{\"name\":\"x\",\"arguments\":{{\"s\":\"{}\"}}}}}}\n",
+            "a".repeat(500)
+        );
+        r.feed(Dir::ToServer, ms(t0, 1), &big.as_bytes()[..100]);
+        r.feed(Dir::ToServer, ms(t0, 1), &big.as_bytes()[100..]);
+        r.feed(
+            Dir::ToClient,
+            ms(t0, 2),
+            b"{\"id\":9,\"result\":{\"content\":[]}}\n",
+        );
+        assert_eq!(r.recorder().stats().oversize, 1);
+        // id reuse after completion gets a distinct call id
+        for _ in 0..2 {
+            r.feed(
+                Dir::ToServer,
+                ms(t0, 3),
+                b"{\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
+            );
+            r.feed(
+                Dir::ToClient,
+                ms(t0, 4),
+                b"{\"id\":4,\"result\":{\"content\":[]}}\n",
+            );
+        }
+        // a response that is not a response object
+        r.feed(
+            Dir::ToServer,
+            ms(t0, 5),
+            b"{\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
+        );
+        r.feed(
+            Dir::ToClient,
+            ms(t0, 6),
+            b"{\"id\":5,\"result\":{\"content\":\"no\"}}\n",
+        );
+        r.feed(
+            Dir::ToServer,
+            ms(t0, 7),
+            b"{\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
+        );
+        let st = r.finish();
+        assert_eq!(st.recorded, 2, "{st:?}");
+        assert_eq!(st.unrecordable, 2, "{st:?}");
+        assert_eq!(st.unanswered, 1, "{st:?}");
+        let s = load(r.recorder().sink());
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["everything#4", "everything#4#2"]);
+    }
+
+    #[test]
+    fn forwarding_is_byte_exact_and_lines_whole() {
+        let (mut r, t0) = rec();
+        let input: &[&[u8]] = &[
+            b"{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}",
+            b"\r\n\xff\xfe\n[1,",
+            b"2]\nno newline at the end",
+        ];
+        let mut out = Vec::new();
+        for c in input {
+            out.extend(r.feed(Dir::ToServer, t0, c));
+        }
+        out.extend(r.end(Dir::ToServer));
+        assert_eq!(out, input.concat());
+    }
+
+    /// The hole: a client that reuses an in-flight id got the first call's result sealed under
+    /// the second call's request. Now the server sees distinct ids, and each call is recorded
+    /// with its own request and its own result, whatever order the server answers in.
+    #[test]
+    fn a_reused_in_flight_id_never_pairs_a_result_with_the_wrong_request() {
+        for second_answered_first in [true, false] {
+            let (mut r, t0) = rec();
+            let a = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"q\":\"A\"}}}\n";
+            let b = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{\"q\":\"B\"}}}\n";
+            assert_eq!(r.feed(Dir::ToServer, ms(t0, 1), a), a);
+            let to_server = r.feed(Dir::ToServer, ms(t0, 2), b);
+            let to_server = String::from_utf8(to_server).unwrap();
+            assert!(
+                to_server.contains("\"id\":\"provscope-record:0\""),
+                "{to_server}"
+            );
+            let ans_a = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"answer A\"}]}}\n".to_vec();
+            let ans_b = b"{\"jsonrpc\":\"2.0\",\"id\":\"provscope-record:0\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"answer B\"}]}}\n".to_vec();
+            let order = if second_answered_first {
+                [ans_b, ans_a]
+            } else {
+                [ans_a, ans_b]
+            };
+            for (i, ans) in order.iter().enumerate() {
+                let got = r.feed(Dir::ToClient, ms(t0, 3 + i as u64), ans);
+                // The client gets its own id back.
+                assert!(String::from_utf8(got).unwrap().contains("\"id\":7,"));
+            }
+            assert_eq!(r.recorder().stats().recorded, 2);
+            assert_eq!(r.recorder().stats().aliased, 1);
+            let notes = r.recorder().take_notes().join("\n");
+            assert!(notes.contains("reused JSON-RPC id 7"), "{notes}");
+            let s = load(r.recorder().sink());
+            assert_eq!(envelope_findings(&s), Vec::<String>::new());
+            for c in &s.calls {
+                let q = c
+                    .request
+                    .params
+                    .arguments
+                    .as_ref()
+                    .unwrap()
+                    .get()
+                    .to_owned();
+                let text = s
+                    .result(&c.id)
+                    .unwrap()
+                    .response
+                    .result
+                    .as_ref()
+                    .unwrap()
+                    .content[0]
+                    .text
+                    .clone()
+                    .unwrap();
+                let want = if q.contains('A') {
+                    "answer A"
+                } else {
+                    "answer B"
+                };
+                assert_eq!(text, want, "{}: {q}", c.id);
+                // recorded as the client sent and received it: id 7 on both sides
+                assert_eq!(c.request.id.as_text(), "7");
+                assert_eq!(s.result(&c.id).unwrap().response.id.as_text(), "7");
+            }
+            let mut ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+            ids.sort_unstable();
+            assert_eq!(ids, ["everything#7", "everything#7#2"]);
+        }
+    }
+
+    #[test]
+    fn gaps_are_counted() {
+        let (mut r, _) = rec();
+        r.recorder().gap(Dir::ToServer, 10);
+        assert_eq!(r.recorder().stats().lost_bytes, 10);
+        assert!(r.recorder().take_notes()[0].contains("skipped 10 bytes"));
+    }
 
     #[test]
     fn server_names() {

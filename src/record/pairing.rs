@@ -1,379 +1,313 @@
-//! Pairing every `tools/call` request with its response by JSON-RPC id, and naming calls.
+//! Pairing requests with responses by JSON-RPC id, exactly, even when a client reuses an id
+//! that is still in flight.
+//!
+//! Responses carry only the id of their request. When a client sends a request whose id is
+//! already waiting for a response, a response with that id could answer either, so the proxy
+//! gives the later request an id of its own on the way to the server (an alias, a string
+//! `provscope-record:<n>` no request in flight uses) and gives the response back to the client
+//! with the client's id. Every id the server sees in flight is unique, so every response pairs
+//! with exactly one request. Only such a request and its response are rewritten (the id's bytes
+//! and nothing else); every other byte is forwarded unchanged.
+//!
+//! Each request is given a token, carried with its [`Event`]s to the recorder, which pairs by
+//! token: the pairing does not depend on the order in which the two forwarding threads' copies
+//! reach it.
 
-use super::framing::{Probe, Splitter};
-use super::writer::LogSink;
-use super::{Clock, Dir, RecordConfig};
-use crate::model::{CallRequest, RpcId, Timestamp};
+use super::framing::messages;
+use super::Dir;
+use crate::model::RpcId;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Instant;
 
-/// Counts reported when recording ends.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Calls appended to the log (tool_call + tool_result + envelope).
-    pub recorded: u64,
-    /// Answered calls that could not be written.
-    pub write_failures: u64,
-    /// `tools/call` requests with no response when recording ended.
-    pub unanswered: u64,
-    /// Answered calls that could not be recorded (response not a JSON-RPC response object,
-    /// request not a valid `tools/call`, ...). Forwarded all the same.
-    pub unrecordable: u64,
-    /// Messages over `max_message_bytes`, not examined.
-    pub oversize: u64,
-    /// Bytes the recorder never saw because it fell behind (see [`TAP_BUDGET_BYTES`]).
-    pub lost_bytes: u64,
+/// The prefix of the ids the proxy gives a request that reuses an id in flight.
+pub const ALIAS_PREFIX: &str = "provscope-record:";
+
+/// A request waiting for its response, under the id the server was given.
+#[derive(Debug)]
+struct InFlight {
+    token: u64,
+    /// The id as the client wrote it, when the server was given an alias instead.
+    client_id: Option<String>,
 }
 
-/// A request waiting for its response.
-pub(super) struct Pending {
-    pub(super) call_id: String,
-    pub(super) raw: Box<RawValue>,
-    pub(super) request: CallRequest,
-    pub(super) issued_at: Timestamp,
+/// The ids in flight between client and server (client-to-server requests only; the server's
+/// own requests and their answers use the other id space and are never touched).
+#[derive(Debug, Default)]
+pub struct Pairing {
+    in_flight: HashMap<RpcId, InFlight>,
+    next_token: u64,
+    next_alias: u64,
 }
 
-/// The recording core: feed it the bytes that passed the proxy, in order per direction, and it
-/// appends one `tool_call`, `tool_result` and `envelope` per answered `tools/call` to the sink.
-pub struct Recorder<S: LogSink> {
-    pub(super) cfg: RecordConfig,
-    pub(super) clock: Clock,
-    pub(super) sink: S,
-    pub(super) pending: HashMap<RpcId, Pending>,
-    pub(super) header_written: bool,
-    pub(super) split: [Splitter; 2],
-    pub(super) stats: Stats,
-    /// Reports for stderr (first of each kind printed by the proxy; tests read them).
-    pub(super) notes: Vec<String>,
-    pub(super) first_write_error: Option<String>,
+/// What the recorder needs from one message.
+#[derive(Debug)]
+pub enum Event {
+    /// A `tools/call` request, as the client sent it.
+    Request {
+        /// Pairs it with its response.
+        token: u64,
+        /// The id the client gave it.
+        id: RpcId,
+        /// The request as sent by the client.
+        raw: Box<RawValue>,
+        /// When it passed the proxy.
+        at: Instant,
+    },
+    /// A response to a client request, as given to the client (with the client's id).
+    Response {
+        /// The token of its request.
+        token: u64,
+        /// The response as delivered.
+        raw: Box<RawValue>,
+        /// When it passed the proxy.
+        at: Instant,
+    },
+    /// A request reused an id in flight; the server was given `alias` instead.
+    Aliased {
+        /// The reused id.
+        id: RpcId,
+        /// The id the server was given.
+        alias: String,
+    },
 }
 
-impl<S: LogSink> Recorder<S> {
-    /// A recorder writing to `sink`.
-    pub fn new(cfg: RecordConfig, clock: Clock, sink: S) -> Recorder<S> {
-        let header_written = !cfg.write_header;
-        Recorder {
-            cfg,
-            clock,
-            sink,
-            pending: HashMap::new(),
-            header_written,
-            split: [Splitter::default(), Splitter::default()],
-            stats: Stats::default(),
-            notes: Vec::new(),
-            first_write_error: None,
+impl Pairing {
+    /// A request with `id` (its text as written: `raw_id`) goes to the server: its token, and
+    /// the alias (JSON text) the server must be given instead when `id` is in flight.
+    pub fn request(&mut self, id: RpcId, raw_id: &str) -> (u64, Option<String>) {
+        let token = self.next_token;
+        self.next_token += 1;
+        if let std::collections::hash_map::Entry::Vacant(v) = self.in_flight.entry(id) {
+            v.insert(InFlight {
+                token,
+                client_id: None,
+            });
+            return (token, None);
         }
-    }
-
-    /// The counts so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The sink (tests read what was written).
-    pub fn sink(&self) -> &S {
-        &self.sink
-    }
-
-    /// Takes the notes (one sentence each) accumulated since the last call.
-    pub fn take_notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
-    }
-
-    /// The first log write error, if any.
-    pub fn first_write_error(&self) -> Option<&str> {
-        self.first_write_error.as_deref()
-    }
-
-    /// Recording ends: counts requests still waiting for a response.
-    pub fn finish(&mut self) -> Stats {
-        self.stats.unanswered += self.pending.len() as u64;
-        if !self.pending.is_empty() {
-            let mut ids: Vec<&str> = self.pending.values().map(|p| p.call_id.as_str()).collect();
-            ids.sort_unstable();
-            ids.truncate(5);
-            self.notes.push(format!(
-                "{} tools/call request(s) had no response when the session ended and are not recorded ({}{})",
-                self.pending.len(),
-                ids.join(", "),
-                if self.pending.len() > 5 { ", ..." } else { "" }
-            ));
-        }
-        self.pending.clear();
-        self.stats.clone()
-    }
-
-    pub(super) fn message(&mut self, dir: Dir, at: Instant, raw: &RawValue) {
-        let Ok(p) = serde_json::from_str::<Probe>(raw.get()) else {
-            return; // not an object, or duplicate keys: not a message we can pair
+        let alias = loop {
+            let a = format!("{ALIAS_PREFIX}{}", self.next_alias);
+            self.next_alias += 1;
+            if !self.in_flight.contains_key(&RpcId::Str(a.clone())) {
+                break a;
+            }
         };
-        let Some(id) =
-            p.id.and_then(|i| serde_json::from_str::<Option<RpcId>>(i.get()).ok())
-                .flatten()
+        self.in_flight.insert(
+            RpcId::Str(alias.clone()),
+            InFlight {
+                token,
+                client_id: Some(raw_id.to_owned()),
+            },
+        );
+        let text = serde_json::Value::String(alias).to_string();
+        (token, Some(text))
+    }
+
+    /// A response with `id` comes from the server: the token of its request and, when the
+    /// request was aliased, the client's id (JSON text) to give the response back with.
+    /// `None` when no request with that id is in flight.
+    pub fn response(&mut self, id: &RpcId) -> Option<(u64, Option<String>)> {
+        self.in_flight.remove(id).map(|f| (f.token, f.client_id))
+    }
+
+    /// Requests still waiting for a response.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+}
+
+/// Byte ranges of a line to replace, with their replacement.
+type Splices = Vec<(usize, usize, String)>;
+
+/// Where `part` (a subslice of `whole`) starts in `whole`.
+fn offset(whole: &str, part: &str) -> Option<usize> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start + part.len() <= whole.len()).then_some(start)
+}
+
+fn apply(text: &str, splices: &[(usize, usize, String)]) -> String {
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut at = 0;
+    for (start, end, with) in splices {
+        out.push_str(&text[at..*start]);
+        out.push_str(with);
+        at = *end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// One complete line (with its newline) going in direction `dir` at `at`: the bytes to forward
+/// (the line itself, or with ids rewritten) and the events for the recorder.
+pub fn relay_line<'l>(
+    pairing: &mut Pairing,
+    dir: Dir,
+    at: Instant,
+    line: &'l [u8],
+) -> (Cow<'l, [u8]>, Vec<Event>) {
+    let mut events = Vec::new();
+    let msgs = messages(line);
+    if msgs.is_empty() {
+        return (Cow::Borrowed(line), events);
+    }
+    // `messages` borrows from the line's text: offsets are taken against it.
+    let Ok(text) = std::str::from_utf8(line) else {
+        return (Cow::Borrowed(line), events);
+    };
+    let mut splices: Splices = Vec::new();
+    for m in msgs {
+        let Some(raw_id) = m.id else { continue };
+        let Ok(id) = serde_json::from_str::<RpcId>(raw_id.get()) else {
+            continue; // an id that is not a string or number: nothing to pair
+        };
+        let (Some(id_at), Some(msg_at)) = (offset(text, raw_id.get()), offset(text, m.raw.get()))
         else {
-            return; // a notification (or a null id): no response to pair
+            continue;
         };
-        match (dir, p.method) {
-            (Dir::ToServer, Some(m)) => {
-                let is_call = serde_json::from_str::<std::borrow::Cow<str>>(m.get())
-                    .is_ok_and(|m| m == "tools/call");
-                if is_call {
-                    self.request(id, raw, self.clock.at(at));
+        let id_range = (id_at, id_at + raw_id.get().len());
+        match (dir, &m.method) {
+            (Dir::ToServer, Some(method)) => {
+                let (token, alias) = pairing.request(id.clone(), raw_id.get());
+                if let Some(a) = &alias {
+                    splices.push((id_range.0, id_range.1, a.clone()));
+                    events.push(Event::Aliased {
+                        id: id.clone(),
+                        alias: a.clone(),
+                    });
+                }
+                if method == "tools/call" {
+                    events.push(Event::Request {
+                        token,
+                        id,
+                        raw: m.raw.to_owned(),
+                        at,
+                    });
                 }
             }
             (Dir::ToClient, None) => {
-                if let Some(p) = self.pending.remove(&id) {
-                    self.respond(p, raw, self.clock.at(at));
-                }
+                let Some((token, client_id)) = pairing.response(&id) else {
+                    continue; // answers nothing in flight: forwarded, not paired
+                };
+                let raw = match client_id {
+                    None => m.raw.to_owned(),
+                    Some(cid) => {
+                        let rel = (id_range.0 - msg_at, id_range.1 - msg_at);
+                        let delivered = apply(m.raw.get(), &[(rel.0, rel.1, cid.clone())]);
+                        splices.push((id_range.0, id_range.1, cid));
+                        match RawValue::from_string(delivered) {
+                            Ok(r) => r,
+                            Err(_) => continue,
+                        }
+                    }
+                };
+                events.push(Event::Response { token, raw, at });
             }
-            // Requests from the server (sampling, roots, elicitation) and the client's
-            // responses to them are forwarded and not recorded.
+            // The server's own requests, and the client's answers to them.
             _ => {}
         }
     }
-
-    fn request(&mut self, id: RpcId, raw: &RawValue, at: Timestamp) {
-        let request = match serde_json::from_str::<CallRequest>(raw.get()) {
-            Ok(r) => r,
-            Err(e) => {
-                self.stats.unrecordable += 1;
-                self.notes.push(format!(
-                    "tools/call request {id} is not recordable ({e}); forwarded, not recorded"
-                ));
-                return;
-            }
-        };
-        let call_id = self.new_call_id(&id);
-        if let Some(old) = self.pending.insert(
-            id.clone(),
-            Pending {
-                call_id,
-                raw: raw.to_owned(),
-                request,
-                issued_at: at,
-            },
-        ) {
-            self.stats.unanswered += 1;
-            self.notes.push(format!(
-                "the client reused JSON-RPC id {id} while call {} was still waiting; the earlier call is not recorded",
-                old.call_id
-            ));
-        }
-    }
-
-    /// `server#id`, made unique in the log when the client reuses an id.
-    fn new_call_id(&mut self, id: &RpcId) -> String {
-        let base = format!("{}#{}", self.cfg.server, id.as_text());
-        let mut call_id = base.clone();
-        let mut n = 2u64;
-        while self.cfg.used_call_ids.contains(&call_id) {
-            call_id = format!("{base}#{n}");
-            n += 1;
-        }
-        self.cfg.used_call_ids.insert(call_id.clone());
-        call_id
-    }
-
-    fn respond(&mut self, p: Pending, raw: &RawValue, at: Timestamp) {
-        match self.lines_for(&p, raw, at) {
-            Ok(buf) => match self.sink.append(&buf) {
-                Ok(()) => {
-                    self.header_written = true;
-                    self.stats.recorded += 1;
-                }
-                Err(e) => {
-                    self.stats.write_failures += 1;
-                    if self.first_write_error.is_none() {
-                        self.first_write_error = Some(e.to_string());
-                        self.notes.push(format!(
-                            "cannot write call {} to the log ({e}); forwarding continues, later \
-                             calls are retried",
-                            p.call_id
-                        ));
-                    }
-                }
-            },
-            Err(e) => {
-                self.stats.unrecordable += 1;
-                self.notes.push(format!(
-                    "the response to call {} is not recordable ({e}); forwarded, not recorded",
-                    p.call_id
-                ));
-            }
-        }
+    if splices.is_empty() {
+        (Cow::Borrowed(line), events)
+    } else {
+        (Cow::Owned(apply(text, &splices).into_bytes()), events)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::*;
-    use super::super::*;
+    use super::*;
+
+    fn relay(p: &mut Pairing, dir: Dir, line: &str) -> (String, Vec<Event>) {
+        let (out, ev) = relay_line(p, dir, Instant::now(), line.as_bytes());
+        (String::from_utf8(out.into_owned()).unwrap(), ev)
+    }
 
     #[test]
-    fn records_a_call_across_chunks_and_the_log_verifies() {
-        let (mut r, t0) = rec();
-        let req = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi \u00e9"},"_meta":{"progressToken":1}}}"#;
-        r.feed(Dir::ToServer, ms(t0, 5), &req[..20]);
-        r.feed(Dir::ToServer, ms(t0, 6), &req[20..]);
-        r.feed(Dir::ToServer, ms(t0, 7), b"\n");
-        r.feed(
-            Dir::ToClient,
-            ms(t0, 9),
-            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"Echo: hi\"}],\"structuredContent\":{\"a\":1.0e2}}}\n",
-        );
-        assert_eq!(r.stats().recorded, 1);
-        let s = load(r.sink());
-        assert_eq!(
-            (s.calls.len(), s.results.len(), s.envelopes.len()),
-            (1, 1, 1)
-        );
-        let c = &s.calls[0];
-        assert_eq!(c.id, "everything#3");
-        assert_eq!(c.issued_at.to_string(), "2026-10-02T14:00:00.007Z");
-        assert_eq!(
-            s.results[0].tag.returned_at.to_string(),
-            "2026-10-02T14:00:00.009Z"
-        );
-        assert_eq!(s.results[0].tag.ttl_seconds, Some(60));
-        let h = s.header.as_ref().unwrap();
-        assert!(h.require_envelopes);
-        assert_eq!(h.servers[0].tier, Tier::T1);
-        // the request is kept as sent, _meta included
-        let line = String::from_utf8_lossy(r.sink())
-            .lines()
-            .nth(1)
-            .unwrap()
-            .to_owned();
-        assert!(line.starts_with("{\"event\":\"tool_call\""), "{line}");
+    fn a_reused_id_in_flight_gets_an_alias_and_its_response_the_client_id_back() {
+        let mut p = Pairing::default();
+        let a = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a"}}"#;
+        let b = r#"{"jsonrpc":"2.0", "id" : 7 ,"method":"tools/call","params":{"name":"b"}}"#;
+        let (out, _) = relay(&mut p, Dir::ToServer, &format!("{a}\n"));
+        assert_eq!(out, format!("{a}\n"));
+        let (out, ev) = relay(&mut p, Dir::ToServer, &format!("{b}\n"));
+        assert_eq!(out, b.replace(" 7 ", " \"provscope-record:0\" ") + "\n");
         assert!(
-            line.contains(&String::from_utf8_lossy(req).into_owned()),
-            "{line}"
+            matches!(&ev[0], Event::Aliased { alias, .. } if alias == "\"provscope-record:0\"")
         );
-        assert_eq!(envelope_findings(&s), Vec::<String>::new());
+        let Event::Request { raw, .. } = &ev[1] else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            raw.get(),
+            b,
+            "the request is recorded as the client sent it"
+        );
+        // The server answers the second first.
+        let (out, ev) = relay(
+            &mut p,
+            Dir::ToClient,
+            "{\"id\":\"provscope-record:0\",\"result\":{\"content\":[]}}\r\n",
+        );
+        assert_eq!(out, "{\"id\":7,\"result\":{\"content\":[]}}\r\n");
+        let Event::Response { token, raw, .. } = &ev[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (*token, raw.get()),
+            (1, "{\"id\":7,\"result\":{\"content\":[]}}")
+        );
+        let (out, ev) = relay(&mut p, Dir::ToClient, "{\"id\":7,\"result\":{}}\n");
+        assert_eq!(out, "{\"id\":7,\"result\":{}}\n");
+        assert!(matches!(ev[0], Event::Response { token: 0, .. }));
+        assert_eq!(p.in_flight(), 0);
     }
 
     #[test]
-    fn batches_errors_and_string_ids() {
-        let (mut r, t0) = rec();
-        r.feed(
+    fn batches_notifications_and_the_servers_own_requests() {
+        let mut p = Pairing::default();
+        relay(
+            &mut p,
             Dir::ToServer,
-            ms(t0, 1),
-            br#"[{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"tools/list"},{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y","arguments":{}}}]
-"#,
+            "{\"id\":\"x\",\"method\":\"ping\"}\n",
         );
-        // server->client request with a colliding id, and its response: not recorded
-        r.feed(
-            Dir::ToClient,
-            ms(t0, 2),
-            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"roots/list\"}\r\n",
-        );
-        r.feed(
+        let (out, ev) = relay(
+            &mut p,
             Dir::ToServer,
-            ms(t0, 3),
-            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"roots\":[]}}\n",
+            "[{\"id\":\"x\",\"method\":\"tools/call\"},{\"method\":\"n\"},{\"id\":\"x\",\"result\":{}}]\n",
         );
-        r.feed(
+        // The second "x" in the batch is a response to a server request: untouched.
+        assert_eq!(
+            out,
+            "[{\"id\":\"provscope-record:0\",\"method\":\"tools/call\"},{\"method\":\"n\"},{\"id\":\"x\",\"result\":{}}]\n"
+        );
+        assert_eq!(ev.len(), 2);
+        // A server request with a colliding id does not answer anything.
+        let (out, ev) = relay(
+            &mut p,
             Dir::ToClient,
-            ms(t0, 4),
-            br#"[{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Unknown tool: y"}},{"jsonrpc":"2.0","id":"b","result":{"tools":[]}},{"jsonrpc":"2.0","id":"a","result":{"content":[],"isError":true}}]
-"#,
+            "{\"id\":\"x\",\"method\":\"roots/list\"}\n",
         );
-        assert_eq!(r.stats().recorded, 2);
-        let s = load(r.sink());
-        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["everything#7", "everything#a"]);
-        assert!(s.result("everything#7").unwrap().response.error.is_some());
-        assert_eq!(envelope_findings(&s), Vec::<String>::new());
+        assert_eq!(out, "{\"id\":\"x\",\"method\":\"roots/list\"}\n");
+        assert!(ev.is_empty());
+        assert_eq!(p.in_flight(), 2);
     }
 
     #[test]
-    fn garbage_oversize_and_reused_ids_never_panic() {
-        let (mut r, t0) = rec();
-        r.cfg.max_message_bytes = 200;
-        for junk in [
-            &b"\xff\xfe not utf8\n"[..],
-            b"{\"id\":1,\"method\":\"tools/call\",\"id\":2}\n",
-            b"[1,2,{\"id\":null,\"method\":\"tools/call\"}]\n",
-            b"{\"id\":{},\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
-            b"{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":5}}\n",
-            b"\n\n   \n",
-            b"null\n",
-            b"[]\n",
+    fn an_alias_never_collides_with_a_client_id() {
+        let mut p = Pairing::default();
+        for line in [
+            "{\"id\":\"provscope-record:0\",\"method\":\"m\"}\n",
+            "{\"id\":\"provscope-record:0\",\"method\":\"m\"}\n",
         ] {
-            r.feed(Dir::ToServer, ms(t0, 1), junk);
-            r.feed(Dir::ToClient, ms(t0, 1), junk);
+            relay(&mut p, Dir::ToServer, line);
         }
-        let big = format!(
-            "{{\"id\":9,\"method\":\"tools/call\",\"params\":{{\"name\":\"x\",\"arguments\":{{\"s\":\"{}\"}}}}}}\n",
-            "a".repeat(500)
-        );
-        r.feed(Dir::ToServer, ms(t0, 1), &big.as_bytes()[..100]);
-        r.feed(Dir::ToServer, ms(t0, 1), &big.as_bytes()[100..]);
-        r.feed(
-            Dir::ToClient,
-            ms(t0, 2),
-            b"{\"id\":9,\"result\":{\"content\":[]}}\n",
-        );
-        assert_eq!(r.stats().oversize, 1);
-        // id reuse after completion gets a distinct call id
-        for _ in 0..2 {
-            r.feed(
-                Dir::ToServer,
-                ms(t0, 3),
-                b"{\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
-            );
-            r.feed(
-                Dir::ToClient,
-                ms(t0, 4),
-                b"{\"id\":4,\"result\":{\"content\":[]}}\n",
-            );
-        }
-        // a response that is not a response object
-        r.feed(
+        let (out, _) = relay(
+            &mut p,
             Dir::ToServer,
-            ms(t0, 5),
-            b"{\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
+            "{\"id\":\"provscope-record:0\",\"method\":\"m\"}\n",
         );
-        r.feed(
-            Dir::ToClient,
-            ms(t0, 6),
-            b"{\"id\":5,\"result\":{\"content\":\"no\"}}\n",
-        );
-        r.feed(
-            Dir::ToServer,
-            ms(t0, 7),
-            b"{\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n",
-        );
-        let st = r.finish();
-        assert_eq!(st.recorded, 2, "{st:?}");
-        assert_eq!(st.unrecordable, 2, "{st:?}");
-        assert_eq!(st.unanswered, 1, "{st:?}");
-        let s = load(r.sink());
-        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["everything#4", "everything#4#2"]);
-    }
-
-    #[test]
-    fn gap_resynchronizes_at_the_next_newline() {
-        let (mut r, t0) = rec();
-        r.feed(
-            Dir::ToServer,
-            ms(t0, 1),
-            b"{\"id\":1,\"method\":\"tools/call\",\"par",
-        );
-        r.gap(Dir::ToServer, 10);
-        r.feed(
-            Dir::ToServer,
-            ms(t0, 1),
-            b"ams\":{}}\n{\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n",
-        );
-        r.feed(
-            Dir::ToClient,
-            ms(t0, 2),
-            b"{\"id\":2,\"result\":{\"content\":[]}}\n",
-        );
-        assert_eq!(r.stats().recorded, 1);
-        assert_eq!(r.stats().lost_bytes, 10);
+        assert_eq!(out, "{\"id\":\"provscope-record:2\",\"method\":\"m\"}\n");
+        assert_eq!(p.in_flight(), 3);
     }
 }

@@ -1,6 +1,8 @@
 //! The proxy's plumbing (Unix): spawning the server, the forwarding pumps and their taps, the
 //! recorder thread, signal forwarding and the exit status.
 
+use super::framing::{LineBuffer, Piece};
+use super::pairing::{relay_line, Event, Pairing};
 use super::writer::{examine_existing, Existing, LogFile, LogSink, Refused};
 use super::{new_session_id, Clock, Dir, ProxyOptions, RecordConfig, Recorder, Stats};
 use super::{EXIT_LOG_FAILED, TAP_BUDGET_BYTES};
@@ -14,17 +16,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use std::time::Instant;
 
 enum Tap {
-    Data(Dir, Instant, Vec<u8>),
+    /// An event of a message that passed the proxy, and its size (for the budget).
+    Event(Event, usize),
+    /// A message over the recording cap.
+    Oversize(Dir, usize),
+    /// Events of this many bytes were dropped (the recorder fell behind).
     Gap(Dir, u64),
     Finish,
 }
 
-/// Copies of forwarded chunks, sent to the recorder without ever blocking.
+/// Events for the recorder, sent without ever blocking.
 #[derive(Clone)]
 struct TapTx {
     tx: mpsc::Sender<Tap>,
@@ -32,19 +38,23 @@ struct TapTx {
 }
 
 impl TapTx {
-    /// Sends a copy unless the recorder is too far behind; returns false when it was not sent.
-    fn send(&self, dir: Dir, at: Instant, bytes: &[u8], lost: &mut u64) -> bool {
+    /// Sends an event unless the recorder is too far behind; returns false when it was not sent.
+    fn send(&self, dir: Dir, ev: Event, lost: &mut u64) -> bool {
+        let size = match &ev {
+            Event::Request { raw, .. } | Event::Response { raw, .. } => raw.get().len(),
+            Event::Aliased { .. } => 64,
+        };
         let q = self.queued.load(Ordering::Relaxed);
-        if q.saturating_add(bytes.len()) > TAP_BUDGET_BYTES {
-            *lost += bytes.len() as u64;
+        if q.saturating_add(size) > TAP_BUDGET_BYTES {
+            *lost += size as u64;
             return false;
         }
         if *lost > 0 {
             let _ = self.tx.send(Tap::Gap(dir, *lost));
             *lost = 0;
         }
-        self.queued.fetch_add(bytes.len(), Ordering::Relaxed);
-        self.tx.send(Tap::Data(dir, at, bytes.to_vec())).is_ok()
+        self.queued.fetch_add(size, Ordering::Relaxed);
+        self.tx.send(Tap::Event(ev, size)).is_ok()
     }
 }
 
@@ -52,42 +62,42 @@ fn say(msg: &str) {
     eprintln!("provscope record: {msg}");
 }
 
-/// Copies `from` to `to` chunk by chunk and taps a copy of each chunk for the recorder.
+/// The id bookkeeping both pumps share (held only to relay one line, never during I/O).
+type SharedPairing = Arc<Mutex<Pairing>>;
+
+/// Copies `from` to `to`, line by line: each complete line is relayed (`relay_line`: forwarded
+/// unchanged, or with a reused id replaced) and its events are sent to the recorder.
 ///
-/// Client-to-server chunks are tapped *before* they are written, so a request is always
-/// queued for the recorder before the server can have seen it (and answered it: otherwise
-/// a fast response could reach the recorder first). Server-to-client chunks are tapped
-/// *after* they were written, so only what the client was given is recorded. Tapping never
-/// blocks (an unbounded channel, see [`TAP_BUDGET_BYTES`]).
+/// Client-to-server events are sent *before* the chunk's lines are written, so a request is
+/// always registered and queued for the recorder before the server can have seen it.
+/// Server-to-client events are sent *after* they were written, so only what the client was
+/// given is recorded. Sending never blocks (an unbounded channel, see [`TAP_BUDGET_BYTES`]).
 ///
 /// When `to` fails the pump keeps reading (and discards) so the writer on the other side
-/// never blocks; the tap stops, since those bytes are not delivered.
+/// never blocks; events stop, since those bytes are not delivered.
 fn pump(
     mut from: impl Read,
     mut to: Option<impl Write>,
     dir: Dir,
     tap: TapTx,
+    pairing: SharedPairing,
+    cap: usize,
     done: Option<mpsc::Sender<()>>,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
+    let mut lines = LineBuffer::new(cap);
     let mut lost = 0u64;
-    let tap_first = dir == Dir::ToServer;
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                say(&format!("reading from {} failed: {e}", dir.sender()));
-                break;
-            }
+    let mut out: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut events: Vec<Event> = Vec::new();
+    let mut oversize: Vec<usize> = Vec::new();
+    let write = |to: &mut Option<_>, bytes: &[u8]| {
+        let Some(w): &mut Option<_> = to else {
+            return;
         };
-        let at = Instant::now();
-        let Some(w) = to.as_mut() else { continue };
-        if tap_first {
-            tap.send(dir, at, &buf[..n], &mut lost);
+        if bytes.is_empty() {
+            return;
         }
-        if let Err(e) = w.write_all(&buf[..n]) {
+        if let Err(e) = Write::write_all(w, bytes) {
             if e.kind() != io::ErrorKind::BrokenPipe {
                 say(&format!(
                     "writing to {} failed: {e}",
@@ -98,13 +108,61 @@ fn pump(
                 ));
             }
             // Closes the server's stdin (or our stdout) now.
-            to = None;
+            *to = None;
+        }
+    };
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                say(&format!("reading from {} failed: {e}", dir.sender()));
+                break;
+            }
+        };
+        if to.is_none() {
             continue;
         }
-        if !tap_first {
-            tap.send(dir, at, &buf[..n], &mut lost);
+        let at = Instant::now();
+        out.clear();
+        lines.push(&buf[..n], |piece| match piece {
+            Piece::Line(l) => {
+                let mut p = pairing.lock().unwrap_or_else(|e| e.into_inner());
+                let (fwd, evs) = relay_line(&mut p, dir, at, l);
+                drop(p);
+                out.extend_from_slice(&fwd);
+                events.extend(evs);
+            }
+            Piece::Raw(r) => out.extend_from_slice(r),
+            Piece::Oversize(len) => oversize.push(len),
+        });
+        for len in oversize.drain(..) {
+            let _ = tap.tx.send(Tap::Oversize(dir, len));
+        }
+        if dir == Dir::ToServer {
+            for e in events.drain(..) {
+                tap.send(dir, e, &mut lost);
+            }
+            write(&mut to, &out);
+        } else {
+            write(&mut to, &out);
+            if to.is_some() {
+                for e in events.drain(..) {
+                    tap.send(dir, e, &mut lost);
+                }
+            }
+            events.clear();
         }
     }
+    // A last line without its newline is forwarded as it is (not recorded).
+    out.clear();
+    lines.finish(|piece| {
+        if let Piece::Raw(r) | Piece::Line(r) = piece {
+            out.extend_from_slice(r);
+        }
+    });
+    write(&mut to, &out);
     drop(to);
     if lost > 0 {
         let _ = tap.tx.send(Tap::Gap(dir, lost));
@@ -186,10 +244,11 @@ fn recorder(
     };
     for t in rx {
         match t {
-            Tap::Data(dir, at, bytes) => {
-                rec.feed(dir, at, &bytes);
-                queued.fetch_sub(bytes.len(), Ordering::Relaxed);
+            Tap::Event(ev, size) => {
+                rec.event(ev);
+                queued.fetch_sub(size, Ordering::Relaxed);
             }
+            Tap::Oversize(dir, len) => rec.oversize(dir, len),
             Tap::Gap(dir, lost) => rec.gap(dir, lost),
             Tap::Finish => break,
         }
@@ -354,8 +413,21 @@ pub fn run(o: ProxyOptions) -> u8 {
         let _ = child.wait();
         return 2;
     };
+    let pairing: SharedPairing = Arc::default();
+    let cap = o.max_message_bytes;
     let tap_in = tap.clone();
-    std::thread::spawn(move || pump(stdin, Some(child_in), Dir::ToServer, tap_in, None));
+    let pairing_in = pairing.clone();
+    std::thread::spawn(move || {
+        pump(
+            stdin,
+            Some(child_in),
+            Dir::ToServer,
+            tap_in,
+            pairing_in,
+            cap,
+            None,
+        )
+    });
     let (done_tx, done_rx) = mpsc::channel();
     let tap_out = tap;
     std::thread::spawn(move || {
@@ -364,6 +436,8 @@ pub fn run(o: ProxyOptions) -> u8 {
             Some(stdout),
             Dir::ToClient,
             tap_out,
+            pairing,
+            cap,
             Some(done_tx),
         )
     });
@@ -446,15 +520,19 @@ pub fn run(o: ProxyOptions) -> u8 {
 mod tests {
     use super::*;
 
-    /// A server that answers inside `write`: its response is tapped before `write` returns,
-    /// the worst case for pairing a response with its request.
-    struct InstantServer(TapTx);
+    /// A server that answers inside `write`: its response is relayed and sent to the recorder
+    /// before `write` returns, the worst case for pairing a response with its request.
+    struct InstantServer(TapTx, SharedPairing);
 
     impl Write for InstantServer {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
             let mut lost = 0;
             let resp = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n";
-            self.0.send(Dir::ToClient, Instant::now(), resp, &mut lost);
+            let mut p = self.1.lock().unwrap();
+            let (_, events) = relay_line(&mut p, Dir::ToClient, Instant::now(), resp);
+            for e in events {
+                self.0.send(Dir::ToClient, e, &mut lost);
+            }
             Ok(b.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -463,31 +541,32 @@ mod tests {
     }
 
     #[test]
-    fn a_request_is_tapped_before_the_server_can_answer_it() {
+    fn a_request_is_registered_before_the_server_can_answer_it() {
         let (tx, rx) = mpsc::channel();
         let tap = TapTx {
             tx,
             queued: Arc::new(AtomicUsize::new(0)),
         };
+        let pairing = SharedPairing::default();
         let req = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n";
         pump(
             &req[..],
-            Some(InstantServer(tap.clone())),
+            Some(InstantServer(tap.clone(), pairing.clone())),
             Dir::ToServer,
             tap,
+            pairing,
+            1 << 20,
             None,
         );
         let t0 = Instant::now();
-        let mut cfg = crate::record::test_support::cfg("s");
-        cfg.write_header = true;
         let mut r = Recorder::new(
-            cfg,
+            crate::record::test_support::cfg("s"),
             Clock::anchored(crate::model::Timestamp(0), t0),
             Vec::new(),
         );
         for t in rx.try_iter() {
-            if let Tap::Data(d, at, b) = t {
-                r.feed(d, at, &b);
+            if let Tap::Event(e, _) = t {
+                r.event(e);
             }
         }
         assert_eq!(r.stats().recorded, 1);

@@ -1,18 +1,22 @@
-//! Writing recorded calls: the log sinks (an fsynced file, memory), the lines of one answered
-//! call (header, `tool_call`, `tool_result`, `envelope`), and continuing an existing log.
+//! Writing recorded calls: the [`Recorder`] (paired events in, log lines out), the log sinks (an
+//! fsynced file, memory), the lines of one answered call (header, `tool_call`, `tool_result`,
+//! `envelope`), and continuing an existing log.
 
-use super::pairing::{Pending, Recorder};
-use super::RECORDED_TURN;
+use super::pairing::Event;
+use super::{Clock, Dir, RecordConfig, RECORDED_TURN};
 use crate::attest::envelope::{event_line, seal, Observed};
 use crate::attest::hash::arguments_hash;
 use crate::attest::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag, ServerInfo, SessionHeader, SpanUnit};
+use crate::model::{CallRequest, RpcId};
 use crate::model::{CallResponse, Timestamp, FORMAT_VERSION};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use std::collections::HashMap;
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::Instant;
 
 /// Where recorded lines go: a file (fsynced) in the proxy, memory in tests.
 pub trait LogSink {
@@ -123,13 +127,218 @@ struct HeaderLine<'a> {
     header: &'a SessionHeader,
 }
 
+/// Counts reported when recording ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Calls appended to the log (tool_call + tool_result + envelope).
+    pub recorded: u64,
+    /// Answered calls that could not be written.
+    pub write_failures: u64,
+    /// `tools/call` requests with no response when recording ended.
+    pub unanswered: u64,
+    /// Answered calls that could not be recorded (response not a JSON-RPC response object,
+    /// request not a valid `tools/call`, ...). Forwarded all the same.
+    pub unrecordable: u64,
+    /// Messages over `max_message_bytes`, not examined.
+    pub oversize: u64,
+    /// Requests that reused an id in flight and were given an alias (see `pairing`).
+    pub aliased: u64,
+    /// Bytes the recorder never saw because it fell behind (see [`super::TAP_BUDGET_BYTES`]).
+    pub lost_bytes: u64,
+}
+
+/// A `tools/call` request waiting for its response.
+struct Pending {
+    call_id: String,
+    raw: Box<RawValue>,
+    request: CallRequest,
+    issued_at: Timestamp,
+}
+
+/// The recording core: give it the [`Event`]s of the traffic (from `pairing::relay_line`) and
+/// it appends one `tool_call`, `tool_result` and `envelope` per answered `tools/call` to the
+/// sink. Requests and responses pair by token, whatever order their events arrive in.
+pub struct Recorder<S: LogSink> {
+    cfg: RecordConfig,
+    clock: Clock,
+    sink: S,
+    pending: HashMap<u64, Pending>,
+    header_written: bool,
+    stats: Stats,
+    /// Reports for stderr (first of each kind printed by the proxy; tests read them).
+    notes: Vec<String>,
+    first_write_error: Option<String>,
+}
+
 impl<S: LogSink> Recorder<S> {
-    pub(super) fn lines_for(
-        &self,
-        p: &Pending,
-        raw: &RawValue,
-        at: Timestamp,
-    ) -> Result<Vec<u8>, String> {
+    /// A recorder writing to `sink`.
+    pub fn new(cfg: RecordConfig, clock: Clock, sink: S) -> Recorder<S> {
+        let header_written = !cfg.write_header;
+        Recorder {
+            cfg,
+            clock,
+            sink,
+            pending: HashMap::new(),
+            header_written,
+            stats: Stats::default(),
+            notes: Vec::new(),
+            first_write_error: None,
+        }
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The sink (tests read what was written).
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// Takes the notes (one sentence each) accumulated since the last call.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// The first log write error, if any.
+    pub fn first_write_error(&self) -> Option<&str> {
+        self.first_write_error.as_deref()
+    }
+
+    /// One event of the traffic.
+    pub fn event(&mut self, e: Event) {
+        match e {
+            Event::Request { token, id, raw, at } => self.request(token, &id, raw, at),
+            Event::Response { token, raw, at } => {
+                if let Some(p) = self.pending.remove(&token) {
+                    let at = self.clock.at(at);
+                    self.respond(p, &raw, at);
+                }
+            }
+            Event::Aliased { id, alias } => {
+                self.stats.aliased += 1;
+                self.notes.push(format!(
+                    "the client reused JSON-RPC id {} while a request with that id was still \
+                     waiting; the server was given id {alias} for the later one and its response \
+                     goes back to the client with id {}, so each call is recorded with its own \
+                     result",
+                    id.as_text(),
+                    id.as_text()
+                ));
+            }
+        }
+    }
+
+    /// A message of `len`+ bytes from `dir` was over the recording cap.
+    pub fn oversize(&mut self, dir: Dir, len: usize) {
+        self.stats.oversize += 1;
+        self.notes.push(format!(
+            "a message of {len}+ bytes from {} is over the {} byte recording cap \
+             (--max-line-bytes); forwarded but not recorded",
+            dir.sender(),
+            self.cfg.max_message_bytes
+        ));
+    }
+
+    /// Events of direction `dir` were not seen (the recorder fell behind).
+    pub fn gap(&mut self, dir: Dir, lost: u64) {
+        self.stats.lost_bytes += lost;
+        self.notes.push(format!(
+            "the recorder fell behind and skipped {lost} bytes from {}; calls in them are not \
+             recorded",
+            dir.sender()
+        ));
+    }
+
+    /// Recording ends: counts requests still waiting for a response.
+    pub fn finish(&mut self) -> Stats {
+        self.stats.unanswered += self.pending.len() as u64;
+        if !self.pending.is_empty() {
+            let mut ids: Vec<&str> = self.pending.values().map(|p| p.call_id.as_str()).collect();
+            ids.sort_unstable();
+            ids.truncate(5);
+            self.notes.push(format!(
+                "{} tools/call request(s) had no response when the session ended and are not \
+                 recorded ({}{})",
+                self.pending.len(),
+                ids.join(", "),
+                if self.pending.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        self.pending.clear();
+        self.stats.clone()
+    }
+
+    fn request(&mut self, token: u64, id: &RpcId, raw: Box<RawValue>, at: Instant) {
+        let request = match serde_json::from_str::<CallRequest>(raw.get()) {
+            Ok(r) => r,
+            Err(e) => {
+                self.stats.unrecordable += 1;
+                self.notes.push(format!(
+                    "tools/call request {} is not recordable ({e}); forwarded, not recorded",
+                    id.as_text()
+                ));
+                return;
+            }
+        };
+        let call_id = self.new_call_id(id);
+        let issued_at = self.clock.at(at);
+        self.pending.insert(
+            token,
+            Pending {
+                call_id,
+                raw,
+                request,
+                issued_at,
+            },
+        );
+    }
+
+    /// `server#id`, made unique in the log when the client reuses an id.
+    fn new_call_id(&mut self, id: &RpcId) -> String {
+        let base = format!("{}#{}", self.cfg.server, id.as_text());
+        let mut call_id = base.clone();
+        let mut n = 2u64;
+        while self.cfg.used_call_ids.contains(&call_id) {
+            call_id = format!("{base}#{n}");
+            n += 1;
+        }
+        self.cfg.used_call_ids.insert(call_id.clone());
+        call_id
+    }
+
+    fn respond(&mut self, p: Pending, raw: &RawValue, at: Timestamp) {
+        match self.lines_for(&p, raw, at) {
+            Ok(buf) => match self.sink.append(&buf) {
+                Ok(()) => {
+                    self.header_written = true;
+                    self.stats.recorded += 1;
+                }
+                Err(e) => {
+                    self.stats.write_failures += 1;
+                    if self.first_write_error.is_none() {
+                        self.first_write_error = Some(e.to_string());
+                        self.notes.push(format!(
+                            "cannot write call {} to the log ({e}); forwarding continues, later \
+                             calls are retried",
+                            p.call_id
+                        ));
+                    }
+                }
+            },
+            Err(e) => {
+                self.stats.unrecordable += 1;
+                self.notes.push(format!(
+                    "the response to call {} is not recordable ({e}); forwarded, not recorded",
+                    p.call_id
+                ));
+            }
+        }
+    }
+
+    /// The lines for one answered call (and the header the first time).
+    fn lines_for(&self, p: &Pending, raw: &RawValue, at: Timestamp) -> Result<Vec<u8>, String> {
         let response: CallResponse =
             serde_json::from_str(raw.get()).map_err(|e| format!("not a JSON-RPC response: {e}"))?;
         let cfg = &self.cfg;
@@ -309,7 +518,7 @@ mod tests {
             }
         }
         let t0 = Instant::now();
-        let mut r = Recorder::new(
+        let mut r = Core::new(
             cfg("s"),
             Clock::anchored(Timestamp(0), t0),
             Flaky(Vec::new(), 0),
@@ -329,6 +538,7 @@ mod tests {
                 format!("{{\"id\":{id},\"result\":{{\"content\":[]}}}}\n").as_bytes(),
             );
         }
+        let r = r.recorder();
         assert_eq!(r.stats().write_failures, 1);
         assert_eq!(r.first_write_error(), Some("disk full"));
         let s = load(&r.sink().0);
@@ -349,7 +559,7 @@ mod tests {
             t0,
             b"{\"id\":1,\"result\":{\"content\":[]}}\n",
         );
-        let mut log = r.sink().clone();
+        let mut log = r.recorder().sink().clone();
         log.extend_from_slice(b"{\"event\":\"tool_ca");
         let key = compact(&ed25519_dalek::SigningKey::from_bytes(&[7; 32]).verifying_key());
         let Existing::Continue {
@@ -362,7 +572,7 @@ mod tests {
         };
         assert_eq!(session_id, "sess-test");
         assert!(used_call_ids.contains("everything#1"));
-        assert_eq!(complete_len as usize, r.sink().len());
+        assert_eq!(complete_len as usize, r.recorder().sink().len());
         assert!(matches!(
             examine_existing(&log, "other", &key, None),
             Existing::Foreign(_)

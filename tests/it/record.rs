@@ -411,3 +411,60 @@ fn every_fast_answer_is_paired_with_its_request() {
     assert!(err(&o).contains("500 call(s) recorded"), "{}", err(&o));
     assert_eq!(summary(&log)["envelopes"], 500);
 }
+
+/// The hole: a client that reuses a JSON-RPC id still in flight got the first call's result
+/// recorded and sealed under the second call's request (and `verify` found nothing). Now both
+/// calls are recorded with distinct call ids, each with its own request and result, whether
+/// the server answers in order (`slow` then `echo`) or not (`later` answered after `echo`).
+#[test]
+fn a_client_reusing_an_in_flight_id_gets_each_result_paired_with_its_own_request() {
+    let d = Dir::new();
+    for (first, log) in [("slow", "inorder.jsonl"), ("later", "reorder.jsonl")] {
+        let log = d.p(log);
+        // Both requests in one write: both are in flight before the server answers either.
+        let input = format!(
+            "{}\n{}\n",
+            call(
+                "7",
+                first,
+                serde_json::json!({"q": "first", "seconds": 0.3})
+            ),
+            call("7", "echo", serde_json::json!({"q": "second"}))
+        );
+        let o = d.record(&log, &["--server-name", "s"], input.as_bytes());
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        // The client sees its own id on both answers, never the alias.
+        let got = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(got.matches("\"id\":7,").count(), 2, "{got}");
+        assert!(!got.contains("provscope-record:"), "{got}");
+        assert!(err(&o).contains("reused JSON-RPC id 7"), "{}", err(&o));
+        assert!(err(&o).contains("2 call(s) recorded"), "{}", err(&o));
+        assert_eq!(finding_kinds(&log), Vec::<String>::new());
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut pairs = Vec::new();
+        for c in lines.iter().filter(|l| l["event"] == "tool_call") {
+            let id = c["call_id"].as_str().unwrap();
+            let r = lines
+                .iter()
+                .find(|l| l["event"] == "tool_result" && l["tag"]["call_id"] == id)
+                .unwrap();
+            let asked = c["request"]["params"]["arguments"]["q"].as_str().unwrap();
+            let answered = r["response"]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap();
+            assert!(
+                answered.contains(&format!("\"q\": \"{asked}\"")),
+                "{id}: asked {asked}, sealed with the answer {answered}"
+            );
+            assert_eq!(c["request"]["id"], 7);
+            assert_eq!(r["response"]["id"], 7);
+            pairs.push(id.to_owned());
+        }
+        pairs.sort();
+        assert_eq!(pairs, ["s#7", "s#7#2"]);
+    }
+}

@@ -8,7 +8,10 @@ every byte it wrote to $FAKE_STDOUT_LOG (when set), so a test can compare both s
 - `tools/call` of `fail`: a JSON-RPC error;
 - `tools/call` of `crash`: exits at once with status `arguments.status`;
 - `tools/call` of `die`: kills itself with signal `arguments.signal`;
-- `tools/call` of `slow`: answers after `arguments.seconds`, with progress notifications;
+- `tools/call` of `slow`: answers after `arguments.seconds`, with progress notifications (the
+  text of its answer holds its arguments);
+- `tools/call` of `later`: answered (with its arguments as text) only after the next message
+  has been answered, so answers go out of order;
 - any other request: an empty result; notifications: nothing; a batch: a batch of answers;
 - a line that is not JSON: the line `garbage-seen` plus raw bytes that are not UTF-8.
 
@@ -56,6 +59,9 @@ def write(obj):
     out.flush()
 
 
+deferred = []
+
+
 def answer(msg):
     if not isinstance(msg, dict) or "method" not in msg or "id" not in msg:
         return None
@@ -89,7 +95,12 @@ def answer(msg):
             if token is not None:
                 write({"jsonrpc": "2.0", "method": "notifications/progress",
                        "params": {"progressToken": token, "progress": i + 1, "total": steps}})
-        return {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "done"}]}}
+        return {"jsonrpc": "2.0", "id": rid, "result": {"content": [
+            {"type": "text", "text": "done " + json.dumps(args, ensure_ascii=False)}]}}
+    if name == "later":
+        deferred.append({"jsonrpc": "2.0", "id": rid, "result": {"content": [
+            {"type": "text", "text": "later " + json.dumps(args, ensure_ascii=False)}]}})
+        return None
     return {"jsonrpc": "2.0", "id": rid, "result": {"content": [], "isError": True}}
 
 
@@ -108,7 +119,11 @@ for line in sys.stdin.buffer:
             out.write(json.dumps(answers, separators=(",", ":")).encode() + b"\n")
             out.flush()
         continue
+    held = list(deferred)
+    deferred.clear()
     a = answer(msg)
     if a is not None:
         write(a)
+    for d in held:
+        write(d)
 sys.exit(0)
