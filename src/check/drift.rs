@@ -14,7 +14,9 @@ fn claim_key(text: &str) -> String {
     ))
 }
 
-pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+/// Runs the drift check; returns the groups of statements stated in several turns (indexes into
+/// `resolved`, in turn order), which the report publishes.
+pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) -> Vec<Vec<usize>> {
     // Group statements: by claim id, and by normalized text so renamed restatements join too.
     let mut group_of: HashMap<String, usize> = HashMap::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -32,9 +34,10 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         group_of.entry(id_key).or_insert(g);
         group_of.entry(text_key).or_insert(g);
     }
-    for g in groups {
-        let mut stmts: Vec<&Resolved> = g.iter().map(|&i| &resolved[i]).collect();
-        stmts.sort_by_key(|r| (r.claim.turn, r.claim.position));
+    let mut published = Vec::new();
+    for mut g in groups {
+        g.sort_by_key(|&i| (resolved[i].claim.turn, resolved[i].claim.position));
+        let stmts: Vec<&Resolved> = g.iter().map(|&i| &resolved[i]).collect();
         // Evidence rows are built only for statements that produce a finding.
         let entry = |r: &Resolved| {
             let call = r
@@ -108,7 +111,11 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 prev = binding;
             }
         }
+        if g.len() > 1 {
+            published.push(g);
+        }
     }
+    published
 }
 
 /// The statements evidence shows for statement `k`: the first, up to the last

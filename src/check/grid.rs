@@ -2,6 +2,7 @@
 //! from labels, and when both are known the quadrant with the playbook's verdict, owner and action.
 
 use super::finding::{Finding, Severity};
+use super::verdict::ClaimVerdict;
 use super::Resolved;
 use crate::model::{Fact, Session};
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,16 @@ pub enum SourceVerdict {
     Wrong,
 }
 
+impl SourceVerdict {
+    /// `right` or `wrong`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceVerdict::Right => "right",
+            SourceVerdict::Wrong => "wrong",
+        }
+    }
+}
+
 /// The fact axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -26,6 +37,17 @@ pub enum FactVerdict {
     Wrong,
     /// No label.
     Unknown,
+}
+
+impl FactVerdict {
+    /// `right`, `wrong` or `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FactVerdict::Right => "right",
+            FactVerdict::Wrong => "wrong",
+            FactVerdict::Unknown => "unknown",
+        }
+    }
 }
 
 /// A cell of the grid.
@@ -130,34 +152,6 @@ impl Quadrant {
     }
 }
 
-/// The verdicts of one claim statement (one claim in one turn).
-#[derive(Clone, Debug, Serialize)]
-pub struct ClaimVerdict {
-    /// Claim id.
-    pub claim_id: String,
-    /// Turn.
-    pub turn: u32,
-    /// The claim text.
-    pub claim_text: String,
-    /// Cited call, if any.
-    pub call_id: Option<String>,
-    /// Source axis.
-    pub source_verdict: SourceVerdict,
-    /// Fact axis.
-    pub fact_verdict: FactVerdict,
-    /// Where the fact label came from.
-    pub fact_source: Option<String>,
-    /// The grid cell, when both axes are known.
-    pub quadrant: Option<Quadrant>,
-    /// Support of the claim by its span, when it resolves.
-    pub support: Option<f64>,
-    /// Indexes into the report's findings.
-    #[serde(skip)]
-    pub findings: Vec<usize>,
-    /// Log line of the answer.
-    pub line: u64,
-}
-
 pub(crate) fn verdicts(
     s: &Session,
     resolved: &[Resolved],
@@ -204,6 +198,14 @@ pub(crate) fn verdicts(
                     .map(|s| (s.score * 100.0).round() / 100.0),
                 findings: mine,
                 line: c.line,
+                position: c.position,
+                cited: r.cited.clone(),
+                freshness: r.freshness.clone(),
+                tier: None,
+                policy: r.policy.clone(),
+                in_context: None,
+                drift_group: None,
+                fanout: None,
             }
         })
         .collect()

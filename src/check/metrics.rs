@@ -1,7 +1,8 @@
 //! The playbook's metrics; formulas in `docs/metrics.md`.
 
 use super::finding::{Finding, Kind, Severity};
-use super::grid::{ClaimVerdict, FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
+use super::grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
+use super::verdict::ClaimVerdict;
 use super::{Config, Resolved};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

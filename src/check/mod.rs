@@ -8,6 +8,7 @@
 //! - `parallel.rs`: parallel_conflict
 //! - `envelopes.rs`: envelope_missing, envelope_invalid, result_tampered (via `crate::attest`)
 
+pub mod case;
 mod config;
 mod context;
 mod drift;
@@ -21,11 +22,16 @@ mod parallel;
 pub use parallel::surfaces_conflict;
 mod run;
 pub mod support;
+mod verdict;
 
 pub use config::{parse_policy, Config, CONFIG_FILE};
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
-pub use grid::{ClaimVerdict, FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
+pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
+pub use verdict::{
+    CitedSpan, ClaimVerdict, DriftGroup, EffectiveQuadrant, EffectiveTier, EnvelopeStatus, Fanout,
+    Freshness, Policy, PolicySource, TierSource, TtlSource,
+};
 
 /// The four quadrants in the playbook's order.
 pub fn grid_quadrants() -> [Quadrant; 4] {
@@ -55,7 +61,16 @@ pub struct SessionReport {
     /// Session metrics.
     pub metrics: Metrics,
     /// The effective tier of every server the session called (config over header).
-    pub tiers: std::collections::BTreeMap<String, Tier>,
+    pub tiers: std::collections::BTreeMap<String, EffectiveTier>,
+    /// Envelope status of every call that has an envelope or an envelope finding.
+    #[serde(skip)]
+    pub envelopes: HashMap<String, EnvelopeStatus>,
+    /// Claims stated in several turns, as grouped for citation drift.
+    #[serde(skip)]
+    pub drift_groups: Vec<DriftGroup>,
+    /// Calls issued together with a cited call, as grouped for parallel conflicts.
+    #[serde(skip)]
+    pub fanouts: Vec<Fanout>,
 }
 
 impl SessionReport {
@@ -67,6 +82,29 @@ impl SessionReport {
     /// The most serious severity among findings, if any.
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).min()
+    }
+
+    /// A server's effective tier (`unknown`, declared nowhere, for a server never called).
+    pub fn tier(&self, server: &str) -> EffectiveTier {
+        self.tiers.get(server).copied().unwrap_or(EffectiveTier {
+            tier: Tier::Unknown,
+            from: TierSource::Undeclared,
+        })
+    }
+
+    /// A call's envelope status.
+    pub fn envelope(&self, call_id: &str) -> EnvelopeStatus {
+        self.envelopes.get(call_id).copied().unwrap_or_default()
+    }
+
+    /// The drift group of a claim statement, when it is stated in several turns.
+    pub fn drift_group(&self, v: &ClaimVerdict) -> Option<&DriftGroup> {
+        v.drift_group.and_then(|g| self.drift_groups.get(g))
+    }
+
+    /// The fan-out of a claim statement's cited call, when it was issued with others.
+    pub fn fanout(&self, v: &ClaimVerdict) -> Option<&Fanout> {
+        v.fanout.and_then(|g| self.fanouts.get(g))
     }
 }
 
@@ -81,6 +119,12 @@ pub(crate) struct Resolved<'s> {
     pub keys: ClaimKeys,
     /// Support of the claim by its span.
     pub support: Option<Support>,
+    /// The resolved span.
+    pub cited: Option<CitedSpan>,
+    /// Freshness of the cited result at answer time.
+    pub freshness: Option<Freshness>,
+    /// The render policy that applies.
+    pub policy: Policy,
 }
 
 /// Shared state of one session's check run.
@@ -88,7 +132,7 @@ pub(crate) struct Checker<'s> {
     pub s: &'s Session,
     pub cfg: &'s Config,
     pub findings: Vec<Finding>,
-    tiers: HashMap<&'s str, Tier>,
+    tiers: HashMap<&'s str, EffectiveTier>,
     text_index: HashMap<&'s str, TextIndex<'s>>,
     args_hashes: HashMap<&'s str, Result<String, String>>,
 }
@@ -116,13 +160,30 @@ impl<'s> Checker<'s> {
 
     /// A server's effective tier: the config's override, else the session header's.
     pub fn tier(&mut self, server: &'s str) -> Tier {
+        self.effective_tier(server).tier
+    }
+
+    /// A server's effective tier and where it came from.
+    pub fn effective_tier(&mut self, server: &'s str) -> EffectiveTier {
         if let Some(t) = self.tiers.get(server) {
             return *t;
         }
-        let t = self
-            .cfg
-            .tier_override(server)
-            .unwrap_or_else(|| self.s.declared_tier(server));
+        let t = match self.cfg.tier_override(server) {
+            Some(tier) => EffectiveTier {
+                tier,
+                from: TierSource::Config,
+            },
+            None => match self.s.server(server) {
+                Some(info) => EffectiveTier {
+                    tier: info.tier,
+                    from: TierSource::Header,
+                },
+                None => EffectiveTier {
+                    tier: Tier::Unknown,
+                    from: TierSource::Undeclared,
+                },
+            },
+        };
         self.tiers.insert(server, t);
         t
     }
@@ -166,8 +227,8 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         origin::check_claim(&mut ck, r);
     }
     context::check(&mut ck, &resolved);
-    drift::check(&mut ck, &resolved);
-    parallel::check(&mut ck, &resolved);
+    let drift_groups = drift::check(&mut ck, &resolved);
+    let fanouts = parallel::check(&mut ck, &resolved);
     envelopes::check(&mut ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
     findings.sort_by(|a, b| {
@@ -178,13 +239,37 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
             b.kind,
         ))
     });
-    let claims = grid::verdicts(s, &resolved, &findings);
-    let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
-    let tiers = s
+    let tiers: std::collections::BTreeMap<String, EffectiveTier> = s
         .calls
         .iter()
-        .map(|c| (c.server.clone(), ck.tier(c.server.as_str())))
+        .map(|c| (c.server.clone(), ck.effective_tier(c.server.as_str())))
         .collect();
+    let mut claims = grid::verdicts(s, &resolved, &findings);
+    for (v, r) in claims.iter_mut().zip(&resolved) {
+        if let Some(o) = &r.claim.stamp.origin {
+            let server = r.call.map_or(o.server.as_str(), |c| c.server.as_str());
+            v.tier = Some(ck.effective_tier(server));
+            v.in_context = s.in_context(r.claim.turn, &o.tool_call_id);
+        }
+    }
+    let drift_groups = drift_groups
+        .into_iter()
+        .enumerate()
+        .map(|(g, statements)| {
+            for &i in &statements {
+                claims[i].drift_group = Some(g);
+            }
+            DriftGroup { statements }
+        })
+        .collect();
+    for (g, (claim_indexes, _)) in fanouts.iter().enumerate() {
+        for &i in claim_indexes {
+            claims[i].fanout = Some(g);
+        }
+    }
+    let fanouts = fanouts.into_iter().map(|(_, f)| f).collect();
+    let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
+    let envelopes = envelope_statuses(s, &findings);
     SessionReport {
         session_id: s.id().to_owned(),
         name: s.name.clone(),
@@ -193,5 +278,32 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         claims,
         metrics,
         tiers,
+        envelopes,
+        drift_groups,
+        fanouts,
     }
+}
+
+/// The envelope status of every call that has an envelope or an envelope finding.
+fn envelope_statuses(s: &Session, findings: &[Finding]) -> HashMap<String, EnvelopeStatus> {
+    let mut by_call: HashMap<&str, Vec<&Finding>> = HashMap::default();
+    for f in findings.iter().filter(|f| {
+        matches!(
+            f.kind,
+            Kind::EnvelopeMissing | Kind::EnvelopeInvalid | Kind::ResultTampered
+        )
+    }) {
+        for c in &f.call_ids {
+            by_call.entry(c.as_str()).or_default().push(f);
+        }
+    }
+    let mut out: HashMap<String, EnvelopeStatus> = HashMap::default();
+    for e in &s.envelopes {
+        by_call.entry(e.call_id.as_str()).or_default();
+    }
+    for (call, fs) in by_call {
+        let has = s.envelopes_for(call).next().is_some();
+        out.insert(call.to_owned(), EnvelopeStatus::of(&fs, has));
+    }
+    out
 }

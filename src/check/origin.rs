@@ -6,11 +6,12 @@ use super::evidence::{self as ev, Disagreement, Evidence};
 use super::finding::{Finding, Severity};
 use super::support::{ClaimKeys, TextIndex};
 use super::{Checker, Resolved};
+use super::{CitedSpan, Freshness, Policy, PolicySource, TtlSource};
 use crate::attest::hash::hash_matches;
 use crate::model::span::resolve as resolve_span;
-use crate::model::{human_duration, Claim, Tier};
+use crate::model::{human_duration, Claim, Tier, ToolResult};
 
-/// Resolves a claim's origin and span against the session.
+/// Resolves a claim's origin, span, freshness and render policy against the session.
 pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
     let s = ck.s;
     let keys = ClaimKeys::new(&c.stamp.claim_text);
@@ -18,12 +19,20 @@ pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
         Some(o) => (s.call(&o.tool_call_id), s.result(&o.tool_call_id)),
         None => (None, None),
     };
-    let span_text = match (result, &c.stamp.span) {
+    let cited = match (result, &c.stamp.span) {
         (Some(r), Some(sp)) => r.block_text(sp.block).and_then(|t| {
             resolve_span(t, sp.start, sp.end, s.span_unit())
                 .ok()
-                .map(|rg| &t[rg])
+                .map(|range| CitedSpan {
+                    call_id: r.call_id().to_owned(),
+                    block: sp.block,
+                    range,
+                })
         }),
+        _ => None,
+    };
+    let span_text = match (result, &cited) {
+        (Some(r), Some(cs)) => r.block_text(cs.block).and_then(|t| t.get(cs.range.clone())),
         _ => None,
     };
     let support = span_text.map(|t| keys.score(&TextIndex::new(t)));
@@ -34,6 +43,62 @@ pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
         span_text,
         keys,
         support,
+        cited,
+        freshness: freshness(ck, c, result),
+        policy: policy(ck, c),
+    }
+}
+
+/// Freshness of the cited result when the claim's answer was generated: the TTL from the tag,
+/// else the stamp, else the configured default.
+fn freshness(ck: &Checker, c: &Claim, result: Option<&ToolResult>) -> Option<Freshness> {
+    let o = c.stamp.origin.as_ref()?;
+    let (fetched_at, served_at, cache_hit, ttl) = match result {
+        Some(res) => (
+            res.effective_fetched_at(),
+            res.tag.fetched_at,
+            res.tag.cache.hit,
+            res.tag
+                .ttl_seconds
+                .map(|t| (t, TtlSource::Tag))
+                .or(o.ttl_seconds.map(|t| (t, TtlSource::Stamp))),
+        ),
+        None => (
+            o.fetched_at,
+            o.fetched_at,
+            false,
+            o.ttl_seconds.map(|t| (t, TtlSource::Stamp)),
+        ),
+    };
+    let (ttl_seconds, ttl_from) =
+        ttl.unwrap_or((ck.cfg.default_ttl_seconds, TtlSource::ConfigDefault));
+    let expires_at = fetched_at.plus_seconds(ttl_seconds);
+    let generated = ck.s.answer(c.turn).map(|a| a.generated_at);
+    Some(Freshness {
+        fetched_at,
+        served_at,
+        cache_hit,
+        ttl_seconds,
+        ttl_from,
+        expires_at,
+        age_ms: generated.map(|g| g.millis_since(fetched_at)),
+        stale: generated.is_some_and(|g| g > expires_at),
+    })
+}
+
+/// The render policy of a claim: its stamp's, else the header's, else the configured default.
+fn policy(ck: &Checker, c: &Claim) -> Policy {
+    let (text, from) = match c.stamp.render.as_ref().and_then(|r| r.policy.clone()) {
+        Some(p) => (p, PolicySource::Stamp),
+        None => match ck.s.header.as_ref().and_then(|h| h.render_policy.clone()) {
+            Some(p) => (p, PolicySource::Header),
+            None => (ck.cfg.default_policy.clone(), PolicySource::ConfigDefault),
+        },
+    };
+    Policy {
+        required: parse_policy(&text),
+        text,
+        from,
     }
 }
 
@@ -282,40 +347,30 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
 
 fn stale(ck: &mut Checker, r: &Resolved) {
     let c = r.claim;
-    let Some(o) = &c.stamp.origin else { return };
+    let (Some(o), Some(fr)) = (&c.stamp.origin, &r.freshness) else {
+        return;
+    };
     let Some(answer) = ck.s.answer(c.turn) else {
         return;
     };
-    let (fetched, ttl, cache_hit) = match r.result {
-        Some(res) => (
-            res.effective_fetched_at(),
-            res.tag
-                .ttl_seconds
-                .or(o.ttl_seconds)
-                .unwrap_or(ck.cfg.default_ttl_seconds),
-            res.tag.cache.hit,
-        ),
-        None => (
-            o.fetched_at,
-            o.ttl_seconds.unwrap_or(ck.cfg.default_ttl_seconds),
-            false,
-        ),
-    };
-    let expires = fetched.plus_seconds(ttl);
-    if answer.generated_at <= expires {
+    if !fr.stale {
         return;
     }
-    let age = answer.generated_at.millis_since(fetched);
-    let over = answer.generated_at.millis_since(expires);
-    let what = if cache_hit { "cached result" } else { "result" };
+    let age = answer.generated_at.millis_since(fr.fetched_at);
+    let over = answer.generated_at.millis_since(fr.expires_at);
+    let what = if fr.cache_hit {
+        "cached result"
+    } else {
+        "result"
+    };
     let e = ev::Stale {
-        fetched_at: fetched,
-        ttl_seconds: ttl,
-        expired_at: expires,
+        fetched_at: fr.fetched_at,
+        ttl_seconds: fr.ttl_seconds,
+        expired_at: fr.expires_at,
         generated_at: answer.generated_at,
         age_seconds: age / 1000,
         over_by_seconds: over / 1000,
-        cache_hit,
+        cache_hit: fr.cache_hit,
     };
     let f = Finding::new(
         Evidence::Stale(e),
@@ -323,7 +378,7 @@ fn stale(ck: &mut Checker, r: &Resolved) {
         format!(
             "{what} was {} old at answer time, past its {} TTL by {}",
             human_duration(age),
-            human_duration(ttl as i64 * 1000),
+            human_duration(fr.ttl_seconds as i64 * 1000),
             human_duration(over)
         ),
     )
@@ -347,14 +402,8 @@ const HEDGES: [&str; 9] = [
 fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
     let c = r.claim;
     let tier = ck.tier(server);
-    let policy = c
-        .stamp
-        .render
-        .as_ref()
-        .and_then(|r| r.policy.clone())
-        .or_else(|| ck.s.header.as_ref().and_then(|h| h.render_policy.clone()))
-        .unwrap_or_else(|| ck.cfg.default_policy.clone());
-    let required = parse_policy(&policy);
+    let policy = r.policy.text.clone();
+    let required = r.policy.required;
     let call_id = c
         .stamp
         .origin
@@ -388,13 +437,7 @@ fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
                 tier.label()
             )));
         }
-        None if c
-            .stamp
-            .render
-            .as_ref()
-            .and_then(|r| r.policy.as_ref())
-            .is_some() =>
-        {
+        None if r.policy.from == PolicySource::Stamp => {
             ck.emit(base(format!(
                 "unknown render policy `{policy}`: cannot judge the tier, treated as a failure"
             )));

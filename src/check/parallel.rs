@@ -5,7 +5,7 @@
 use super::evidence::{self as ev, Evidence};
 use super::finding::{Finding, Severity};
 use super::support::{Key, TextIndex, Unit};
-use super::{Checker, Resolved};
+use super::{Checker, Fanout, Resolved};
 use crate::model::{Call, Timestamp};
 
 /// Words that show the answer told the user the sources disagree.
@@ -97,15 +97,55 @@ fn differing_value(k: &Key, other: &TextIndex) -> Option<f64> {
         .map(|(m, _)| *m as f64 / 1000.0)
 }
 
-pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
-    for r in resolved {
-        let (Some(a), Some(ares), Some(span)) = (r.call, r.result, r.span_text) else {
-            continue;
-        };
+/// The published fan-out of `a` and its siblings: issue and arrival order.
+fn fanout(ck: &Checker, a: &Call, sibs: &[&Call]) -> Fanout {
+    let mut group: Vec<&Call> = Vec::with_capacity(sibs.len() + 1);
+    group.push(a);
+    group.extend_from_slice(sibs);
+    let mut issue: Vec<(Timestamp, &str)> =
+        group.iter().map(|c| (c.issued_at, c.id.as_str())).collect();
+    issue.sort();
+    let mut arrival: Vec<(bool, Timestamp, &str)> = group
+        .iter()
+        .map(|c| match ck.s.result(&c.id) {
+            Some(r) => (false, r.tag.returned_at, c.id.as_str()),
+            None => (true, c.issued_at, c.id.as_str()),
+        })
+        .collect();
+    arrival.sort();
+    Fanout {
+        call_id: a.id.clone(),
+        fanout: a.fanout.clone(),
+        turn: a.turn,
+        issue_order: issue.into_iter().map(|x| x.1.to_owned()).collect(),
+        arrival_order: arrival.into_iter().map(|x| x.2.to_owned()).collect(),
+    }
+}
+
+/// Runs the parallel-conflict check; returns every cited call's fan-out (with the indexes of
+/// the claims citing it), which the report publishes.
+pub(crate) fn check<'s>(
+    ck: &mut Checker<'s>,
+    resolved: &[Resolved<'s>],
+) -> Vec<(Vec<usize>, Fanout)> {
+    let mut fanouts: Vec<(Vec<usize>, Fanout)> = Vec::new();
+    let mut fanout_of: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (ri, r) in resolved.iter().enumerate() {
+        let Some(a) = r.call else { continue };
         let sibs = siblings(ck, a);
         if sibs.is_empty() {
             continue;
         }
+        match fanout_of.get(a.id.as_str()) {
+            Some(&g) => fanouts[g].0.push(ri),
+            None => {
+                fanout_of.insert(a.id.as_str(), fanouts.len());
+                fanouts.push((vec![ri], fanout(ck, a, &sibs)));
+            }
+        }
+        let (Some(ares), Some(span)) = (r.result, r.span_text) else {
+            continue;
+        };
         let span_status = status_words(span);
         let claim_status: Vec<&str> = status_words(&r.claim.stamp.claim_text)
             .into_iter()
@@ -238,6 +278,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             );
         }
     }
+    fanouts
 }
 
 /// Whether `lower` (a text, ASCII-lowercased) contains `word` (lowercase).

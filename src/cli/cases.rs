@@ -1,8 +1,9 @@
 //! Regression cases and incident write-ups: `export case`, `check`, `report`, `trend`, `correct`.
 
 use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
+use crate::check::case::{check_case, CheckResult};
 use crate::check::{check_session, Config, SessionReport};
-use crate::export::case::{self, Case, CheckResult};
+use crate::export::case::{self, Case};
 use crate::ingest::{self, LoadOptions};
 use crate::model::{Session, Timestamp};
 use crate::store::{Correction, Store};
@@ -233,10 +234,7 @@ pub fn check(out: &mut Out, a: &CheckArgs, opts: &LoadOptions, cfg: &Config, thr
         .map(|s| check_session(s, cfg))
         .collect();
     let pairs: Vec<(&Session, &SessionReport)> = loaded.sessions.iter().zip(&reports).collect();
-    let results: Vec<CheckResult> = cases
-        .iter()
-        .flat_map(|c| case::check_case(c, &pairs))
-        .collect();
+    let results: Vec<CheckResult> = cases.iter().flat_map(|c| check_case(c, &pairs)).collect();
     let body = match a.format {
         CheckFormat::Json => serde_json::to_string_pretty(&results).unwrap_or_default() + "\n",
         CheckFormat::Junit => junit(&results),

@@ -1,86 +1,10 @@
-//! Conflicting-source regression cases (`provscope.case/1`): exported from a flagged claim of a
-//! recorded session, and checked against newly recorded sessions of the same question.
-//! The format is documented in `docs/cases.md`.
+//! Exporting a flagged claim of a recorded session as a conflicting-source regression case
+//! (`provscope.case/1`, `model::case`); `check::case` judges it against new sessions.
 
-use crate::check::{surfaces_conflict, Evidence, Kind, SessionReport};
-use crate::model::{Session, Tier, Timestamp};
-use serde::{Deserialize, Serialize};
+use crate::check::{Evidence, Kind, SessionReport};
+pub use crate::model::case::{Case, CaseSource, Competitor, Expectation, FORMAT};
+use crate::model::{Session, Timestamp};
 use serde_json::Value;
-
-/// Format identifier written in every case.
-pub const FORMAT: &str = "provscope.case/1";
-
-/// Where a case came from.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct CaseSource {
-    /// Session id.
-    pub session_id: String,
-    /// Log file it was exported from.
-    pub file: String,
-    /// Turn of the claim.
-    pub turn: u32,
-}
-
-/// One of the competing results, copied from the stamped results (never re-fetched).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Competitor {
-    /// Call id in the source session.
-    pub call_id: String,
-    /// Server.
-    pub server: String,
-    /// Tool.
-    pub tool: String,
-    /// Tier at export time.
-    pub tier: Tier,
-    /// Call arguments (redacted).
-    pub arguments: Value,
-    /// The value this result gave (the cited span, or the conflicting value).
-    pub value: String,
-    /// When it was fetched.
-    pub fetched_at: Timestamp,
-    /// Whether the original answer cited it.
-    pub cited: bool,
-}
-
-/// What a passing answer must do.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Expectation {
-    /// The server the claim must cite (the most trusted competing one), if one is named.
-    pub cite_server: Option<String>,
-    /// Otherwise: the cited server's tier must be at most this (0 = T0).
-    pub max_tier: u8,
-    /// The cited result must be within its TTL at answer time.
-    pub fresh: bool,
-    /// The answer must tell the user the sources disagree.
-    pub surface_conflict: bool,
-}
-
-/// A conflicting-source test case.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Case {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// `session/claim@turn`.
-    pub case_id: String,
-    /// When it was exported.
-    pub created_at: Timestamp,
-    /// Origin of the case.
-    pub source: CaseSource,
-    /// The user's question.
-    pub question: String,
-    /// The claim id answers are matched by.
-    pub claim_id: String,
-    /// The claim as originally stated.
-    pub claim_text: String,
-    /// Finding kinds the original claim had.
-    pub findings: Vec<Kind>,
-    /// The competing results.
-    pub competing: Vec<Competitor>,
-    /// What a passing answer does.
-    pub expect: Expectation,
-    /// Redaction patterns applied (the patterns themselves, not what they matched).
-    pub redactions: Vec<String>,
-}
 
 /// The default file name of a case: `SESSION.CLAIM.TURN.case.json`, with anything but ASCII
 /// letters, digits, `-` and `_` replaced by `_` (names come from logs).
@@ -168,25 +92,14 @@ pub fn export(
         }
     }
     ids.dedup_by(|a, b| a.0 == b.0);
-    let unit = s.span_unit();
-    let stamp_span = s
-        .claim_history(claim_id)
-        .find(|c| c.turn == v.turn)
-        .and_then(|c| c.stamp.span);
+    let cited_text = v.cited_text(s).unwrap_or_default().to_owned();
     let mut competing = Vec::new();
     for (id, value) in ids {
         let Some(res) = s.result(&id) else { continue };
         let call = s.call(&id);
         let value = match value {
             Some(v) => v,
-            None if id == cited_id => stamp_span
-                .and_then(|sp| {
-                    let t = res.block_text(sp.block)?;
-                    crate::model::span::resolve(t, sp.start, sp.end, unit)
-                        .ok()
-                        .map(|rg| t[rg].to_owned())
-                })
-                .unwrap_or_default(),
+            None if id == cited_id => cited_text.clone(),
             None => res
                 .texts()
                 .next()
@@ -201,26 +114,14 @@ pub fn export(
             call_id: id.clone(),
             server: res.tag.server.clone(),
             tool: res.tag.tool.clone(),
-            tier: r
-                .tiers
-                .get(&res.tag.server)
-                .copied()
-                .unwrap_or_else(|| s.declared_tier(&res.tag.server)),
+            tier: r.tier(&res.tag.server).tier,
             arguments: redact_keys(args),
             value,
             fetched_at: res.effective_fetched_at(),
             cited: id == cited_id,
         });
     }
-    let policy = s
-        .claim_history(claim_id)
-        .find(|c| c.turn == v.turn)
-        .and_then(|c| c.stamp.render.as_ref()?.policy.clone())
-        .or_else(|| s.header.as_ref().and_then(|h| h.render_policy.clone()));
-    let max_tier = policy
-        .as_deref()
-        .and_then(crate::check::parse_policy)
-        .unwrap_or(1);
+    let max_tier = v.policy.required.unwrap_or(1);
     let stale_cited = findings.iter().any(|f| f.kind == Kind::Stale);
     let best = competing
         .iter()
@@ -307,107 +208,4 @@ fn apply_patterns(c: &mut Case, pats: &[regex::Regex]) {
         redact_str(&mut x.value, pats);
         redact_value(&mut x.arguments, pats);
     }
-}
-
-/// The outcome of one case against one session.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct CheckResult {
-    /// The case.
-    pub case_id: String,
-    /// The session checked (empty when no session answered the question).
-    pub session: String,
-    /// Turn of the matching claim.
-    pub turn: Option<u32>,
-    /// Passed?
-    pub passed: bool,
-    /// Why it failed (empty when it passed).
-    pub reasons: Vec<String>,
-}
-
-/// Checks a case against sessions: every statement of the case's claim (by claim id, or in a turn
-/// asking the same question) must cite the expected origin, be fresh, and surface the conflict.
-pub fn check_case(case: &Case, against: &[(&Session, &SessionReport)]) -> Vec<CheckResult> {
-    let norm = |s: &str| crate::check::support::normalize(s);
-    let q = norm(&case.question);
-    let mut out = Vec::new();
-    for (s, r) in against {
-        for (i, v) in r.claims.iter().enumerate() {
-            let same_question = !q.is_empty() && s.turn(v.turn).is_some_and(|t| norm(&t.user) == q);
-            let by_question = same_question
-                && v.call_id.as_deref().is_some_and(|id| {
-                    s.call(id).is_some_and(|c| {
-                        case.competing
-                            .iter()
-                            .any(|x| x.tool == c.tool() || x.server == c.server)
-                    })
-                });
-            if v.claim_id != case.claim_id && !by_question {
-                continue;
-            }
-            let mut reasons = Vec::new();
-            match v
-                .call_id
-                .as_deref()
-                .and_then(|id| s.call(id).map(|c| (id, c)))
-            {
-                None => reasons.push(format!("claim `{}` has no recorded origin", v.claim_id)),
-                Some((id, call)) => {
-                    let tier = r
-                        .tiers
-                        .get(&call.server)
-                        .copied()
-                        .unwrap_or_else(|| s.declared_tier(&call.server));
-                    match &case.expect.cite_server {
-                        Some(want) if *want != call.server => reasons.push(format!(
-                            "cites `{id}` on {} ({}), expected {want}",
-                            call.server,
-                            tier.label()
-                        )),
-                        None if !tier.satisfies(case.expect.max_tier) => reasons.push(format!(
-                            "cites {} ({}), below the required T{}",
-                            call.server,
-                            tier.label(),
-                            case.expect.max_tier
-                        )),
-                        _ => {}
-                    }
-                }
-            }
-            let findings: Vec<_> = r.findings_for(&r.claims[i]).collect();
-            if case.expect.fresh && findings.iter().any(|f| f.kind == Kind::Stale) {
-                reasons.push("the cited result was stale at answer time".into());
-            }
-            if case.expect.surface_conflict {
-                let answer = s.answer(v.turn).map_or("", |a| a.text.as_str());
-                let other_values = case
-                    .competing
-                    .iter()
-                    .filter(|c| !c.cited)
-                    .any(|c| !c.value.is_empty() && answer.contains(c.value.as_str()));
-                if !(surfaces_conflict(answer) || other_values) {
-                    reasons.push("the answer does not tell the user the sources disagree".into());
-                }
-            }
-            out.push(CheckResult {
-                case_id: case.case_id.clone(),
-                session: s.name.clone(),
-                turn: Some(v.turn),
-                passed: reasons.is_empty(),
-                reasons,
-            });
-        }
-    }
-    if out.is_empty() {
-        out.push(CheckResult {
-            case_id: case.case_id.clone(),
-            session: String::new(),
-            turn: None,
-            passed: false,
-            reasons: vec![format!(
-                "no session states claim `{}` or asks \"{}\"",
-                case.claim_id, case.question
-            )],
-        });
-    }
-    out
 }

@@ -1,231 +1,354 @@
 //! `provscope report`: the incident-review write-up of one session: timeline, every flagged
 //! claim with its evidence and span, the grid classification with owner and next action, notes,
 //! envelope status. Markdown, JSON or self-contained HTML (everything from the log escaped).
+//!
+//! The write-up is one typed [`Document`] built from the published verdicts; the JSON format is
+//! its serialization and the Markdown and HTML forms render it.
 
-use crate::check::{Kind, SessionReport};
-use crate::model::Session;
+use crate::check::Quadrant;
+use crate::check::{ClaimVerdict, EnvelopeStatus, Finding, Metrics, SessionReport};
+use crate::model::{Kind, Session, Severity, Tier, Timestamp};
 use crate::store::Classification;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// Everything a report shows, as one JSON value (the `json` format, and the source of the others).
-pub fn document(s: &Session, r: &SessionReport, classes: &[Classification]) -> Value {
+/// The report document (`provscope.report/1`).
+#[derive(Serialize)]
+pub struct Document<'a> {
+    format: &'static str,
+    session_id: &'a str,
+    file: &'a str,
+    title: Option<&'a str>,
+    agent: Option<&'a str>,
+    model: Option<&'a str>,
+    started_at: Option<Timestamp>,
+    metrics: &'a Metrics,
+    timeline: Vec<TurnDoc<'a>>,
+    flagged_claims: Vec<ClaimDoc<'a>>,
+    session_findings: Vec<SessionFindingDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct TurnDoc<'a> {
+    turn: u32,
+    user: &'a str,
+    calls: Vec<CallDoc<'a>>,
+    answer: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct CallDoc<'a> {
+    call_id: &'a str,
+    server: &'a str,
+    tool: &'a str,
+    tier: Tier,
+    issued_at: Timestamp,
+    returned_at: Option<Timestamp>,
+    error: bool,
+    envelope: EnvelopeLabel,
+}
+
+/// The envelope column: `verified`, `failed` (invalid, tampered or missing) or `none`.
+#[derive(Serialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum EnvelopeLabel {
+    Verified,
+    Failed,
+    None,
+}
+
+impl From<EnvelopeStatus> for EnvelopeLabel {
+    fn from(s: EnvelopeStatus) -> Self {
+        match s {
+            EnvelopeStatus::Verified => EnvelopeLabel::Verified,
+            EnvelopeStatus::Failed | EnvelopeStatus::Missing => EnvelopeLabel::Failed,
+            EnvelopeStatus::None => EnvelopeLabel::None,
+        }
+    }
+}
+
+impl EnvelopeLabel {
+    fn name(self) -> &'static str {
+        match self {
+            EnvelopeLabel::Verified => "verified",
+            EnvelopeLabel::Failed => "failed",
+            EnvelopeLabel::None => "none",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ClaimDoc<'a> {
+    claim_id: &'a str,
+    turn: u32,
+    claim_text: &'a str,
+    call_id: Option<&'a str>,
+    source_verdict: crate::check::SourceVerdict,
+    fact_verdict: crate::check::FactVerdict,
+    quadrant: Option<Quadrant>,
+    classified_by_hand: bool,
+    verdict: Option<&'static str>,
+    owner: Option<&'a str>,
+    next_action: Option<&'a str>,
+    note: Option<&'a str>,
+    reviewer: Option<&'a str>,
+    span: Option<&'a str>,
+    findings: Vec<FindingDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct FindingDoc<'a> {
+    kind: Kind,
+    severity: Severity,
+    message: &'a str,
+    evidence: &'a crate::check::Evidence,
+    #[serde(skip)]
+    rows: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+struct SessionFindingDoc<'a> {
+    kind: Kind,
+    severity: Severity,
+    message: &'a str,
+    call_ids: &'a [String],
+}
+
+fn finding(f: &Finding) -> FindingDoc<'_> {
+    FindingDoc {
+        kind: f.kind,
+        severity: f.severity,
+        message: &f.message,
+        evidence: &f.evidence,
+        rows: f.evidence.rows(),
+    }
+}
+
+fn claim<'a>(
+    s: &'a Session,
+    r: &'a SessionReport,
+    c: &'a ClaimVerdict,
+    cl: Option<&'a Classification>,
+) -> ClaimDoc<'a> {
+    let q = c.effective_quadrant(cl.map(|x| x.quadrant));
+    ClaimDoc {
+        claim_id: &c.claim_id,
+        turn: c.turn,
+        claim_text: &c.claim_text,
+        call_id: c.call_id.as_deref(),
+        source_verdict: c.source_verdict,
+        fact_verdict: c.fact_verdict,
+        quadrant: q.map(|q| q.quadrant),
+        classified_by_hand: cl.is_some(),
+        verdict: q.map(|q| q.quadrant.verdict()),
+        owner: cl
+            .map(|x| x.owner.as_str())
+            .or(q.map(|q| q.quadrant.owner())),
+        next_action: cl
+            .map(|x| x.next_action.as_str())
+            .or(q.map(|q| q.quadrant.next_action())),
+        note: cl.map(|x| x.note.as_str()).filter(|n| !n.is_empty()),
+        reviewer: cl.map(|x| x.reviewer.as_str()),
+        span: c.cited_text(s),
+        findings: r.findings_for(c).map(finding).collect(),
+    }
+}
+
+/// Everything a report shows (the `json` format, and the source of the others).
+pub fn document<'a>(
+    s: &'a Session,
+    r: &'a SessionReport,
+    classes: &'a [Classification],
+) -> Document<'a> {
     let class: HashMap<(&str, u32), &Classification> = classes
         .iter()
         .map(|c| ((c.claim_id.as_str(), c.turn), c))
         .collect();
-    let unit = s.span_unit();
-    let turns: Vec<Value> = s
+    let timeline = s
         .turns
         .iter()
-        .map(|t| {
-            let calls: Vec<Value> = s
+        .map(|t| TurnDoc {
+            turn: t.index,
+            user: &t.user,
+            calls: s
                 .calls_in_turn(t.index)
                 .map(|c| {
                     let res = s.result(&c.id);
-                    let env = if r.findings.iter().any(|f| {
-                        matches!(
-                            f.kind,
-                            Kind::EnvelopeInvalid | Kind::ResultTampered | Kind::EnvelopeMissing
-                        ) && f.call_ids.contains(&c.id)
-                    }) {
-                        "failed"
-                    } else if s.envelopes_for(&c.id).next().is_some() {
-                        "verified"
-                    } else {
-                        "none"
-                    };
-                    json!({
-                        "call_id": c.id, "server": c.server, "tool": c.tool(),
-                        "tier": r.tiers.get(&c.server).map(|t| t.to_string()),
-                        "issued_at": c.issued_at.to_string(),
-                        "returned_at": res.map(|x| x.tag.returned_at.to_string()),
-                        "error": res.is_some_and(|x| x.is_error()),
-                        "envelope": env,
-                    })
+                    CallDoc {
+                        call_id: &c.id,
+                        server: &c.server,
+                        tool: c.tool(),
+                        tier: r.tier(&c.server).tier,
+                        issued_at: c.issued_at,
+                        returned_at: res.map(|x| x.tag.returned_at),
+                        error: res.is_some_and(|x| x.is_error()),
+                        envelope: r.envelope(&c.id).into(),
+                    }
                 })
-                .collect();
-            json!({
-                "turn": t.index, "user": t.user, "calls": calls,
-                "answer": s.answer(t.index).map(|a| a.text.clone()),
-            })
+                .collect(),
+            answer: s.answer(t.index).map(|a| a.text.as_str()),
         })
         .collect();
-    let flagged: Vec<Value> = r
+    let flagged_claims = r
         .claims
         .iter()
         .filter(|c| !c.findings.is_empty())
         .map(|c| {
-            let span = s.claim_history(&c.claim_id).find(|x| x.turn == c.turn).and_then(|x| {
-                let sp = x.stamp.span?;
-                let res = s.result(&x.stamp.origin.as_ref()?.tool_call_id)?;
-                let t = res.block_text(sp.block)?;
-                crate::model::span::resolve(t, sp.start, sp.end, unit).ok().map(|rg| t[rg].to_owned())
-            });
-            let cl = class.get(&(c.claim_id.as_str(), c.turn));
-            let q = cl.map(|x| x.quadrant).or(c.quadrant);
-            json!({
-                "claim_id": c.claim_id, "turn": c.turn, "claim_text": c.claim_text, "call_id": c.call_id,
-                "source_verdict": c.source_verdict, "fact_verdict": c.fact_verdict,
-                "quadrant": q, "classified_by_hand": cl.is_some(),
-                "verdict": q.map(|q| q.verdict()), "owner": cl.map(|x| x.owner.clone()).or(q.map(|q| q.owner().to_owned())),
-                "next_action": cl.map(|x| x.next_action.clone()).or(q.map(|q| q.next_action().to_owned())),
-                "note": cl.map(|x| x.note.clone()).filter(|n| !n.is_empty()),
-                "reviewer": cl.map(|x| x.reviewer.clone()),
-                "span": span,
-                "findings": r.findings_for(c).map(|f| json!({"kind": f.kind, "severity": f.severity, "message": f.message, "evidence": f.evidence})).collect::<Vec<_>>(),
-            })
+            let cl = class.get(&(c.claim_id.as_str(), c.turn)).copied();
+            claim(s, r, c, cl)
         })
         .collect();
     let h = s.header.as_ref();
-    json!({
-        "format": "provscope.report/1",
-        "session_id": r.session_id, "file": r.file,
-        "title": h.and_then(|h| h.title.clone()), "agent": h.and_then(|h| h.agent.clone()), "model": h.and_then(|h| h.model.clone()),
-        "started_at": h.map(|h| h.started_at.to_string()),
-        "metrics": r.metrics,
-        "timeline": turns,
-        "flagged_claims": flagged,
-        "session_findings": r.findings.iter().filter(|f| f.claim_id.is_none()).map(|f| json!({"kind": f.kind, "severity": f.severity, "message": f.message, "call_ids": f.call_ids})).collect::<Vec<_>>(),
-    })
-}
-
-fn s_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
+    Document {
+        format: "provscope.report/1",
+        session_id: &r.session_id,
+        file: &r.file,
+        title: h.and_then(|h| h.title.as_deref()),
+        agent: h.and_then(|h| h.agent.as_deref()),
+        model: h.and_then(|h| h.model.as_deref()),
+        started_at: h.map(|h| h.started_at),
+        metrics: &r.metrics,
+        timeline,
+        flagged_claims,
+        session_findings: r
+            .findings
+            .iter()
+            .filter(|f| f.claim_id.is_none())
+            .map(|f| SessionFindingDoc {
+                kind: f.kind,
+                severity: f.severity,
+                message: &f.message,
+                call_ids: &f.call_ids,
+            })
+            .collect(),
     }
 }
 
-/// Markdown write-up.
-pub fn markdown(doc: &Value) -> String {
-    // Log text is untrusted: strip control sequences and neutralize Markdown/HTML metacharacters.
-    let md = |v: &Value| -> String {
-        let t = crate::text::one_line(&s_of(v)).into_owned();
-        t.replace('\\', "\\\\")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('`', "\\`")
-            .replace('|', "\\|")
-            .replace('*', "\\*")
-            .replace('_', "\\_")
-            .replace('[', "\\[")
-    };
-    let mut o = String::new();
-    let title = if doc["title"].is_null() {
-        md(&doc["session_id"])
+fn pct(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |x| format!("{:.0}%", x * 100.0))
+}
+
+fn opt(v: Option<&str>) -> &str {
+    v.unwrap_or("")
+}
+
+/// Untrusted text for Markdown prose: control sequences stripped, Markdown and HTML
+/// metacharacters neutralized.
+fn md(t: &str) -> String {
+    let t = crate::text::one_line(t);
+    t.replace('\\', "\\\\")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('`', "\\`")
+        .replace('|', "\\|")
+        .replace('*', "\\*")
+        .replace('_', "\\_")
+        .replace('[', "\\[")
+}
+
+/// Untrusted text as a Markdown code span: backslashes mean nothing inside one, so the fence is
+/// made longer than any run of backticks in the text instead of escaping.
+fn md_code(t: &str) -> String {
+    let t = crate::text::one_line(t);
+    let longest = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if t.starts_with('`') || t.ends_with('`') {
+        " "
     } else {
-        md(&doc["title"])
+        ""
     };
+    format!("{fence}{pad}{t}{pad}{fence}")
+}
+
+/// Markdown write-up.
+pub fn markdown(doc: &Document) -> String {
+    let mut o = String::new();
+    let title = md(doc.title.unwrap_or(doc.session_id));
     let _ = writeln!(o, "# Incident review: {title}\n");
     let _ = writeln!(
         o,
         "- Session: {} ({})",
-        md(&doc["session_id"]),
-        md(&doc["file"])
+        md_code(doc.session_id),
+        md(doc.file)
     );
     let _ = writeln!(
         o,
         "- Agent: {} · model: {} · started {}",
-        md(&doc["agent"]),
-        md(&doc["model"]),
-        md(&doc["started_at"])
+        md(opt(doc.agent)),
+        md(opt(doc.model)),
+        doc.started_at.map(|t| t.to_string()).unwrap_or_default()
     );
-    let m = &doc["metrics"];
-    let pct = |v: &Value| {
-        v.as_f64()
-            .map_or("n/a".into(), |x| format!("{:.0}%", x * 100.0))
-    };
+    let m = doc.metrics;
     let _ = writeln!(
         o,
         "- Claims: {} · citation precision {} · wrong-source rate {}\n",
-        m["claims"],
-        pct(&m["citation_precision"]),
-        pct(&m["wrong_source_rate"])
+        m.claims,
+        pct(m.citation_precision),
+        pct(m.wrong_source_rate)
     );
     let _ = writeln!(o, "## Timeline\n");
-    for t in doc["timeline"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            o,
-            "### Turn {}\n\n**User:** {}\n",
-            t["turn"],
-            md(&t["user"])
-        );
-        for c in t["calls"].as_array().into_iter().flatten() {
+    for t in &doc.timeline {
+        let _ = writeln!(o, "### Turn {}\n\n**User:** {}\n", t.turn, md(t.user));
+        for c in &t.calls {
             let _ = writeln!(
                 o,
-                "- `{}` {}/{} [{}] returned {} · envelope {}{}",
-                md(&c["call_id"]).replace("\\`", "'"),
-                md(&c["server"]),
-                md(&c["tool"]),
-                md(&c["tier"]),
-                md(&c["returned_at"]),
-                md(&c["envelope"]),
-                if c["error"].as_bool() == Some(true) {
-                    " · error"
-                } else {
-                    ""
-                }
+                "- {} {}/{} [{}] returned {} · envelope {}{}",
+                md_code(c.call_id),
+                md(c.server),
+                md(c.tool),
+                c.tier,
+                c.returned_at.map(|t| t.to_string()).unwrap_or_default(),
+                c.envelope.name(),
+                if c.error { " · error" } else { "" }
             );
         }
-        let _ = writeln!(o, "\n**Answer:** {}\n", md(&t["answer"]));
+        let _ = writeln!(o, "\n**Answer:** {}\n", md(opt(t.answer)));
     }
     let _ = writeln!(o, "## Flagged claims\n");
-    let flagged = doc["flagged_claims"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if flagged.is_empty() {
+    if doc.flagged_claims.is_empty() {
         let _ = writeln!(o, "None.\n");
     }
-    for c in &flagged {
+    for c in &doc.flagged_claims {
         let _ = writeln!(
             o,
             "### {} (turn {})\n\n> {}\n",
-            md(&c["claim_id"]),
-            c["turn"],
-            md(&c["claim_text"])
+            md_code(c.claim_id),
+            c.turn,
+            md(c.claim_text)
         );
         let _ = writeln!(
             o,
             "- Source {} · fact {} · cites {}",
-            md(&c["source_verdict"]),
-            md(&c["fact_verdict"]),
-            md(&c["call_id"])
+            c.source_verdict.name(),
+            c.fact_verdict.name(),
+            c.call_id.map(md_code).unwrap_or_else(|| "nothing".into())
         );
-        if !c["quadrant"].is_null() {
-            let by = if c["classified_by_hand"].as_bool() == Some(true) {
-                format!("classified by {}", md(&c["reviewer"]))
+        if let Some(q) = c.quadrant {
+            let by = if c.classified_by_hand {
+                format!("classified by hand by {}", md(opt(c.reviewer)))
             } else {
                 "computed".into()
             };
             let _ = writeln!(
                 o,
                 "- Grid: **{}** ({by}): {} · owner: {} · next action: {}",
-                md(&c["quadrant"]),
-                md(&c["verdict"]),
-                md(&c["owner"]),
-                md(&c["next_action"])
+                q.title(),
+                q.verdict(),
+                md(opt(c.owner)),
+                md(opt(c.next_action))
             );
         }
-        if !c["note"].is_null() {
-            let _ = writeln!(o, "- Note: {}", md(&c["note"]));
+        if let Some(n) = c.note {
+            let _ = writeln!(o, "- Note: {}", md(n));
         }
-        if !c["span"].is_null() {
-            let _ = writeln!(o, "- Cited span: “{}”", md(&c["span"]));
+        if let Some(sp) = c.span {
+            let _ = writeln!(o, "- Cited span: “{}”", md(sp));
         }
-        for f in c["findings"].as_array().into_iter().flatten() {
-            let _ = writeln!(
-                o,
-                "- **{}** ({}): {}",
-                md(&f["kind"]),
-                md(&f["severity"]),
-                md(&f["message"])
-            );
-            for (k, v) in f["evidence"].as_object().into_iter().flatten() {
-                let _ = writeln!(o, "  - {}: {}", md(&Value::String(k.clone())), md(v));
+        for f in &c.findings {
+            let _ = writeln!(o, "- **{}** ({}): {}", f.kind, f.severity, md(f.message));
+            for (k, v) in &f.rows {
+                let _ = writeln!(o, "  - {}: {}", md(k), md(v));
             }
         }
         o.push('\n');
@@ -239,107 +362,103 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Self-contained HTML write-up: inline CSS, no scripts, no external resources.
-pub fn html(doc: &Value) -> String {
-    let e = |v: &Value| escape(&s_of(v));
+pub fn html(doc: &Document) -> String {
+    let e = escape;
     let mut o = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n");
-    let title = if doc["title"].is_null() {
-        e(&doc["session_id"])
-    } else {
-        e(&doc["title"])
-    };
+    let title = e(doc.title.unwrap_or(doc.session_id));
     let _ = writeln!(o, "<title>Incident review: {title}</title>");
     o.push_str("<style>body{font:14px/1.5 system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}code,.span{font-family:ui-monospace,monospace}.error{color:#b00020}.warning{color:#8a6d00}.info{color:#225}.span{background:#fff3b0;padding:0 .2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}.ev{color:#555;font-size:90%}</style></head><body>\n");
     let _ = writeln!(o, "<h1>Incident review: {title}</h1>");
     let _ = writeln!(
         o,
         "<p>Session <code>{}</code> ({}) · agent {} · model {} · started {}</p>",
-        e(&doc["session_id"]),
-        e(&doc["file"]),
-        e(&doc["agent"]),
-        e(&doc["model"]),
-        e(&doc["started_at"])
+        e(doc.session_id),
+        e(doc.file),
+        e(opt(doc.agent)),
+        e(opt(doc.model)),
+        doc.started_at.map(|t| t.to_string()).unwrap_or_default()
     );
-    let m = &doc["metrics"];
-    let pct = |v: &Value| {
-        v.as_f64()
-            .map_or("n/a".into(), |x| format!("{:.0}%", x * 100.0))
-    };
+    let m = doc.metrics;
     let _ = writeln!(
         o,
         "<p>{} claims · citation precision {} · wrong-source rate {}</p>",
-        e(&m["claims"]),
-        pct(&m["citation_precision"]),
-        pct(&m["wrong_source_rate"])
+        m.claims,
+        pct(m.citation_precision),
+        pct(m.wrong_source_rate)
     );
     o.push_str("<h2>Timeline</h2>\n");
-    for t in doc["timeline"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "<h3>Turn {}</h3><p><b>User:</b> {}</p><table><tr><th>call</th><th>server/tool</th><th>tier</th><th>returned</th><th>envelope</th></tr>", e(&t["turn"]), e(&t["user"]));
-        for c in t["calls"].as_array().into_iter().flatten() {
+    for t in &doc.timeline {
+        let _ = writeln!(o, "<h3>Turn {}</h3><p><b>User:</b> {}</p><table><tr><th>call</th><th>server/tool</th><th>tier</th><th>returned</th><th>envelope</th></tr>", t.turn, e(t.user));
+        for c in &t.calls {
             let _ = writeln!(
                 o,
                 "<tr><td><code>{}</code></td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                e(&c["call_id"]),
-                e(&c["server"]),
-                e(&c["tool"]),
-                e(&c["tier"]),
-                e(&c["returned_at"]),
-                e(&c["envelope"])
+                e(c.call_id),
+                e(c.server),
+                e(c.tool),
+                c.tier,
+                c.returned_at.map(|t| t.to_string()).unwrap_or_default(),
+                c.envelope.name()
             );
         }
-        let _ = writeln!(o, "</table><p><b>Answer:</b> {}</p>", e(&t["answer"]));
+        let _ = writeln!(o, "</table><p><b>Answer:</b> {}</p>", e(opt(t.answer)));
     }
     o.push_str("<h2>Flagged claims</h2>\n");
-    for c in doc["flagged_claims"].as_array().into_iter().flatten() {
+    for c in &doc.flagged_claims {
         let _ = writeln!(
             o,
-            "<h3>{} (turn {})</h3><blockquote>{}</blockquote>",
-            e(&c["claim_id"]),
-            e(&c["turn"]),
-            e(&c["claim_text"])
+            "<h3><code>{}</code> (turn {})</h3><blockquote>{}</blockquote>",
+            e(c.claim_id),
+            c.turn,
+            e(c.claim_text)
         );
         let _ = writeln!(
             o,
             "<p>source {} · fact {} · cites <code>{}</code></p>",
-            e(&c["source_verdict"]),
-            e(&c["fact_verdict"]),
-            e(&c["call_id"])
+            c.source_verdict.name(),
+            c.fact_verdict.name(),
+            e(opt(c.call_id))
         );
-        if !c["quadrant"].is_null() {
+        if let Some(q) = c.quadrant {
+            let by = if c.classified_by_hand {
+                format!(
+                    "classified by hand by <span class=\"reviewer\">{}</span>",
+                    e(opt(c.reviewer))
+                )
+            } else {
+                "computed".into()
+            };
             let _ = writeln!(
                 o,
-                "<p>Grid: <b>{}</b>: {} · owner: {} · next action: {}</p>",
-                e(&c["quadrant"]),
-                e(&c["verdict"]),
-                e(&c["owner"]),
-                e(&c["next_action"])
+                "<p>Grid: <b>{}</b> ({by}): {} · owner: {} · next action: {}</p>",
+                q.title(),
+                q.verdict(),
+                e(opt(c.owner)),
+                e(opt(c.next_action))
             );
         }
-        if !c["note"].is_null() {
-            let _ = writeln!(o, "<p>Note: {}</p>", e(&c["note"]));
+        if let Some(n) = c.note {
+            let _ = writeln!(o, "<p>Note: {}</p>", e(n));
         }
-        if !c["span"].is_null() {
+        if let Some(sp) = c.span {
             let _ = writeln!(
                 o,
                 "<p>Cited span: <span class=\"span\">{}</span></p>",
-                e(&c["span"])
+                e(sp)
             );
         }
         o.push_str("<ul>\n");
-        for f in c["findings"].as_array().into_iter().flatten() {
-            let sev = match f["severity"].as_str() {
-                Some("error") => "error",
-                Some("warning") => "warning",
-                _ => "info",
-            };
+        for f in &c.findings {
             let _ = write!(
                 o,
-                "<li class=\"{sev}\"><b>{}</b> ({}): {}<ul class=\"ev\">",
-                e(&f["kind"]),
-                e(&f["severity"]),
-                e(&f["message"])
+                "<li class=\"{}\"><b>{}</b> ({}): {}<ul class=\"ev\">",
+                f.severity,
+                f.kind,
+                f.severity,
+                e(f.message)
             );
-            for (k, v) in f["evidence"].as_object().into_iter().flatten() {
-                let _ = write!(o, "<li>{}: {}</li>", escape(k), e(v));
+            for (k, v) in &f.rows {
+                let _ = write!(o, "<li>{}: {}</li>", e(k), e(v));
             }
             o.push_str("</ul></li>\n");
         }

@@ -1,8 +1,10 @@
 //! The domain's types: events of the session log, the loaded session, tiers, spans, timestamps.
 //! Pure data with serde; no I/O.
 
+pub mod case;
 mod diag;
 pub mod event;
+mod kind;
 pub mod mcp;
 mod session;
 pub mod span;
@@ -14,6 +16,7 @@ pub use event::{
     CacheInfo, CitationInfo, ContextEntry, Event, Fact, IngestTag, Origin, Provenance, Render,
     ServerInfo, SessionHeader, Span, SpanUnit, Stamp, FORMAT_VERSION,
 };
+pub use kind::{Kind, Severity, ALL_KINDS};
 pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
 pub use session::{
     Answer, Call, Claim, Context, EnvelopeRecord, ImportInfo, Label, Session, SessionIndex,

@@ -21,8 +21,6 @@ pub struct Loaded {
     pub worst: Option<Severity>,
     /// Index of the first claim of each answer (prefix sums), to find claim `i` in O(log n).
     answer_starts: Vec<usize>,
-    /// Calls with an envelope finding (missing, invalid, tampered).
-    pub envelope_trouble: std::collections::HashSet<String>,
 }
 
 impl Loaded {
@@ -48,26 +46,12 @@ impl Loaded {
             answer_starts.push(n);
             n += a.claims.len();
         }
-        let envelope_trouble = report
-            .findings
-            .iter()
-            .filter(|f| {
-                matches!(
-                    f.kind,
-                    crate::check::Kind::EnvelopeInvalid
-                        | crate::check::Kind::ResultTampered
-                        | crate::check::Kind::EnvelopeMissing
-                )
-            })
-            .flat_map(|f| f.call_ids.iter().cloned())
-            .collect();
         Loaded {
             session,
             report,
             turn_claims,
             worst,
             answer_starts,
-            envelope_trouble,
         }
     }
 

@@ -342,3 +342,106 @@ fn export_key_writes_a_case_that_check_can_run() {
     // Every finding kind on screen has a badge.
     let _ = Kind::Stale;
 }
+
+/// An explorer holding one fixture session, with claim `claim` (index) selected in `view`.
+fn fixture_view(lines: &[serde_json::Value], claim: usize, view: View) -> String {
+    let text: String = lines.iter().map(|v| v.to_string() + "\n").collect();
+    let s =
+        provscope::ingest::load_bytes("fx", "fx.jsonl", text.as_bytes(), &LoadOptions::default());
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let r = check_session(&s, &Config::default());
+    let mut a = new_app(&Config::default(), false).unwrap();
+    a.push_session(Loaded::new(s, r));
+    update(&mut a, Action::Open);
+    a.select_claim(claim);
+    update(&mut a, Action::Goto(view));
+    screen(&mut a, 200, 60)
+}
+
+#[test]
+fn drift_view_shows_every_statement_check_grouped_even_across_punctuation() {
+    use crate::common::{Fx, FxCall, FxClaim};
+    let mut fx = Fx::baseline();
+    fx.turns = 2;
+    let text = fx.calls[0].text.clone();
+    fx.calls
+        .push(FxCall::new("req_2", 2, "pricing.internal", &text));
+    fx.claims.push(FxClaim::new(
+        "clm_restated",
+        2,
+        "Team seats cost $19, per user per month!",
+        "req_2",
+        "seats cost $19 per user per month",
+    ));
+    let r = fx.report();
+    let drift: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CitationDrift)
+        .collect();
+    assert_eq!(drift.len(), 1, "{:?}", r.findings);
+    assert_eq!(drift[0].claim_id.as_deref(), Some("clm_restated"));
+    let screen = fixture_view(&fx.lines(), 1, View::Drift);
+    assert!(screen.contains("clm_price"), "{screen}");
+    assert!(screen.contains("clm_restated"), "{screen}");
+    assert!(
+        screen.contains("req_1") && screen.contains("req_2"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("re-bound from `req_1` to `req_2`"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn parallel_view_shows_the_group_check_judged() {
+    use crate::common::{Fx, FxCall};
+    let mut fx = Fx::baseline();
+    // req_2 overlaps req_1 in time (no fan-out id recorded); req_3 comes later, alone.
+    let mut b = FxCall::new(
+        "req_2",
+        1,
+        "mirror.vendor.com",
+        "Seats: $25 per user per month.",
+    );
+    b.issued = "2026-10-02T14:01:00.500Z".into();
+    b.returned = "2026-10-02T14:01:02Z".into();
+    b.fetched = "2026-10-02T14:01:02Z".into();
+    let mut c = FxCall::new(
+        "req_3",
+        1,
+        "community-prices",
+        "Seats: $30 per user per month.",
+    );
+    c.issued = "2026-10-02T14:01:05Z".into();
+    c.returned = "2026-10-02T14:01:06Z".into();
+    c.fetched = "2026-10-02T14:01:06Z".into();
+    fx.calls.push(b);
+    fx.calls.push(c);
+    let r = fx.report();
+    let fanout = r.fanout(&r.claims[0]).expect("a fan-out around req_1");
+    assert_eq!(fanout.issue_order, vec!["req_1", "req_2"]);
+    let screen = fixture_view(&fx.lines(), 0, View::Parallel);
+    assert!(screen.contains("req_2 mirror.vendor.com"), "{screen}");
+    assert!(!screen.contains("req_3"), "{screen}");
+    assert!(screen.contains("issue order:   req_1 → req_2"), "{screen}");
+}
+
+#[test]
+fn claim_view_shows_the_ttl_behind_the_stale_verdict() {
+    use crate::common::Fx;
+    let mut fx = Fx::baseline();
+    fx.calls[0].ttl = 10;
+    // The tag carries no TTL: `stale` takes the stamp's 10 s, not the configured default.
+    let mut lines = fx.lines();
+    for l in &mut lines {
+        if l["event"] == "tool_result" {
+            l["tag"].as_object_mut().unwrap().remove("ttl_seconds");
+        }
+    }
+    let screen = fixture_view(&lines, 0, View::Claim);
+    assert!(screen.contains("(from the stamp)"), "{screen}");
+    assert!(screen.contains("STALE"), "{screen}");
+    assert!(screen.contains("stale"), "{screen}");
+}

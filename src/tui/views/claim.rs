@@ -1,10 +1,9 @@
 //! Claim beside source: the claim, its verdicts and findings on the left; on the right the
 //! origin result with its ingestion tag, scrolled to the cited span, the span highlighted.
 
-use super::session::{envelope_status, tier_of};
 use super::{clean, fit};
-use crate::check::{Evidence, Kind, Quadrant};
-use crate::model::{human_duration, span::resolve, ToolResult};
+use crate::check::{ClaimVerdict, Evidence};
+use crate::model::{human_duration, ToolResult};
 use crate::tui::app::{App, Loaded};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -82,14 +81,10 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
     ]));
     let key = app.claim_key();
     let mark = key.as_ref().and_then(|k| app.marks.get(k));
-    let quadrant: Option<Quadrant> = mark.and_then(|m| m.quadrant).or(c.quadrant);
-    match quadrant {
-        Some(q) => {
-            let by = if mark.and_then(|m| m.quadrant).is_some() {
-                "classified"
-            } else {
-                "computed"
-            };
+    match c.effective_quadrant(mark.and_then(|m| m.quadrant)) {
+        Some(eq) => {
+            let q = eq.quadrant;
+            let by = if eq.by_hand { "classified" } else { "computed" };
             lines.push(Line::styled(
                 format!("{} ({by}): {}", q.title(), q.verdict()),
                 th.accent(),
@@ -202,9 +197,8 @@ fn render_source(f: &mut Frame, area: Rect, app: &App) {
         f.render_widget(Paragraph::new(t).wrap(Wrap { trim: false }), inner);
         return;
     };
-    let mut lines = tag_lines(app, l, c.turn, result);
+    let mut lines = tag_lines(app, l, c, result);
     let header_rows = lines.len();
-    let stamp = l.claim_at(app.sel_claim).and_then(|cl| cl.stamp.span);
     let width = usize::from(inner.width).max(1);
     let mut span_row: Option<usize> = None;
     let mut rows = header_rows;
@@ -219,13 +213,18 @@ fn render_source(f: &mut Frame, area: Rect, app: &App) {
             let Some(text) = block.citable_text() else {
                 continue;
             };
-            let cited = stamp
+            let cited = c
+                .cited
+                .as_ref()
                 .filter(|s| s.block as usize == b)
-                .and_then(|s| resolve(text, s.start, s.end, l.session.span_unit()).ok());
-            let (before, span, after) = match &cited {
-                Some(rg) => (&text[..rg.start], &text[rg.clone()], &text[rg.end..]),
-                None => (text, "", ""),
-            };
+                .and_then(|s| {
+                    Some((
+                        text.get(..s.range.start)?,
+                        text.get(s.range.clone())?,
+                        text.get(s.range.end..)?,
+                    ))
+                });
+            let (before, span, after) = cited.unwrap_or((text, "", ""));
             if cited.is_some() {
                 span_row = Some(
                     rows + wrapped_rows(&crate::text::sanitize(before, true), width)
@@ -275,28 +274,10 @@ fn render_source(f: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-fn tag_lines(app: &App, l: &Loaded, turn: u32, r: &ToolResult) -> Vec<Line<'static>> {
+fn tag_lines(app: &App, l: &Loaded, c: &ClaimVerdict, r: &ToolResult) -> Vec<Line<'static>> {
     let th = &app.theme;
     let t = &r.tag;
-    let tier = tier_of(l, &t.server);
-    let age = l
-        .session
-        .answer(turn)
-        .map(|a| a.generated_at.millis_since(r.effective_fetched_at()));
-    let ttl = t
-        .ttl_seconds
-        .map_or("default".to_owned(), |s| human_duration(s as i64 * 1000));
-    let stale = l.findings(app.sel_claim).any(|f| f.kind == Kind::Stale);
-    let cache = if t.cache.hit {
-        format!(
-            " (cache hit; originally fetched {})",
-            t.cache
-                .original_fetched_at
-                .map_or("?".into(), |x| x.to_string())
-        )
-    } else {
-        String::new()
-    };
+    let tier = l.report.tier(&t.server);
     let kv = |k: &str, v: String| {
         Line::from(vec![
             Span::styled(format!("{k:<9}"), th.dimmed()),
@@ -304,7 +285,15 @@ fn tag_lines(app: &App, l: &Loaded, turn: u32, r: &ToolResult) -> Vec<Line<'stat
         ])
     };
     let mut out = vec![
-        kv("server", format!("{} [{}]", clean(&t.server), tier.label())),
+        kv(
+            "server",
+            format!(
+                "{} [{}, {}]",
+                clean(&t.server),
+                tier.tier.label(),
+                tier.from.describe()
+            ),
+        ),
         kv(
             "tool",
             format!("{} · call {}", clean(&t.tool), clean(&t.call_id)),
@@ -313,30 +302,39 @@ fn tag_lines(app: &App, l: &Loaded, turn: u32, r: &ToolResult) -> Vec<Line<'stat
             "args",
             format!("sha256 {}", fit(&clean(&t.arguments_hash), 64)),
         ),
-        kv(
-            if t.cache.hit { "served" } else { "fetched" },
-            format!("{}{cache}", t.fetched_at),
-        ),
     ];
-    let age_line = match age {
-        Some(a) => format!("{ttl} · age at answer {}", human_duration(a)),
-        None => ttl,
-    };
-    out.push(Line::from(vec![
-        Span::styled(format!("{:<9}", "ttl"), th.dimmed()),
-        Span::raw(age_line),
-        if stale {
-            Span::styled("  STALE", th.severity(crate::check::Severity::Error))
+    if let Some(fr) = &c.freshness {
+        let fetched = if fr.cache_hit {
+            format!(
+                "{} (cache hit; originally fetched {})",
+                fr.served_at, fr.fetched_at
+            )
         } else {
-            Span::raw("")
-        },
-    ]));
-    let env = match envelope_status(l, &t.call_id) {
-        "env ✓" => "sealed and verified",
-        "env ✗" => "FAILED (see findings)",
-        _ => "none",
-    };
-    out.push(kv("envelope", env.to_owned()));
+            fr.fetched_at.to_string()
+        };
+        out.push(kv(if fr.cache_hit { "served" } else { "fetched" }, fetched));
+        let mut ttl = format!(
+            "{} ({})",
+            human_duration(fr.ttl_seconds as i64 * 1000),
+            fr.ttl_from.describe()
+        );
+        if let Some(a) = fr.age_ms {
+            ttl.push_str(&format!(" · age at answer {}", human_duration(a)));
+        }
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "ttl"), th.dimmed()),
+            Span::raw(ttl),
+            if fr.stale {
+                Span::styled("  STALE", th.severity(crate::check::Severity::Error))
+            } else {
+                Span::raw("")
+            },
+        ]));
+    }
+    out.push(kv(
+        "envelope",
+        l.report.envelope(&t.call_id).describe().to_owned(),
+    ));
     out
 }
 

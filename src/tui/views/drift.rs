@@ -3,7 +3,6 @@
 
 use super::{clean, fit};
 use crate::check::{Kind, Severity};
-use crate::model::span::resolve;
 use crate::tui::app::App;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -32,62 +31,46 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             th.dimmed(),
         ),
     ];
-    // Drift findings name the turns where the binding moved.
-    let drift_turns: Vec<(u32, Severity, String)> = l
-        .report
-        .findings
-        .iter()
-        .filter(|f| {
-            f.kind == Kind::CitationDrift
-                && (f.claim_id.as_deref() == Some(&c.claim_id) || history_mentions(f, &c.claim_id))
-        })
-        .filter_map(|f| f.turn.map(|t| (t, f.severity, f.message.clone())))
-        .collect();
-    let unit = l.session.span_unit();
+    // The statements `check` grouped (same claim id, or the same text up to case and
+    // punctuation), with the drift findings each one got.
+    let statements: Vec<usize> = match l.report.drift_group(c) {
+        Some(g) => g.statements.clone(),
+        None => vec![app.sel_claim],
+    };
+    let mut moves: Vec<(Severity, String)> = Vec::new();
     let mut shown = 0;
-    for (idx, cv) in l.report.claims.iter().enumerate() {
-        if cv.claim_id != c.claim_id
-            && !drift_turns
-                .iter()
-                .any(|(t, _, _)| *t == cv.turn && same_text(&cv.claim_text, &c.claim_text))
-        {
+    for &idx in &statements {
+        let Some(cv) = l.report.claims.get(idx) else {
             continue;
-        }
+        };
         shown += 1;
         let call = cv.call_id.clone().unwrap_or_else(|| "(none)".into());
-        let in_ctx = match cv
-            .call_id
-            .as_deref()
-            .and_then(|id| l.session.in_context(cv.turn, id))
-        {
-            Some(true) => "yes",
-            Some(false) => "NO",
-            None => "unknown",
+        let in_ctx = match (cv.call_id.as_ref(), cv.in_context) {
+            (None, _) => "—",
+            (Some(_), Some(true)) => "yes",
+            (Some(_), Some(false)) => "NO",
+            (Some(_), None) => "unknown",
         };
-        let value = l
-            .claim_at(idx)
-            .and_then(|cl| {
-                let sp = cl.stamp.span?;
-                let r = l.session.result(cv.call_id.as_deref()?)?;
-                let t = r.block_text(sp.block)?;
-                resolve(t, sp.start, sp.end, unit)
-                    .ok()
-                    .map(|rg| t[rg].to_owned())
-            })
-            .unwrap_or_else(|| "—".into());
+        let value = cv.cited_text(&l.session).unwrap_or("—");
         let text = format!(
             "{:<6} {:<14} {:<22} {:<11} {}",
             cv.turn,
             fit(&clean(&cv.claim_id), 14),
             fit(&clean(&call), 22),
             in_ctx,
-            clean(&value)
+            clean(value)
         );
-        let moved = drift_turns.iter().find(|(t, _, _)| *t == cv.turn);
-        let mut line = match moved {
-            Some((_, sev, _)) => Line::from(vec![
-                Span::styled(fit(&text, w.saturating_sub(2)), th.severity(*sev)),
-                Span::styled(" ⇄", th.severity(*sev)),
+        let drift = l
+            .findings(idx)
+            .filter(|f| f.kind == Kind::CitationDrift)
+            .min_by_key(|f| f.severity);
+        for f in l.findings(idx).filter(|f| f.kind == Kind::CitationDrift) {
+            moves.push((f.severity, f.message.clone()));
+        }
+        let mut line = match drift {
+            Some(f) => Line::from(vec![
+                Span::styled(fit(&text, w.saturating_sub(2)), th.severity(f.severity)),
+                Span::styled(" ⇄", th.severity(f.severity)),
             ]),
             None => Line::raw(fit(&text, w)),
         };
@@ -102,26 +85,13 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             th.dimmed(),
         ));
     }
-    if !drift_turns.is_empty() {
+    if !moves.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("re-binding points:", th.accent()));
         // Messages name their turn already.
-        for (_, sev, msg) in &drift_turns {
+        for (sev, msg) in &moves {
             lines.push(Line::styled(format!("  {}", clean(msg)), th.severity(*sev)));
         }
     }
     f.render_widget(Paragraph::new(lines), inner);
-}
-
-fn same_text(a: &str, b: &str) -> bool {
-    crate::check::support::normalize(a) == crate::check::support::normalize(b)
-}
-
-fn history_mentions(f: &crate::check::Finding, claim_id: &str) -> bool {
-    match &f.evidence {
-        crate::check::Evidence::CitationDrift(d) => {
-            d.history.iter().any(|e| e.claim_id == claim_id)
-        }
-        _ => false,
-    }
 }

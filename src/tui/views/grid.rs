@@ -21,10 +21,11 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let sid = &l.report.session_id;
     let effective = |i: usize| -> Option<Quadrant> {
         let c = &l.report.claims[i];
-        app.marks
+        let by_hand = app
+            .marks
             .get(&(sid.clone(), c.claim_id.clone(), c.turn))
-            .and_then(|m| m.quadrant)
-            .or(c.quadrant)
+            .and_then(|m| m.quadrant);
+        c.effective_quadrant(by_hand).map(|q| q.quadrant)
     };
     let mut counts = [0usize; 4];
     let mut unknown = 0;

@@ -2,7 +2,6 @@
 //! return times, the differing answers side by side, which one was cited, and arrival order
 //! against issue order.
 
-use super::session::tier_of;
 use super::{clean, fit};
 use crate::check::Kind;
 use crate::model::Call;
@@ -25,20 +24,33 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         );
         return;
     };
-    // The group as recorded: the same fan-out id, or else the calls of the same turn.
-    let group: Vec<&Call> = l
-        .session
-        .calls_in_turn(cited.turn)
-        .filter(|x| cited.fanout.is_none() || x.fanout == cited.fanout)
-        .collect();
+    // The group `check` judged: the cited call and every call issued together with it.
+    let fanout = l.report.fanout(c);
+    let group: Vec<&Call> = match fanout {
+        Some(g) => g
+            .issue_order
+            .iter()
+            .filter_map(|id| l.session.call(id))
+            .collect(),
+        None => vec![cited],
+    };
     let [top, bottom] = Layout::vertical([
         Constraint::Length(group.len().min(20) as u16 + 4),
         Constraint::Min(3),
     ])
     .areas(area);
-    let title = match &cited.fanout {
-        Some(g) => format!(" Fan-out {} · turn {} ", clean(g), cited.turn),
-        None => format!(" Calls of turn {} (no fan-out group recorded) ", cited.turn),
+    let title = match (&cited.fanout, fanout) {
+        (Some(g), _) => format!(" Fan-out {} · turn {} ", clean(g), cited.turn),
+        (None, Some(_)) => format!(
+            " Calls overlapping `{}` in time · turn {} (no fan-out id recorded) ",
+            clean(&cited.id),
+            cited.turn
+        ),
+        (None, None) => format!(
+            " `{}` was issued alone · turn {} ",
+            clean(&cited.id),
+            cited.turn
+        ),
     };
     let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(top);
@@ -54,7 +66,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             .map_or(x.issued_at, |r| r.tag.returned_at)
             .millis()
     };
-    let t1 = group.iter().map(|x| ret(x)).max().unwrap_or(t0).max(t0 + 1);
+    // Clock skew happens: a call may be issued after its siblings returned, or "return" before it
+    // was issued. The axis covers every instant, and each bar is at least one cell.
+    let t1 = group
+        .iter()
+        .map(|x| ret(x).max(x.issued_at.millis()))
+        .max()
+        .unwrap_or(t0)
+        .max(t0 + 1);
     let label_w = (usize::from(inner.width) * 2 / 5).clamp(34, 70);
     let bar_w = usize::from(inner.width)
         .saturating_sub(label_w + 22)
@@ -66,15 +85,11 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         ),
         th.dimmed(),
     )];
-    let mut by_arrival: Vec<&Call> = group.clone();
-    by_arrival.sort_by_key(|x| ret(x));
     for x in &group {
         let (s, e) = (x.issued_at.millis() - t0, ret(x) - t0);
-        let scale = |v: i64| (v as f64 / (t1 - t0) as f64 * bar_w as f64) as usize;
-        let (a, b) = (
-            scale(s).min(bar_w),
-            scale(e).clamp(scale(s) + 1, bar_w.max(1)),
-        );
+        let scale = |v: i64| ((v as f64 / (t1 - t0) as f64 * bar_w as f64) as usize).min(bar_w);
+        let a = scale(s).min(bar_w - 1);
+        let b = scale(e.max(s)).clamp(a + 1, bar_w);
         let bar = format!(
             "{}{}{}",
             " ".repeat(a),
@@ -86,7 +101,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             clean(&x.id),
             clean(&x.server),
             clean(x.tool()),
-            tier_of(l, &x.server).label()
+            l.report.tier(&x.server).tier.label()
         );
         let cited_mark = if x.id == cited.id { "◀ cited" } else { "" };
         let style = if x.id == cited.id {
@@ -105,8 +120,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let block = Block::default().borders(Borders::ALL).title(" Answers ");
     let inner = block.inner(bottom);
     f.render_widget(block, bottom);
-    let issue: Vec<String> = group.iter().map(|x| clean(&x.id)).collect();
-    let arrival: Vec<String> = by_arrival.iter().map(|x| clean(&x.id)).collect();
+    let issue: Vec<String> = fanout.map_or_else(
+        || vec![clean(&cited.id)],
+        |g| g.issue_order.iter().map(|x| clean(x)).collect(),
+    );
+    let arrival: Vec<String> = fanout.map_or_else(
+        || vec![clean(&cited.id)],
+        |g| g.arrival_order.iter().map(|x| clean(x)).collect(),
+    );
     let mut lines = vec![
         Line::raw(format!("issue order:   {}", issue.join(" → "))),
         Line::raw(format!("arrival order: {}", arrival.join(" → "))),

@@ -2,7 +2,7 @@
 //! envelope status), the selected turn's claims with badges, tier and quadrant on the right.
 
 use super::{clean, fit, window};
-use crate::check::Severity;
+use crate::check::{EnvelopeStatus, Severity};
 use crate::model::Tier;
 use crate::tui::app::{App, Loaded};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -33,23 +33,13 @@ fn areas(area: Rect) -> Areas {
     }
 }
 
-/// The envelope status of a call: `✓` sealed, `✗` a finding, `–` none.
-pub(super) fn envelope_status(l: &Loaded, call_id: &str) -> &'static str {
-    if l.envelope_trouble.contains(call_id) {
-        "env ✗"
-    } else if l.session.envelopes_for(call_id).next().is_some() {
-        "env ✓"
-    } else {
-        "env –"
+/// The envelope badge of a call: `✓` verified, `✗` failed or missing, `–` none.
+fn envelope_badge(l: &Loaded, call_id: &str) -> &'static str {
+    match l.report.envelope(call_id) {
+        EnvelopeStatus::Verified => "env ✓",
+        EnvelopeStatus::Failed | EnvelopeStatus::Missing => "env ✗",
+        EnvelopeStatus::None => "env –",
     }
-}
-
-pub(super) fn tier_of(l: &Loaded, server: &str) -> Tier {
-    l.report
-        .tiers
-        .get(server)
-        .copied()
-        .unwrap_or_else(|| l.session.declared_tier(server))
 }
 
 fn pane<'a>(title: String, focused: bool, app: &App) -> Block<'a> {
@@ -125,7 +115,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             .filter(|c| c.turn == t.index)
             .take(usize::from(inner.height))
         {
-            let tier = tier_of(l, &c.server);
+            let tier = l.report.tier(&c.server).tier;
             let result = match l.session.result(&c.id) {
                 Some(r) if r.is_error() => "error".to_owned(),
                 Some(r) => format!("{} block(s)", r.block_count()),
@@ -143,7 +133,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
                 clean(c.tool()),
                 tier.label(),
                 result,
-                envelope_status(l, &c.id),
+                envelope_badge(l, &c.id),
                 fan
             );
             let style = if matches!(tier, Tier::T2 | Tier::T3 | Tier::Unknown) {
@@ -168,11 +158,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let mut lines = Vec::new();
     for i in r.clone().skip(start).take(h.div_ceil(2)) {
         let c = &l.report.claims[i];
-        let tier = c
-            .call_id
-            .as_deref()
-            .and_then(|id| l.session.call(id))
-            .map_or("--", |call| tier_of(l, &call.server).label());
+        let tier = c.tier.map_or("--", |t| t.tier.label());
         let quad = th.quadrant(c.quadrant);
         let worst = l.claim_worst(i);
         let head_style = worst.map_or(th.clean(), |s| th.severity(s));

@@ -1,0 +1,275 @@
+//! What `check` publishes about each claim and call, typed, so the explorer and every exporter
+//! render decisions instead of re-deriving them: the resolved cited span, freshness and where the
+//! TTL came from, the effective tier and where it came from, the render policy, drift groups,
+//! fan-out groups, envelope status and the quadrant (computed, and effective with a hand
+//! classification).
+
+use super::finding::Finding;
+use super::grid::{FactVerdict, Quadrant, SourceVerdict};
+use crate::model::{Session, Tier, Timestamp};
+use serde::Serialize;
+use std::ops::Range;
+
+/// The verdicts of one claim statement (one claim in one turn).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimVerdict {
+    /// Claim id.
+    pub claim_id: String,
+    /// Turn.
+    pub turn: u32,
+    /// The claim text.
+    pub claim_text: String,
+    /// Cited call, if any.
+    pub call_id: Option<String>,
+    /// Source axis.
+    pub source_verdict: SourceVerdict,
+    /// Fact axis.
+    pub fact_verdict: FactVerdict,
+    /// Where the fact label came from.
+    pub fact_source: Option<String>,
+    /// The grid cell, when both axes are known.
+    pub quadrant: Option<Quadrant>,
+    /// Support of the claim by its span, when it resolves.
+    pub support: Option<f64>,
+    /// Indexes into the report's findings.
+    #[serde(skip)]
+    pub findings: Vec<usize>,
+    /// Log line of the answer.
+    pub line: u64,
+    /// Position in the answer's claim list.
+    #[serde(skip)]
+    pub position: usize,
+    /// The cited span, when the origin and span resolve.
+    #[serde(skip)]
+    pub cited: Option<CitedSpan>,
+    /// Freshness of the cited result at answer time, when an origin exists.
+    #[serde(skip)]
+    pub freshness: Option<Freshness>,
+    /// The origin server's effective tier, when an origin exists.
+    #[serde(skip)]
+    pub tier: Option<EffectiveTier>,
+    /// The render policy applied to the claim.
+    #[serde(skip)]
+    pub policy: Policy,
+    /// Whether the cited call was in context at this turn (`None`: no context recorded, or
+    /// unsourced).
+    #[serde(skip)]
+    pub in_context: Option<bool>,
+    /// Index into the report's drift groups, when the claim is stated in several turns.
+    #[serde(skip)]
+    pub drift_group: Option<usize>,
+    /// Index into the report's fan-outs, when the cited call was issued with others.
+    #[serde(skip)]
+    pub fanout: Option<usize>,
+}
+
+impl ClaimVerdict {
+    /// The cited span's text in `s` (the session this verdict was computed from).
+    pub fn cited_text<'s>(&self, s: &'s Session) -> Option<&'s str> {
+        let c = self.cited.as_ref()?;
+        let text = s.result(&c.call_id)?.block_text(c.block)?;
+        text.get(c.range.clone())
+    }
+
+    /// The quadrant to show: a hand classification wins over the computed one.
+    pub fn effective_quadrant(&self, by_hand: Option<Quadrant>) -> Option<EffectiveQuadrant> {
+        match (by_hand, self.quadrant) {
+            (Some(q), _) => Some(EffectiveQuadrant {
+                quadrant: q,
+                by_hand: true,
+            }),
+            (None, Some(q)) => Some(EffectiveQuadrant {
+                quadrant: q,
+                by_hand: false,
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A quadrant and whether an engineer set it by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EffectiveQuadrant {
+    /// The cell.
+    pub quadrant: Quadrant,
+    /// Classified by hand (otherwise computed from labels and findings).
+    pub by_hand: bool,
+}
+
+/// The resolved span of a stamp: which block of which result, and the byte range in its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CitedSpan {
+    /// The cited call.
+    pub call_id: String,
+    /// Content block index.
+    pub block: u64,
+    /// Byte range in the block's citable text.
+    pub range: Range<usize>,
+}
+
+/// Where a TTL came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TtlSource {
+    /// The result's ingestion tag.
+    Tag,
+    /// The claim's stamp (`origin.ttl_seconds`).
+    Stamp,
+    /// `default_ttl_seconds` in the configuration: the source had none.
+    ConfigDefault,
+}
+
+impl TtlSource {
+    /// Words for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TtlSource::Tag => "from the ingestion tag",
+            TtlSource::Stamp => "from the stamp",
+            TtlSource::ConfigDefault => "configured default (the source had none)",
+        }
+    }
+}
+
+/// Freshness of a cited result when the answer was generated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Freshness {
+    /// When the data was really fetched (the original fetch for cache hits).
+    pub fetched_at: Timestamp,
+    /// When the tag says it was served (differs from `fetched_at` for cache hits).
+    pub served_at: Timestamp,
+    /// Served from a cache.
+    pub cache_hit: bool,
+    /// The TTL applied, in seconds.
+    pub ttl_seconds: u64,
+    /// Where the TTL came from.
+    pub ttl_from: TtlSource,
+    /// `fetched_at + ttl_seconds`.
+    pub expires_at: Timestamp,
+    /// Age at answer time in milliseconds (`None` when the turn has no answer).
+    pub age_ms: Option<i64>,
+    /// Past its TTL at answer time.
+    pub stale: bool,
+}
+
+/// Where a server's tier came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TierSource {
+    /// `[tiers]` in provscope.toml.
+    Config,
+    /// The session header's `servers`.
+    Header,
+    /// Declared nowhere: `unknown`.
+    Undeclared,
+}
+
+impl TierSource {
+    /// Words for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TierSource::Config => "from provscope.toml",
+            TierSource::Header => "declared in the session header",
+            TierSource::Undeclared => "declared nowhere",
+        }
+    }
+}
+
+/// A server's tier as the checks applied it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EffectiveTier {
+    /// The tier.
+    pub tier: Tier,
+    /// Where it came from.
+    pub from: TierSource,
+}
+
+/// Where a claim's render policy came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicySource {
+    /// The stamp's `render.policy`.
+    Stamp,
+    /// The session header's `render_policy`.
+    Header,
+    /// `default_policy` in the configuration.
+    ConfigDefault,
+}
+
+/// The render policy applied to a claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// As written, e.g. `require_tier_gte_1`.
+    pub text: String,
+    /// The least trusted tier it allows (`Some(1)`: T1 or better); `None` when unknown.
+    pub required: Option<u8>,
+    /// Where it came from.
+    pub from: PolicySource,
+}
+
+/// The statements of one claim across turns (same claim id or the same text up to case and
+/// punctuation), as `check` grouped them for citation drift.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriftGroup {
+    /// Indexes into the report's claims, in turn order.
+    pub statements: Vec<usize>,
+}
+
+/// A group of calls issued together (one fan-out id, or overlapping in time in one turn), as
+/// `check` grouped them for parallel conflicts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fanout {
+    /// The cited call the group was built around.
+    pub call_id: String,
+    /// The recorded fan-out id, if any.
+    pub fanout: Option<String>,
+    /// The turn.
+    pub turn: u32,
+    /// Call ids in issue order.
+    pub issue_order: Vec<String>,
+    /// Call ids in arrival order (calls without a result last).
+    pub arrival_order: Vec<String>,
+}
+
+/// A call's execution-envelope status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvelopeStatus {
+    /// No envelope, and none required.
+    #[default]
+    None,
+    /// Every envelope verified under a trusted attestor key and matches the recording.
+    Verified,
+    /// An envelope is invalid or the result was tampered with (see the findings).
+    Failed,
+    /// Required but absent.
+    Missing,
+}
+
+impl EnvelopeStatus {
+    /// Words for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            EnvelopeStatus::None => "none",
+            EnvelopeStatus::Verified => "sealed and verified",
+            EnvelopeStatus::Failed => "FAILED (see findings)",
+            EnvelopeStatus::Missing => "MISSING (required)",
+        }
+    }
+
+    /// Derived from the findings on a call and whether it has an envelope.
+    pub(crate) fn of(findings: &[&Finding], has_envelope: bool) -> EnvelopeStatus {
+        use super::Kind;
+        if findings.iter().any(|f| f.kind == Kind::EnvelopeMissing) {
+            EnvelopeStatus::Missing
+        } else if findings
+            .iter()
+            .any(|f| matches!(f.kind, Kind::EnvelopeInvalid | Kind::ResultTampered))
+        {
+            EnvelopeStatus::Failed
+        } else if has_envelope {
+            EnvelopeStatus::Verified
+        } else {
+            EnvelopeStatus::None
+        }
+    }
+}
