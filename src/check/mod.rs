@@ -290,7 +290,10 @@ fn envelope_statuses(s: &Session, findings: &[Finding]) -> HashMap<String, Envel
     for f in findings.iter().filter(|f| {
         matches!(
             f.kind,
-            Kind::EnvelopeMissing | Kind::EnvelopeInvalid | Kind::ResultTampered
+            Kind::EnvelopeMissing
+                | Kind::EnvelopeInvalid
+                | Kind::ResultTampered
+                | Kind::EnvelopePartial
         )
     }) {
         for c in &f.call_ids {

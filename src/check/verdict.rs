@@ -239,6 +239,8 @@ pub enum EnvelopeStatus {
     None,
     /// Every envelope verified under a trusted attestor key and matches the recording.
     Verified,
+    /// Verified, but it does not vouch for everything the log states (see the findings).
+    Partial,
     /// An envelope is invalid or the result was tampered with (see the findings).
     Failed,
     /// Required but absent.
@@ -251,6 +253,7 @@ impl EnvelopeStatus {
         match self {
             EnvelopeStatus::None => "none",
             EnvelopeStatus::Verified => "sealed and verified",
+            EnvelopeStatus::Partial => "verified, partly (see findings)",
             EnvelopeStatus::Failed => "FAILED (see findings)",
             EnvelopeStatus::Missing => "MISSING (required)",
         }
@@ -266,6 +269,8 @@ impl EnvelopeStatus {
             .any(|f| matches!(f.kind, Kind::EnvelopeInvalid | Kind::ResultTampered))
         {
             EnvelopeStatus::Failed
+        } else if findings.iter().any(|f| f.kind == Kind::EnvelopePartial) {
+            EnvelopeStatus::Partial
         } else if has_envelope {
             EnvelopeStatus::Verified
         } else {

@@ -61,7 +61,7 @@ enum EnvelopeLabel {
 impl From<EnvelopeStatus> for EnvelopeLabel {
     fn from(s: EnvelopeStatus) -> Self {
         match s {
-            EnvelopeStatus::Verified => EnvelopeLabel::Verified,
+            EnvelopeStatus::Verified | EnvelopeStatus::Partial => EnvelopeLabel::Verified,
             EnvelopeStatus::Failed | EnvelopeStatus::Missing => EnvelopeLabel::Failed,
             EnvelopeStatus::None => EnvelopeLabel::None,
         }

@@ -37,6 +37,7 @@ fn areas(area: Rect) -> Areas {
 fn envelope_badge(l: &Loaded, call_id: &str) -> &'static str {
     match l.report.envelope(call_id) {
         EnvelopeStatus::Verified => "env ✓",
+        EnvelopeStatus::Partial => "env ~",
         EnvelopeStatus::Failed | EnvelopeStatus::Missing => "env ✗",
         EnvelopeStatus::None => "env –",
     }
