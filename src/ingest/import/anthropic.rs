@@ -125,6 +125,20 @@ impl Conv {
         }
         let msgs = util::arr(req, "messages");
         let new_from = if msgs.len() > self.seen { self.seen } else { 0 };
+        for (mi, m) in msgs.iter().enumerate().skip(new_from) {
+            let mpath = format!("{path}.messages[{mi}]");
+            match s(m, "role") {
+                Some("user") => self.user(m, at, &mpath),
+                Some("assistant") => self.assistant(m, ex, at, &mpath, false),
+                _ => self.b.diag(
+                    0,
+                    0,
+                    &format!("{mpath}.role"),
+                    DiagLevel::Warning,
+                    "a message whose role is neither user nor assistant; skipped".into(),
+                ),
+            }
+        }
         // Documents and search results are counted across the whole request.
         self.docs.clear();
         self.search.clear();
@@ -172,20 +186,6 @@ impl Conv {
                     }
                     _ => {}
                 }
-            }
-        }
-        for (mi, m) in msgs.iter().enumerate().skip(new_from) {
-            let mpath = format!("{path}.messages[{mi}]");
-            match s(m, "role") {
-                Some("user") => self.user(m, at, &mpath),
-                Some("assistant") => self.assistant(m, ex, at, &mpath, false),
-                _ => self.b.diag(
-                    0,
-                    0,
-                    &format!("{mpath}.role"),
-                    DiagLevel::Warning,
-                    "a message whose role is neither user nor assistant; skipped".into(),
-                ),
             }
         }
         self.seen = msgs.len() + 1;

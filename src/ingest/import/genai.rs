@@ -515,11 +515,14 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
     });
     let is_error = sp.attr_str("error.type").is_some()
         || sp.attrs.get("otel.status_code").and_then(Value::as_str) == Some("ERROR");
-    let content = match result.map(|r| unstring(&r)) {
+    let content = match result {
         None => Vec::new(),
-        // An MCP CallToolResult kept as is.
-        Some(v) if v.get("content").is_some_and(Value::is_array) => util::blocks(&v["content"]),
-        Some(v) => vec![text_block(util::text_of(&v))],
+        Some(r) => match unstring(&r) {
+            // An MCP CallToolResult: its content blocks as they are.
+            v if v.get("content").is_some_and(Value::is_array) => util::blocks(&v["content"]),
+            // Anything else is the text the span recorded, unchanged.
+            _ => vec![text_block(util::text_of(&r))],
+        },
     };
     b.result(NewResult {
         call_id: id,

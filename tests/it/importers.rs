@@ -1,0 +1,512 @@
+//! Importers on real files (tests/formats/, see each SOURCES.md): the calls, results, answers
+//! and stamps each format holds, and derived spans that resolve to exactly the cited text.
+
+use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
+use provscope::model::span::resolve;
+use provscope::model::{Claim, Provenance, RpcId, Session, SpanUnit};
+use std::path::{Path, PathBuf};
+
+pub fn formats() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats")
+}
+
+pub fn load(rel: &str) -> Vec<Session> {
+    load_file_sessions(&formats().join(rel), &LoadOptions::default())
+}
+
+pub fn one(rel: &str) -> Session {
+    let mut v = load(rel);
+    assert_eq!(v.len(), 1, "{rel} holds one session");
+    v.remove(0)
+}
+
+/// The text a claim's span cites in its origin's result.
+pub fn cited(s: &Session, c: &Claim) -> String {
+    let o = c.stamp.origin.as_ref().expect("origin");
+    let sp = c.stamp.span.expect("span");
+    let r = s.result(&o.tool_call_id).expect("result");
+    let text = r.block_text(sp.block).expect("block text");
+    let range = resolve(text, sp.start, sp.end, SpanUnit::Char).expect("span resolves");
+    text[range].to_owned()
+}
+
+fn errors(s: &Session) -> Vec<String> {
+    s.diagnostics
+        .iter()
+        .filter(|d| d.level == provscope::model::DiagLevel::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+#[test]
+fn anthropic_mcp_connector_response() {
+    let s = one("anthropic-messages/anthropic-mcp.1.json");
+    assert_eq!(s.format(), "anthropic-messages");
+    assert!(errors(&s).is_empty(), "{:?}", s.diagnostics);
+    assert_eq!((s.calls.len(), s.results.len(), s.claim_count()), (1, 1, 0));
+    let c = s.call("mcptoolu_015oTj2fXVKLrDohFetJd5UL").unwrap();
+    assert_eq!((c.server.as_str(), c.tool()), ("echo", "echo"));
+    let r = s.result(&c.id).unwrap();
+    assert_eq!(r.block_text(0), Some("Tool echo: hello world"));
+    assert!(
+        r.tag.arguments_hash.len() == 64,
+        "the hash of {{\"message\":\"hello world\"}}"
+    );
+    assert!(s.answers[0]
+        .text
+        .starts_with("The echo tool responded back with"));
+    let notes = &s.import.as_ref().unwrap().notes;
+    assert!(notes.iter().any(|n| n.contains("no times")), "{notes:?}");
+}
+
+#[test]
+fn anthropic_web_search_citations_resolve_to_the_result_that_carried_the_url() {
+    let s = one("anthropic-messages/anthropic-web-search-tool.1.json");
+    assert_eq!((s.calls.len(), s.results.len()), (2, 2));
+    assert!(s
+        .calls
+        .iter()
+        .all(|c| c.server == "anthropic" && c.tool() == "web_search"));
+    assert_eq!(s.claim_count(), 3);
+    let first = s.claims().next().unwrap();
+    assert_eq!(first.stamp.provenance(), Provenance::Derived);
+    let ci = first.stamp.citation.as_ref().unwrap();
+    assert_eq!(ci.kind, "web_search_result_location");
+    assert_eq!(
+        ci.url.as_deref(),
+        Some("https://acecomments.mu.nu/?post=411647")
+    );
+    assert!(first.stamp.claim_text.starts_with("Caroline Ellison"));
+    let o = first.stamp.origin.as_ref().unwrap();
+    assert_eq!(o.tool_call_id, "srvtoolu_01Qxbje4duKBes3Nj42MkZug");
+    assert!(
+        first.stamp.span.is_none(),
+        "a URL-only citation has no span"
+    );
+    // The verdict: an info finding, not a broken stamp.
+    let report = provscope::check::check_session(&s, &provscope::check::Config::default());
+    assert!(!report
+        .findings
+        .iter()
+        .any(|f| f.kind == provscope::check::Kind::SpanInvalid
+            && f.severity == provscope::check::Severity::Error));
+}
+
+#[test]
+fn anthropic_response_alone_keeps_document_citations_dangling() {
+    let s = one("anthropic-messages/prism-text-document-citations-1.json");
+    assert_eq!(s.claim_count(), 2);
+    let ids: Vec<&str> = s
+        .claims()
+        .map(|c| c.stamp.origin.as_ref().unwrap().tool_call_id.as_str())
+        .collect();
+    assert_eq!(ids, vec!["document:0", "document:0"]);
+    assert_eq!(
+        s.diagnostics.len(),
+        2,
+        "one warning per citation: the document is in the request"
+    );
+    assert!(
+        s.diagnostics[0].message.contains("in the request"),
+        "{}",
+        s.diagnostics[0]
+    );
+}
+
+/// A cassette: the real Prism response, with the request that carried the document (its text is
+/// the one the Prism test sends, "The grass is green. The sky is blue.").
+fn cassette_with_document(response_file: &str, document: serde_json::Value) -> Vec<u8> {
+    let resp: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(formats().join(response_file)).unwrap()).unwrap();
+    let req = serde_json::json!({"model":"claude-3-5-sonnet-20241022","messages":[{"role":"user","content":[document,{"type":"text","text":"What color is the grass and sky?"}]}]});
+    let y = format!(
+        "interactions:\n- request:\n    uri: https://api.anthropic.com/v1/messages\n    body: '{}'\n  response:\n    headers:\n      date:\n      - Tue, 09 Jul 2025 13:27:25 GMT\n    body:\n      string: '{}'\nversion: 1\n",
+        req.to_string().replace('\'', "''"),
+        resp.to_string().replace('\'', "''")
+    );
+    y.into_bytes()
+}
+
+#[test]
+fn char_location_spans_resolve_to_exactly_the_cited_text() {
+    let doc = serde_json::json!({"type":"document","source":{"type":"text","media_type":"text/plain","data":"The grass is green. The sky is blue."},"title":"All aboout the grass and the sky","citations":{"enabled":true}});
+    let bytes = cassette_with_document(
+        "anthropic-messages/prism-text-document-citations-1.json",
+        doc,
+    );
+    let s = load_any_bytes("c", "c.yaml", &bytes, &LoadOptions::default()).remove(0);
+    assert_eq!(s.format(), "anthropic-messages");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(s.turns[0].user, "What color is the grass and sky?");
+    let claims: Vec<&Claim> = s.claims().collect();
+    assert_eq!(claims.len(), 2);
+    for c in &claims {
+        let want = c
+            .stamp
+            .citation
+            .as_ref()
+            .unwrap()
+            .cited_text
+            .clone()
+            .unwrap();
+        assert_eq!(cited(&s, c), want);
+    }
+    assert_eq!(claims[0].stamp.claim_text, "The grass is green");
+    assert_eq!(cited(&s, claims[1]), "The sky is blue.");
+    // Times come from the response's date header.
+    assert_eq!(
+        s.answers[0].generated_at.to_string(),
+        "2025-07-09T13:27:25Z"
+    );
+    let report = provscope::check::check_session(&s, &provscope::check::Config::default());
+    assert_eq!(
+        report.metrics.supported, 2,
+        "both spans support their claims"
+    );
+}
+
+#[test]
+fn content_block_location_cites_whole_blocks() {
+    let doc = serde_json::json!({"type":"document","source":{"type":"content","content":[{"type":"text","text":"The grass is green."},{"type":"text","text":"The sky is blue."}]},"citations":{"enabled":true}});
+    let bytes = cassette_with_document(
+        "anthropic-messages/prism-custom-content-document-citations-1.json",
+        doc,
+    );
+    let s = load_any_bytes("c", "c.yaml", &bytes, &LoadOptions::default()).remove(0);
+    let claims: Vec<&Claim> = s.claims().collect();
+    assert_eq!(claims.len(), 2);
+    assert_eq!(claims[1].stamp.span.unwrap().block, 1);
+    assert_eq!(cited(&s, claims[0]), "The grass is green.");
+    assert_eq!(cited(&s, claims[1]), "The sky is blue.");
+}
+
+#[test]
+fn anthropic_cassettes_read_citations_from_responses_not_replayed_history() {
+    let s = one("anthropic-messages/test_anthropic_web_search_tool.yaml");
+    assert_eq!(s.turns.len(), 2);
+    assert_eq!(s.calls.len(), 2);
+    assert_eq!(s.claim_count(), 18);
+    let per_turn: Vec<usize> = s.answers.iter().map(|a| a.claims.len()).collect();
+    assert_eq!(per_turn.iter().sum::<usize>(), 18);
+    assert!(
+        per_turn.iter().all(|&n| n > 0),
+        "each response's citations: {per_turn:?}"
+    );
+    assert!(
+        s.claims().all(|c| c.stamp.origin.is_some()),
+        "every cited URL was in a search result"
+    );
+    let m = one("anthropic-messages/test_anthropic_mcp_servers.yaml");
+    assert_eq!((m.turns.len(), m.calls.len(), m.results.len()), (2, 2, 2));
+    assert!(m.calls.iter().all(|c| c.server == "deepwiki"));
+    assert_eq!(
+        m.header.as_ref().unwrap().model.as_deref(),
+        Some("claude-sonnet-4-0")
+    );
+}
+
+#[test]
+fn openai_url_citations_cover_the_rendered_link_and_cite_the_sentence_before() {
+    let s = one("openai-responses/openai-web-search-tool.1.json");
+    assert_eq!(s.format(), "openai-responses");
+    assert_eq!((s.calls.len(), s.claim_count()), (3, 10));
+    let c = s.claims().next().unwrap();
+    let marker = c
+        .stamp
+        .render
+        .as_ref()
+        .and_then(|r| r.marker.clone())
+        .unwrap();
+    assert!(
+        marker.starts_with("([theverge.com](https://www.theverge.com/podcast/838932"),
+        "{marker}"
+    );
+    assert!(
+        c.stamp
+            .claim_text
+            .ends_with("(discussion and analysis on The Vergecast)."),
+        "{}",
+        c.stamp.claim_text
+    );
+    assert!(s.answers[0]
+        .text
+        .contains(&format!("{} {marker}", c.stamp.claim_text)));
+    assert!(
+        s.claims().all(|c| c.stamp.origin.is_some()),
+        "every cited URL is a search source"
+    );
+    assert_eq!(
+        s.answers[0].generated_at.to_string(),
+        "2025-12-05T19:20:01Z"
+    );
+}
+
+#[test]
+fn openai_citation_of_a_url_no_result_carried_is_unsourced_and_says_why() {
+    let s = one("openai-responses/prism-web-search-citations-1.json");
+    let c = s.claims().next().unwrap();
+    assert!(c.stamp.origin.is_none());
+    assert!(c
+        .stamp
+        .render
+        .as_ref()
+        .unwrap()
+        .marker
+        .as_deref()
+        .unwrap()
+        .starts_with("([metcheck.com]"));
+    assert!(s
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("no recorded tool result carried")));
+    let report = provscope::check::check_session(&s, &provscope::check::Config::default());
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.kind == provscope::check::Kind::Unsourced
+                && f.severity == provscope::check::Severity::Error),
+        "a citation it did not earn"
+    );
+}
+
+#[test]
+fn openai_file_search_and_mcp_calls() {
+    let s = one("openai-responses/openai-file-search-tool.2.json");
+    let c = s.claims().next().unwrap();
+    assert_eq!(
+        c.stamp.origin.as_ref().unwrap().tool_call_id,
+        "fs_0365d26c32c64c650068cabb04aa388194b53c59de50a3951e"
+    );
+    assert_eq!(c.stamp.citation.as_ref().unwrap().kind, "file_citation");
+    // A file_citation marks one point: the claim is the sentence that ends there.
+    let claim = &c.stamp.claim_text;
+    assert!(
+        claim.starts_with("It does not generate new text"),
+        "{claim}"
+    );
+    assert!(claim.ends_with("NLP tasks"), "{claim}");
+    let m = one("openai-responses/openai-mcp-tool.1.json");
+    let call = &m.calls[0];
+    assert_eq!(
+        (call.server.as_str(), call.tool()),
+        ("dmcp", "web_search_exa")
+    );
+    let args: serde_json::Value =
+        serde_json::from_str(call.request.params.arguments.as_ref().unwrap().get()).unwrap();
+    assert_eq!(args["numResults"], 5);
+    assert!(m
+        .result(&call.id)
+        .unwrap()
+        .block_text(0)
+        .unwrap()
+        .contains("New York City Mayor Results 2025"));
+    let k = one("openai-responses/test_openai_responses_model_file_search_tool_with_results.yaml");
+    assert!(
+        k.diagnostics.is_empty(),
+        "uploads are not JSON bodies: {:?}",
+        k.diagnostics
+    );
+    assert_eq!(k.turns[0].user, "What is the capital of France?");
+    assert_eq!(
+        k.claims().next().unwrap().stamp.claim_text,
+        "The capital of France is Paris"
+    );
+}
+
+#[test]
+fn gemini_segments_are_utf8_bytes_of_the_answer_part() {
+    let s = one("gemini-grounding/test_google_model_web_search_tool.yaml");
+    assert_eq!(s.format(), "gemini");
+    assert_eq!(s.turns.len(), 2);
+    assert_eq!(s.turns[1].user, "how about Mexico City?");
+    assert!(
+        s.diagnostics.is_empty(),
+        "every segment matched as UTF-8: {:?}",
+        s.diagnostics
+    );
+    let first = s.claims().next().unwrap();
+    assert!(first
+        .stamp
+        .claim_text
+        .ends_with("temperatures hovering around 69°F."));
+    assert_eq!(s.claim_count(), 11);
+    let p = one("gemini-grounding/prism-search-grounding-1.json");
+    assert_eq!(
+        p.claims().next().unwrap().stamp.claim_text,
+        "(GOOG:NSQ) was $167.62."
+    );
+    assert_eq!(
+        p.claims()
+            .next()
+            .unwrap()
+            .stamp
+            .citation
+            .as_ref()
+            .unwrap()
+            .url
+            .as_deref()
+            .map(|u| u.starts_with("https://vertexaisearch")),
+        Some(true)
+    );
+}
+
+#[test]
+fn gemini_3_file_search_without_part_index_cites_the_retrieved_chunk() {
+    let s = one("gemini-grounding/test_google_model_file_search_grounding_gemini_3_False.yaml");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let c = s.claims().next().unwrap();
+    assert_eq!(c.stamp.claim_text, "The capital of France is **Paris**.");
+    assert_eq!(c.stamp.origin.as_ref().unwrap().tool_call_id, "j425u3dm");
+    assert_eq!(s.call("j425u3dm").unwrap().tool(), "file_search");
+    assert_eq!(
+        cited(&s, c),
+        "Paris is the capital of France. The Eiffel Tower is a famous landmark in Paris.\n"
+    );
+    let report = provscope::check::check_session(&s, &provscope::check::Config::default());
+    assert_eq!(report.metrics.supported, 2);
+}
+
+#[test]
+fn claude_code_transcript_links_its_sub_agent() {
+    let root = "claude-code/projects/-Users-pete-tmp-claude-code-sessions";
+    let s = one(&format!(
+        "{root}/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl"
+    ));
+    assert_eq!(s.format(), "claude-code");
+    assert!(errors(&s).is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(s.calls.len(), 7);
+    let tools: Vec<&str> = s.calls.iter().map(|c| c.tool()).collect();
+    assert_eq!(tools.iter().filter(|t| **t == "Task").count(), 5);
+    assert!(s.calls.iter().all(|c| c.server == "claude-code"));
+    assert_eq!(
+        s.claim_count(),
+        0,
+        "transcripts have no citations: nothing is invented"
+    );
+    let task = s.call("toolu_011472X3mPpLSX8BmtHebyH4").unwrap();
+    let sub = task.sub_session.as_ref().unwrap();
+    assert_eq!(sub.id, "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68:agent-a5bdbc1");
+    assert!(sub
+        .path
+        .as_deref()
+        .unwrap()
+        .ends_with("subagents/agent-a5bdbc1.jsonl"));
+    let agent = load_file_sessions(
+        Path::new(sub.path.as_deref().unwrap()),
+        &LoadOptions::default(),
+    )
+    .remove(0);
+    assert_eq!(agent.id(), sub.id, "the link names the sub-session");
+    assert_eq!(agent.calls[0].tool(), "WebSearch");
+    assert!(agent.answers[0].text.contains("Thai Yellow Curry"));
+    assert_eq!(
+        s.turns[0].started_at.unwrap().to_string(),
+        "2026-01-22T19:38:12.032Z"
+    );
+    let old = one(&format!(
+        "{root}/4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl"
+    ));
+    let link = old.calls[0].sub_session.as_ref().unwrap();
+    assert_eq!(
+        (link.id.ends_with(":agent-a2018e5"), link.path.is_none()),
+        (true, true)
+    );
+}
+
+#[test]
+fn claude_code_stream_json_names_mcp_servers() {
+    let s = one("claude-code/stream-json/sample-turns.json");
+    assert_eq!(s.calls.len(), 3);
+    let mcp = s.call("tool_call_3").unwrap();
+    assert_eq!(
+        (mcp.server.as_str(), mcp.tool()),
+        ("github", "add_pull_request_review_comment")
+    );
+    assert_eq!(
+        s.result("tool_call_3").unwrap().block_text(0),
+        Some("Successfully posted review comment to PR #123")
+    );
+    assert!(s.answers[0]
+        .text
+        .contains("debug print statement has been removed"));
+}
+
+#[test]
+fn claude_desktop_log_pairs_exact_calls_across_server_restarts() {
+    let s = one("claude-desktop-log/mcp-server-weather.log");
+    assert_eq!(s.format(), "claude-desktop-log");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, vec!["9", "20", "9@3"]);
+    assert_eq!(
+        s.calls[0].request.id,
+        RpcId::Num("9".into()),
+        "the request as sent"
+    );
+    assert!(s
+        .result("9")
+        .unwrap()
+        .block_text(0)
+        .unwrap()
+        .starts_with("Current Weather in Bogor"));
+    assert!(s
+        .result("9@3")
+        .unwrap()
+        .block_text(0)
+        .unwrap()
+        .starts_with("Current Weather in Jakarta"));
+    assert_eq!(
+        s.result("9").unwrap().tag.returned_at.to_string(),
+        "2025-06-30T06:12:22.354Z"
+    );
+    assert!(s.answers.is_empty(), "the log has no answers");
+    let notes = &s.import.as_ref().unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.contains("server output")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn langfuse_exports_count_tool_observations_once() {
+    let s = one("langfuse-trace-export/claude-agent-2025-12-22.trace.json");
+    assert_eq!(s.format(), "langfuse");
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec![
+            "toolu_01TKoqQLvY2UWuC49qnD48y7",
+            "toolu_01NtVat4vJLFfVd5TqdLHcA7"
+        ]
+    );
+    assert_eq!(
+        (s.calls[0].server.as_str(), s.calls[0].tool()),
+        ("weather", "get_weather")
+    );
+    assert_eq!(
+        s.result(ids[0]).unwrap().block_text(0),
+        Some("Weather in Berlin: Cloudy, 59°F")
+    );
+    assert_eq!(
+        s.turns[0].user,
+        "What's the weather like in Berlin and New York?"
+    );
+    assert!(s
+        .answers
+        .iter()
+        .any(|a| a.text.contains("Great! Here's the current weather")));
+    let p = one("langfuse-trace-export/pydantic-ai-tools-2025-12-04.trace.json");
+    assert_eq!(
+        p.calls.len(),
+        3,
+        "tool spans, not the repeated history or the output tool"
+    );
+    assert!(p.calls.iter().all(|c| c.id.starts_with("call_")));
+    let o = one("langfuse-trace-export/openai-agents-2025-09-30.trace.json");
+    assert_eq!(o.calls.len(), 1);
+    assert_eq!(
+        o.result(&o.calls[0].id).unwrap().block_text(0),
+        Some("The weather in Tokyo is sunny.")
+    );
+}

@@ -1,0 +1,264 @@
+//! OTLP/JSON traces. No public OTLP export with GenAI spans exists, so the export requests are
+//! built here from the attribute values of the OpenTelemetry semantic conventions' worked
+//! examples (docs/gen-ai/mcp.md "Tool call" over stdio; docs/gen-ai/non-normative/
+//! examples-llm-calls.md "Tool calls (functions)"; commit 953276ff, Apache-2.0).
+
+use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
+use provscope::model::{DiagLevel, Session};
+use serde_json::{json, Value};
+
+fn attr(k: &str, v: Value) -> Value {
+    let value = match v {
+        Value::String(s) => json!({"stringValue": s}),
+        Value::Number(n) => json!({"intValue": n.to_string()}),
+        other => json!({"stringValue": other.to_string()}),
+    };
+    json!({"key": k, "value": value})
+}
+
+fn span(
+    trace: &str,
+    id: &str,
+    parent: Option<&str>,
+    name: &str,
+    kind: u8,
+    t: u64,
+    attrs: Vec<Value>,
+) -> Value {
+    json!({
+        "traceId": trace, "spanId": id, "parentSpanId": parent.unwrap_or(""), "name": name,
+        "kind": kind, "startTimeUnixNano": (1_759_300_000_000_000_000u64 + t * 1_000_000_000).to_string(),
+        "endTimeUnixNano": (1_759_300_000_500_000_000u64 + t * 1_000_000_000).to_string(),
+        "attributes": attrs
+    })
+}
+
+fn export(spans: Vec<Value>) -> Value {
+    json!({"resourceSpans":[{"resource":{"attributes":[attr("service.name", json!("weather-agent"))]},
+        "scopeSpans":[{"scope":{"name":"test"},"spans": spans}]}]})
+}
+
+fn mcp_tool_attrs(with_content: bool) -> Vec<Value> {
+    let mut a = vec![
+        attr("gen_ai.operation.name", json!("execute_tool")),
+        attr("gen_ai.tool.name", json!("get-weather")),
+        attr("jsonrpc.request.id", json!("3")),
+        attr("mcp.method.name", json!("tools/call")),
+        attr("mcp.session.id", json!("8267461134f24305af708e66b8eda71a")),
+        attr("mcp.protocol.version", json!("2025-06-18")),
+        attr("network.transport", json!("pipe")),
+    ];
+    if with_content {
+        a.push(attr(
+            "gen_ai.tool.call.arguments",
+            json!("{\"location\": \"San Francisco?\", \"date\": \"2025-10-01\"}"),
+        ));
+        a.push(attr(
+            "gen_ai.tool.call.result",
+            json!("{\"temperature_range\": {\"high\": 75, \"low\": 60}}"),
+        ));
+    }
+    a
+}
+
+/// The stdio tool-call example: agent span, two chat spans, the MCP client span and its server
+/// span (the same call), with the chat content of the functions example.
+fn stdio_example(trace: &str, conversation: Option<&str>, with_content: bool) -> Value {
+    let mut agent = vec![
+        attr("gen_ai.operation.name", json!("invoke_agent")),
+        attr("gen_ai.agent.name", json!("weather-forecast-agent")),
+    ];
+    if let Some(c) = conversation {
+        agent.push(attr("gen_ai.conversation.id", json!(c)));
+    }
+    let chat1 = vec![
+        attr("gen_ai.operation.name", json!("chat")),
+        attr("gen_ai.request.model", json!("gpt-4")),
+        attr("gen_ai.input.messages", json!(json!([{"role":"user","parts":[{"type":"text","content":"Weather in San Francisco?"}]}]).to_string())),
+        attr("gen_ai.output.messages", json!(json!([{"role":"assistant","parts":[{"type":"tool_call","id":"call_VSPygqKTWdrhaFErNvMV18Yl","name":"get-weather","arguments":{"location":"San Francisco?","date":"2025-10-01"}}],"finish_reason":"tool_call"}]).to_string())),
+    ];
+    let chat2 = vec![
+        attr("gen_ai.operation.name", json!("chat")),
+        attr("gen_ai.input.messages", json!(json!([
+            {"role":"user","parts":[{"type":"text","content":"Weather in San Francisco?"}]},
+            {"role":"assistant","parts":[{"type":"tool_call","id":"call_VSPygqKTWdrhaFErNvMV18Yl","name":"get-weather","arguments":{"location":"San Francisco?"}}]},
+            {"role":"tool","parts":[{"type":"tool_call_response","id":"call_VSPygqKTWdrhaFErNvMV18Yl","response":"{\"temperature_range\": {\"high\": 75, \"low\": 60}}"}]}
+        ]).to_string())),
+        attr("gen_ai.output.messages", json!(json!([{"role":"assistant","parts":[{"type":"text","content":"Highs of 75°F and lows of 60°F in San Francisco on 2025-10-01."}],"finish_reason":"stop"}]).to_string())),
+    ];
+    export(vec![
+        span(
+            trace,
+            "s1",
+            None,
+            "invoke_agent weather-forecast-agent",
+            1,
+            0,
+            agent,
+        ),
+        span(trace, "s2", Some("s1"), "chat gpt-4", 3, 1, chat1),
+        span(
+            trace,
+            "s3",
+            Some("s1"),
+            "tools/call get-weather",
+            3,
+            2,
+            mcp_tool_attrs(with_content),
+        ),
+        span(
+            trace,
+            "s4",
+            Some("s3"),
+            "tools/call get-weather",
+            2,
+            2,
+            mcp_tool_attrs(with_content),
+        ),
+        span(trace, "s5", Some("s1"), "chat gpt-4", 3, 3, chat2),
+    ])
+}
+
+fn load_json(v: &Value) -> Vec<Session> {
+    load_any_bytes(
+        "trace",
+        "trace.json",
+        v.to_string().as_bytes(),
+        &LoadOptions::default(),
+    )
+}
+
+#[test]
+fn client_and_server_spans_of_one_mcp_call_are_one_call() {
+    let s = load_json(&stdio_example("t1", None, true)).remove(0);
+    assert_eq!(s.format(), "otlp-json");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(
+        s.calls.len(),
+        1,
+        "not the server span, not the chat history's tool_call"
+    );
+    let c = &s.calls[0];
+    // The MCP span records no gen_ai.tool.call.id: it takes the id of the model's tool call of
+    // the same tool, so the chat history and the span name one call.
+    assert_eq!(c.id, "call_VSPygqKTWdrhaFErNvMV18Yl");
+    assert_eq!(c.tool(), "get-weather");
+    let args: Value =
+        serde_json::from_str(c.request.params.arguments.as_ref().unwrap().get()).unwrap();
+    assert_eq!(args["location"], "San Francisco?");
+    assert!(s
+        .result(&c.id)
+        .unwrap()
+        .block_text(0)
+        .unwrap()
+        .contains("\"high\": 75"));
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(s.turns[0].user, "Weather in San Francisco?");
+    assert_eq!(
+        s.answers[0].text,
+        "Highs of 75°F and lows of 60°F in San Francisco on 2025-10-01."
+    );
+    assert_eq!(
+        s.claim_count(),
+        0,
+        "no citations in GenAI messages: no stamps"
+    );
+    assert_eq!(
+        s.header.as_ref().unwrap().agent.as_deref(),
+        Some("weather-forecast-agent")
+    );
+}
+
+#[test]
+fn content_capture_off_gives_a_diagnostic_not_a_fake_hash() {
+    let s = load_json(&stdio_example("t1", None, false)).remove(0);
+    assert_eq!(s.calls.len(), 1);
+    assert!(s.calls[0].request.params.arguments.is_none());
+    assert_eq!(s.results[0].tag.arguments_hash, "");
+    assert!(
+        s.diagnostics
+            .iter()
+            .any(|d| d.level == DiagLevel::Warning
+                && d.message.contains("without recorded arguments")),
+        "{:?}",
+        s.diagnostics
+    );
+}
+
+#[test]
+fn collector_file_export_one_request_per_line_grouped_by_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        stdio_example("aaaa", Some("conv-1"), true).to_string(),
+        stdio_example("bbbb", Some("conv-1"), true).to_string(),
+        stdio_example("cccc", Some("conv-2"), true).to_string(),
+    ];
+    let p = dir.path().join("traces.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    assert_eq!(v.len(), 2, "one session per gen_ai.conversation.id");
+    assert_eq!(v[0].id(), "conv-1");
+    assert_eq!(v[0].name, "traces#conv-1");
+    // Both traces of conv-1 repeat the same question and call id: one turn, one call.
+    assert_eq!((v[0].turns.len(), v[0].calls.len()), (1, 1));
+    assert_eq!(v[1].id(), "conv-2");
+    assert_eq!(v[1].calls.len(), 1);
+    assert_eq!(
+        v.iter().map(|s| s.bytes).sum::<u64>(),
+        std::fs::metadata(&p).unwrap().len()
+    );
+}
+
+#[test]
+fn chat_history_only_traces_count_calls_once_and_trim_ids() {
+    // No tool spans: the output's tool_call is the call, its response comes from the next chat
+    // span's input history (written with `result`, as older semconv examples did, and an id
+    // with a leading space).
+    let chat1 = vec![
+        attr("gen_ai.operation.name", json!("chat")),
+        attr("gen_ai.input.messages", json!(json!([{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]).to_string())),
+        attr("gen_ai.output.messages", json!(json!([{"role":"assistant","parts":[{"type":"tool_call","id":" call_VSPygqKTWdrhaFErNvMV18Yl","name":"get_weather","arguments":{"location":"Paris"}}]}]).to_string())),
+    ];
+    let history = json!([
+        {"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]},
+        {"role":"assistant","parts":[{"type":"tool_call","id":"call_VSPygqKTWdrhaFErNvMV18Yl","name":"get_weather","arguments":{"location":"Paris"}}]},
+        {"role":"tool","parts":[{"type":"tool_call_response","id":" call_VSPygqKTWdrhaFErNvMV18Yl","result":"rainy, 57°F"}]}
+    ]);
+    let chat2 = vec![
+        attr("gen_ai.operation.name", json!("chat")),
+        attr("gen_ai.input.messages", json!(history.to_string())),
+        attr("gen_ai.output.messages", json!(json!([{"role":"assistant","parts":[{"type":"text","content":"The weather in Paris is currently rainy with a temperature of 57°F."}]}]).to_string())),
+    ];
+    let doc = export(vec![
+        span("t9", "c1", None, "chat gpt-4", 3, 0, chat1),
+        span("t9", "c2", None, "chat gpt-4", 3, 2, chat2),
+    ]);
+    let s = load_json(&doc).remove(0);
+    assert_eq!(s.calls.len(), 1);
+    assert_eq!(s.calls[0].id, "call_VSPygqKTWdrhaFErNvMV18Yl");
+    assert_eq!(
+        s.result("call_VSPygqKTWdrhaFErNvMV18Yl")
+            .unwrap()
+            .block_text(0),
+        Some("rainy, 57°F")
+    );
+    assert_eq!(
+        s.turns.len(),
+        1,
+        "the repeated user message is not a new turn"
+    );
+}
+
+#[test]
+fn a_malformed_span_costs_only_itself() {
+    let mut doc = stdio_example("t1", None, true);
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"][1] = json!({"spanId": 7, "attributes": "x"});
+    let s = load_json(&doc).remove(0);
+    assert_eq!(s.calls.len(), 1);
+    let d = s
+        .diagnostics
+        .iter()
+        .find(|d| d.level == DiagLevel::Error)
+        .expect("an error for the bad span");
+    assert_eq!(d.path, "resourceSpans[0].scopeSpans[0].spans[1]");
+}

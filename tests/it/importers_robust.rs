@@ -1,0 +1,207 @@
+//! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
+//! panic (property tests over every real file in tests/formats/); and every format mixed in one
+//! directory, as a user runs `verify` and `summary` on it.
+
+use super::importers::formats;
+use proptest::prelude::*;
+use provscope::ingest::import::{self, Input, IMPORTERS};
+use provscope::ingest::{load_any_bytes, LoadOptions};
+use provscope::model::{DiagLevel, Session};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Every real file: (path, format name, bytes).
+fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
+    static F: OnceLock<Vec<(PathBuf, &'static str, Vec<u8>)>> = OnceLock::new();
+    F.get_or_init(|| {
+        let mut out = Vec::new();
+        let mut stack = vec![formats()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x != "md") {
+                    let bytes = std::fs::read(&p).unwrap();
+                    let name = match import::detect(&bytes) {
+                        import::Detected::Import(i) => i.name,
+                        _ => panic!("{} is not detected", p.display()),
+                    };
+                    out.push((p, name, bytes));
+                }
+            }
+        }
+        out.sort();
+        out
+    })
+}
+
+/// The session is internally consistent and the checks run on it.
+fn consistent(s: &Session) {
+    for (id, &i) in &s.index.call {
+        assert_eq!(&s.calls[i].id, id);
+    }
+    for (id, &i) in &s.index.result {
+        assert_eq!(s.results[i].call_id(), id);
+    }
+    for (id, v) in &s.index.claim {
+        for &(a, c) in v {
+            assert_eq!(s.answers[a].claims[c].id(), id);
+        }
+    }
+    let _ = provscope::check::check_session(s, &provscope::check::Config::default());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 900, ..ProptestConfig::default() })]
+
+    #[test]
+    fn truncated_files_give_diagnostics(which in any::<prop::sample::Index>(), at in 0.0f64..1.0) {
+        let f = which.get(fixtures());
+        let end = f.2.iter().rposition(|c| !c.is_ascii_whitespace()).unwrap_or(0);
+        let cut = ((end as f64) * at) as usize;
+        let sessions = load_any_bytes("t", "t", &f.2[..cut], &LoadOptions::default());
+        prop_assert!(!sessions.is_empty());
+        for s in &sessions {
+            consistent(s);
+        }
+        // A JSON document cut short is never valid: it must say so.
+        if f.0.extension().is_some_and(|x| x == "json") {
+            prop_assert!(
+                sessions.iter().flat_map(|s| &s.diagnostics).any(|d| d.level == DiagLevel::Error),
+                "{} cut at {cut} gave no error", f.0.display()
+            );
+        }
+    }
+
+    #[test]
+    fn mutated_files_never_panic(which in any::<prop::sample::Index>(), edits in prop::collection::vec((0.0f64..1.0, any::<u8>()), 1..12)) {
+        let f = which.get(fixtures());
+        let mut bytes = f.2.clone();
+        for (at, b) in edits {
+            let i = ((bytes.len() as f64) * at) as usize;
+            if let Some(x) = bytes.get_mut(i) {
+                *x = b;
+            }
+        }
+        let sessions = load_any_bytes("m", "m", &bytes, &LoadOptions::default());
+        prop_assert!(!sessions.is_empty());
+        for s in &sessions {
+            consistent(s);
+        }
+    }
+
+    #[test]
+    fn wrong_format_input_is_reported(which in any::<prop::sample::Index>(), imp in any::<prop::sample::Index>()) {
+        let f = which.get(fixtures());
+        let importer = imp.get(IMPORTERS);
+        prop_assume!(importer.name != f.1);
+        let input = Input { name: "w".into(), source: "w".into(), path: None, bytes: &f.2, opts: &LoadOptions::default() };
+        let sessions = import::run(importer, &input);
+        prop_assert!(!sessions.is_empty());
+        for s in &sessions {
+            consistent(s);
+            let loaded = s.calls.len() + s.answers.len();
+            prop_assert!(!s.diagnostics.is_empty() || loaded == 0 || s.import.as_ref().is_some_and(|i| !i.notes.is_empty()),
+                "{} read {} as {} silently", importer.name, f.0.display(), f.1);
+        }
+    }
+}
+
+fn provscope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run provscope")
+}
+
+#[test]
+fn every_format_in_one_directory_loads_in_verify_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    // The real files, a native log, and files that are no session at all.
+    copy_tree(&formats(), dir.path());
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("sample-sessions/04-stale-cache.jsonl"),
+        dir.path().join("04-stale-cache.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        "{\"name\":\"x\",\"version\":\"1.0.0\"}",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.log"), "just some text\n").unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    let o = provscope(&["summary", "--format", "json", d]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "warnings only: {err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 28, "27 imported sessions and the native log");
+    let mut formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
+    formats.sort();
+    formats.dedup();
+    assert_eq!(
+        formats,
+        vec![
+            "anthropic-messages",
+            "claude-code",
+            "claude-desktop-log",
+            "gemini",
+            "langfuse",
+            "openai-responses",
+            "provscope"
+        ]
+    );
+    assert!(
+        !err.contains("package.json") && !err.contains("notes.log"),
+        "unknown files are skipped quietly: {err}"
+    );
+
+    let o = provscope(&["verify", d]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "findings, no input error: {err}");
+    assert!(!err.contains(": error:"), "{err}");
+    for name in [
+        "mcp-server-weather",
+        "claude-agent-2025-12-22.trace",
+        "test_google_model_web_search_tool",
+        "04-stale-cache",
+        "agent-a5bdbc1",
+    ] {
+        assert!(out.contains(name), "{name} in {out}");
+    }
+    assert!(out.contains("28 sessions"), "{out}");
+}
+
+#[test]
+fn a_named_file_of_no_known_format_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("notes.txt");
+    std::fs::write(&p, "hello\n").unwrap();
+    let o = provscope(&["summary", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a known session or trace format"));
+    std::fs::write(dir.path().join("package.json"), "{\"name\":\"x\"}").unwrap();
+    std::fs::remove_file(&p).unwrap();
+    let o = provscope(&["summary", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no session logs or known traces"));
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
