@@ -8,6 +8,7 @@ mod classify;
 mod db;
 mod envelope;
 mod gen;
+mod import;
 mod keygen;
 mod output;
 mod receipt;
@@ -119,7 +120,9 @@ pub enum Command {
     /// Quadrant distribution per recorded run, and the hidden-failure alarm (exit 1).
     Trend(cases::TrendArgs),
     /// Check sessions and import their claims and findings into the case store (--db).
-    Import(cases::ImportArgs),
+    /// With `--to provscope -o DIR`: write every session read from PATH... (any format
+    /// provscope reads) as a provscope session log.
+    Import(import::ImportCmd),
     /// Record what happened to a flagged shipped answer and write its regression case.
     Correct(cases::CorrectArgs),
     /// Put a claim in the fact-versus-source grid; kept in the case store (--db).
@@ -213,7 +216,10 @@ fn dispatch(cli: Cli) -> u8 {
         Some(Command::Check(a)) => cases::check(&mut out, &a, &opts, &cfg, threads),
         Some(Command::Report(a)) => cases::report(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Trend(a)) => cases::trend(&mut out, &a, cli.db.as_deref()),
-        Some(Command::Import(a)) => cases::import(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
+        Some(Command::Import(a)) => match a.to {
+            import::To::Provscope => import::to_native(&mut out, &a, &opts, threads),
+            import::To::Store => cases::import(&mut out, &a.store, &opts, &cfg, cli.db.as_deref()),
+        },
         Some(Command::Correct(a)) => cases::correct(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
         Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
         None => explore(

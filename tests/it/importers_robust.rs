@@ -205,3 +205,48 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn import_to_provscope_writes_logs_that_load_with_the_same_content_and_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = formats();
+    let o = provscope(&[
+        "import",
+        "--to",
+        "provscope",
+        "-o",
+        dir.path().to_str().unwrap(),
+        src.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("wrote 27 session logs"));
+    let summary = |p: &str| -> Vec<serde_json::Value> {
+        let o = provscope(&["summary", "--format", "json", p]);
+        let mut rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+        for r in &mut rows {
+            let m = r.as_object_mut().unwrap();
+            for k in ["file", "format", "notes", "warnings", "errors"] {
+                m.remove(k);
+            }
+        }
+        rows.sort_by_key(|r| r["session"].as_str().unwrap().to_owned());
+        rows
+    };
+    let native = summary(dir.path().to_str().unwrap());
+    assert_eq!(
+        native,
+        summary(src.to_str().unwrap()),
+        "same turns, calls, results, claims and findings"
+    );
+    let text = std::fs::read_to_string(dir.path().join("mcp-server-weather.jsonl")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["event"], "session");
+    assert_eq!(header["imported_from"]["format"], "claude-desktop-log");
+    let o = provscope(&["import", "--to", "provscope", src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "--output is required");
+}

@@ -9,6 +9,7 @@ pub mod build;
 pub mod cassette;
 pub mod cite;
 pub mod claims;
+pub mod native;
 pub mod sniff;
 
 mod anthropic;
