@@ -323,7 +323,7 @@ fn junit(results: &[CheckResult]) -> String {
 fn existing_store(db: Option<&Path>) -> Result<Option<Store>, u8> {
     let path = db
         .map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path);
+        .unwrap_or_else(Store::default_location);
     Store::open_read_only(&path).map_err(|e| {
         eprintln!("provscope: {e}");
         EXIT_INPUT
@@ -395,7 +395,7 @@ pub fn trend(out: &mut Out, a: &TrendArgs, db: Option<&Path>) -> u8 {
     match a.format {
         super::verify::MetricsFormat::Json => {
             let doc = serde_json::json!({
-                "runs": runs.iter().zip(&shares).map(|(r, s)| serde_json::json!({"id": r.id, "at": r.at.to_string(), "inputs_hash": r.inputs_hash, "quadrants": r.metrics.quadrants, "hidden_failure_share": s})).collect::<Vec<_>>(),
+                "runs": runs.iter().zip(&shares).map(|(r, s)| serde_json::json!({"id": r.id, "at": r.at.to_string(), "origin": r.origin, "inputs_hash": r.inputs_hash, "quadrants": r.metrics.quadrants, "hidden_failure_share": s})).collect::<Vec<_>>(),
                 "alarm": alarm.map(|(p, l)| serde_json::json!({"previous": p, "last": l})),
             });
             out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
@@ -404,7 +404,7 @@ pub fn trend(out: &mut Out, a: &TrendArgs, db: Option<&Path>) -> u8 {
             if runs.is_empty() {
                 out.line("no runs recorded yet: `provscope verify --record-run PATH...`");
             }
-            out.line("RUN  AT                     RR    RW    WR    WW   hidden-failure share");
+            out.line("RUN  AT                     RR    RW    WR    WW   hidden-failure share       ORIGIN");
             for (r, s) in runs.iter().zip(&shares) {
                 let q = |x| r.metrics.quadrants.get(&x).copied().unwrap_or(0);
                 let share = s.map_or("  n/a".to_owned(), |v| {
@@ -415,13 +415,14 @@ pub fn trend(out: &mut Out, a: &TrendArgs, db: Option<&Path>) -> u8 {
                     )
                 });
                 out.line(&format!(
-                    "{:<4} {:<22} {:>4}  {:>4}  {:>4}  {:>4}   {share}",
+                    "{:<4} {:<22} {:>4}  {:>4}  {:>4}  {:>4}   {share:<26} {}",
                     r.id,
                     r.at.to_string(),
                     q(crate::check::Quadrant::FactRightSourceRight),
                     q(crate::check::Quadrant::FactRightSourceWrong),
                     q(crate::check::Quadrant::FactWrongSourceRight),
-                    q(crate::check::Quadrant::FactWrongSourceWrong)
+                    q(crate::check::Quadrant::FactWrongSourceWrong),
+                    crate::text::one_line(&r.origin)
                 ));
             }
         }
@@ -460,7 +461,7 @@ pub fn correct(
     };
     let path = db
         .map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path);
+        .unwrap_or_else(Store::default_location);
     let store = match Store::open(&path) {
         Ok(s) => s,
         Err(e) => {
@@ -540,7 +541,7 @@ pub fn import(
 ) -> u8 {
     let path = db
         .map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path);
+        .unwrap_or_else(Store::default_location);
     let store = match Store::open(&path) {
         Ok(s) => s,
         Err(e) => {

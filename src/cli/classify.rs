@@ -81,7 +81,7 @@ fn parse_quadrant(s: &str) -> Result<Quadrant, String> {
 }
 
 fn db_path(db: Option<&Path>) -> PathBuf {
-    db.map_or_else(Store::default_path, Path::to_path_buf)
+    db.map_or_else(Store::default_location, Path::to_path_buf)
 }
 
 fn default_reviewer() -> String {
@@ -204,6 +204,15 @@ pub fn run(
             if let Some(w) = id.warning(&sref) {
                 eprintln!("provscope: warning: {}", one_line(&w));
             }
+            // Another reviewer decided otherwise: both decisions stay in the history.
+            if let Ok(conflicts) = st.conflicts(&id.key) {
+                for k in conflicts
+                    .iter()
+                    .filter(|k| k.claim_id == a.claim && k.turn == turn)
+                {
+                    eprintln!("provscope: conflict: {}", conflict_line(k));
+                }
+            }
         }
         Err(e) => {
             eprintln!("provscope: {e}");
@@ -244,8 +253,37 @@ pub fn run(
     if !a.note.is_empty() {
         out.line(&format!("  note         {}", one_line(&a.note)));
     }
-    out.line(&format!("  case store   {}", path.display()));
+    out.line(&format!("  case store   {}", store::shown(&path)));
     EXIT_OK
+}
+
+/// "reviewers disagree on clm_x (turn 3): ana fact_right_source_wrong at …, bob … (current)".
+fn conflict_line(k: &store::Conflict) -> String {
+    let n = k.decisions.len();
+    let each: Vec<String> = k
+        .decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let who = if d.reviewer.is_empty() {
+                "(no name)".to_owned()
+            } else {
+                one_line(&d.reviewer).into()
+            };
+            format!(
+                "{who} {} at {}{}",
+                d.quadrant.name(),
+                d.at,
+                if i + 1 == n { " (current)" } else { "" }
+            )
+        })
+        .collect();
+    format!(
+        "reviewers disagree on {} (turn {}): {}; every decision is kept in the history",
+        one_line(&k.claim_id),
+        k.turn,
+        each.join(", ")
+    )
 }
 
 fn verdict_word(v: SourceVerdict) -> &'static str {
@@ -272,6 +310,8 @@ struct ListDoc<'a> {
     key: &'a str,
     session: Option<&'a SessionRef>,
     classifications: Vec<Listed<'a>>,
+    /// Claim statements whose reviewers disagree (each reviewer's latest decision).
+    conflicts: &'a [store::Conflict],
 }
 
 /// `provscope classifications`.
@@ -330,7 +370,7 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
                 eprintln!(
                     "provscope: {} is neither a session log nor a session id in the case store {}",
                     one_line(&a.session),
-                    path.display()
+                    store::shown(&path)
                 );
                 return EXIT_INPUT;
             }
@@ -339,6 +379,13 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
     };
     let (sref, cs, reviewed) = match st.as_ref().map(|st| lookup(st, &id)).transpose() {
         Ok(found) => found.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("provscope: {e}");
+            return EXIT_INPUT;
+        }
+    };
+    let conflicts = match st.as_ref().map(|st| st.conflicts(&id)).transpose() {
+        Ok(c) => c.unwrap_or_default(),
         Err(e) => {
             eprintln!("provscope: {e}");
             return EXIT_INPUT;
@@ -380,10 +427,11 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
         ListFormat::Json => {
             let doc = ListDoc {
                 schema: "provscope.classifications/1",
-                db: path.display().to_string(),
+                db: store::shown(&path),
                 key: &id,
                 session: sref.as_ref(),
                 classifications: rows,
+                conflicts: &conflicts,
             };
             out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
@@ -393,7 +441,7 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
                 "{}  {n} classification{}  ({})",
                 one_line(&id),
                 if n == 1 { "" } else { "s" },
-                path.display()
+                store::shown(&path)
             ));
             for r in &rows {
                 let c = r.c;
@@ -415,6 +463,12 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
                     format!("{} ", one_line(&c.reviewer))
                 };
                 out.line(&format!("    decided      {by}at {}", c.at));
+                for k in conflicts
+                    .iter()
+                    .filter(|k| k.claim_id == c.claim_id && k.turn == c.turn)
+                {
+                    out.line(&format!("    conflict     {}", conflict_line(k)));
+                }
             }
         }
     }
@@ -437,6 +491,10 @@ pub fn torture(a: &TortureArgs, db: Option<&Path>) -> u8 {
         path: format!("torture://{}", a.session),
         content_hash: None,
     };
+    let reviewer = std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "torture".into());
     let mut stdout = std::io::stdout().lock();
     for i in 0..a.count {
         let claim = if a.same_claim {
@@ -451,7 +509,7 @@ pub fn torture(a: &TortureArgs, db: Option<&Path>) -> u8 {
             1,
             q,
             &format!("write {i}"),
-            "torture",
+            &reviewer,
             Timestamp::now(),
         );
         if let Err(e) = st.classify(&sref, &c) {

@@ -2,7 +2,7 @@
 
 use super::{Out, EXIT_INPUT, EXIT_OK};
 use crate::store::{Store, StoreError, SCHEMA_VERSION};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `provscope db` subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -11,12 +11,61 @@ pub enum DbCmd {
     Migrate,
     /// Show the case store's schema version and what it holds, without changing it.
     Status,
+    /// Copy every row of one store into another, empty one (for example SQLite to PostgreSQL).
+    Copy {
+        /// The source: `sqlite:PATH`, a path, or a `postgres://` URL.
+        #[arg(long, value_name = "DB")]
+        from: PathBuf,
+        /// The destination (created and migrated if needed; must hold no rows).
+        #[arg(long, value_name = "DB")]
+        to: PathBuf,
+    },
 }
 
 /// Runs a `db` subcommand against `db` (or the default store).
 pub fn run(out: &mut Out, cmd: &DbCmd, db: Option<&Path>) -> u8 {
-    let path = db.map_or_else(Store::default_path, Path::to_path_buf);
+    let path = db.map_or_else(Store::default_location, Path::to_path_buf);
     match cmd {
+        DbCmd::Copy { from, to } => {
+            let src = match Store::open_read_only(from) {
+                Ok(Some(s)) => s,
+                Ok(None) => {
+                    eprintln!(
+                        "provscope: {} holds no case store to copy",
+                        crate::store::shown(from)
+                    );
+                    return EXIT_INPUT;
+                }
+                Err(e) => {
+                    eprintln!("provscope: {e}");
+                    return EXIT_INPUT;
+                }
+            };
+            let dst = match Store::open(to) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("provscope: {e}");
+                    return EXIT_INPUT;
+                }
+            };
+            match dst.copy_from(&src) {
+                Ok(counts) => {
+                    out.line(&format!(
+                        "copied {} into {}:",
+                        src.path().display(),
+                        dst.path().display()
+                    ));
+                    for (t, n) in counts {
+                        out.line(&format!("  {t:<24} {n}"));
+                    }
+                    EXIT_OK
+                }
+                Err(e) => {
+                    eprintln!("provscope: {e}");
+                    EXIT_INPUT
+                }
+            }
+        }
         DbCmd::Migrate => {
             let before = match Store::open_read_only(&path) {
                 Ok(Some(s)) => s.schema_version().unwrap_or(0),
@@ -53,7 +102,7 @@ pub fn run(out: &mut Out, cmd: &DbCmd, db: Option<&Path>) -> u8 {
             Ok(None) => {
                 out.line(&format!(
                     "{}: no case store yet (this build writes schema version {SCHEMA_VERSION})",
-                    path.display()
+                    crate::store::shown(&path)
                 ));
                 EXIT_OK
             }
@@ -80,7 +129,7 @@ pub fn run(out: &mut Out, cmd: &DbCmd, db: Option<&Path>) -> u8 {
                 out.line(&format!(
                     "{}: schema version {found}, older than this build's {SCHEMA_VERSION}: \
                      `provscope db migrate` upgrades it",
-                    path.display()
+                    crate::store::shown(&path)
                 ));
                 EXIT_OK
             }

@@ -275,7 +275,7 @@ fn explore(
         paths,
         load: opts.clone(),
         config: cfg.clone(),
-        db: db.unwrap_or_else(crate::store::Store::default_path),
+        db: db.unwrap_or_else(crate::store::Store::default_location),
         color,
     })
 }

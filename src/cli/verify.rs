@@ -214,12 +214,15 @@ fn record_run(
     }
     let path = db
         .map(std::path::Path::to_path_buf)
-        .unwrap_or_else(crate::store::Store::default_path);
+        .unwrap_or_else(crate::store::Store::default_location);
     let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
     let id = store
         .record_run(at, &hex::encode(h.finalize()), &o.overall)
         .map_err(|e| e.to_string())?;
-    eprintln!("provscope: recorded run {id} in {}", path.display());
+    eprintln!(
+        "provscope: recorded run {id} in {}",
+        crate::store::shown(&path)
+    );
     Ok(())
 }
 

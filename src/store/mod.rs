@@ -9,6 +9,9 @@
 //! The schema is versioned with `PRAGMA user_version` and migrated on open; a database written
 //! by a newer provscope is refused, never modified. See `docs/case-store.md`.
 
+mod copy;
+mod pg;
+pub use pg::{is_url as is_postgres_url, redact as redact_url, WRITE_ATTEMPTS};
 mod runs;
 pub use runs::{Correction, Run};
 pub mod schema;
@@ -47,6 +50,13 @@ pub enum StoreError {
         action: &'static str,
         /// The cause.
         source: std::io::Error,
+    },
+    /// PostgreSQL (or the connection to it) reported an error. `path` is the redacted URL.
+    Postgres {
+        /// The database (its URL, password redacted).
+        path: PathBuf,
+        /// The cause.
+        source: postgres::Error,
     },
     /// SQLite reported an error.
     Sqlite {
@@ -98,6 +108,7 @@ impl StoreError {
         match self {
             StoreError::Io { path, .. }
             | StoreError::Sqlite { path, .. }
+            | StoreError::Postgres { path, .. }
             | StoreError::NewerSchema { path, .. }
             | StoreError::OlderSchema { path, .. }
             | StoreError::NotACaseStore { path, .. }
@@ -142,6 +153,18 @@ impl fmt::Display for StoreError {
                     write!(f, "case store {}: {source}.", path.display())
                 }
             }
+            StoreError::Postgres { path, source } => {
+                let detail = pg::pg_message(source);
+                if source.is_closed() || source.code().is_none() {
+                    write!(
+                        f,
+                        "cannot reach the case store {}: {detail}; nothing was written.",
+                        path.display()
+                    )
+                } else {
+                    write!(f, "case store {}: {detail}.", path.display())
+                }
+            }
             StoreError::NewerSchema {
                 path,
                 found,
@@ -183,6 +206,7 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::Io { source, .. } => Some(source),
             StoreError::Sqlite { source, .. } => Some(source),
+            StoreError::Postgres { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -354,6 +378,48 @@ impl Identity {
     }
 }
 
+/// One reviewer's latest decision on a claim statement.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decision {
+    /// Who decided.
+    pub reviewer: String,
+    /// The quadrant they chose.
+    pub quadrant: Quadrant,
+    /// When.
+    pub at: Timestamp,
+    /// Their note.
+    pub note: String,
+}
+
+/// Reviewers who disagree on a claim statement; every decision stays in the history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Conflict {
+    /// Claim id.
+    pub claim_id: String,
+    /// Turn.
+    pub turn: u32,
+    /// Each reviewer's latest decision, oldest first (the last is the current classification).
+    pub decisions: Vec<Decision>,
+}
+
+/// How a `--db` value is shown: a path as it is, a URL with its password redacted.
+pub fn shown(db: &Path) -> String {
+    let s = db.to_string_lossy();
+    if pg::is_url(&s) {
+        pg::redact(&s)
+    } else {
+        db.display().to_string()
+    }
+}
+
+/// The reviewer name used when none is given: `$USER` (or `$USERNAME`, `$LOGNAME`), else `''`.
+pub fn default_reviewer() -> String {
+    ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_default()
+}
+
 /// The store key of a log declaring `declared` whose content hash is `hash`, when another log
 /// already holds `declared`.
 pub fn derived_key(declared: &str, hash: &str) -> String {
@@ -373,6 +439,8 @@ enum Backend {
         file: Option<PathBuf>,
         writable: bool,
     },
+    /// A PostgreSQL connection; read-only stores run reads only.
+    Postgres { pg: Box<pg::Pg>, writable: bool },
 }
 
 /// The case store: one connection. `Send`, not `Sync`: give each thread its own
@@ -398,8 +466,23 @@ impl Store {
     /// store at `path`: WAL mode, a 5 s busy timeout, foreign keys on. A database with a newer
     /// schema version, a file that is not a case store, and anything but a regular file (a
     /// directory, `/dev/null`, a FIFO) are refused and left unchanged.
+    ///
+    /// `path` may also be a `postgres://` (or `postgresql://`) URL: the store is then that
+    /// database (see `docs/team.md`); `sqlite:PATH` is the same as `PATH`.
     pub fn open(path: &Path) -> Result<Store> {
-        let file = sqlite::file_of(&path.to_string_lossy());
+        let spec = path.to_string_lossy();
+        if pg::is_url(&spec) {
+            let mut p = pg::Pg::connect(&spec)?;
+            p.migrate_with(schema::MIGRATIONS)?;
+            return Ok(Store {
+                name: p.name.clone(),
+                backend: RefCell::new(Backend::Postgres {
+                    pg: Box::new(p),
+                    writable: true,
+                }),
+            });
+        }
+        let file = sqlite::file_of(&spec);
         let conn = sqlite::open_read_write(&file)?;
         Ok(Store {
             name: file.clone(),
@@ -416,7 +499,21 @@ impl Store {
     /// when there is no store yet (no file, or an empty one). A store of an older schema
     /// version is refused with [`StoreError::OlderSchema`].
     pub fn open_read_only(path: &Path) -> Result<Option<Store>> {
-        let file = sqlite::file_of(&path.to_string_lossy());
+        let spec = path.to_string_lossy();
+        if pg::is_url(&spec) {
+            let mut p = pg::Pg::connect(&spec)?;
+            return Ok(match p.check_readable()? {
+                None => None,
+                Some(_) => Some(Store {
+                    name: p.name.clone(),
+                    backend: RefCell::new(Backend::Postgres {
+                        pg: Box::new(p),
+                        writable: false,
+                    }),
+                }),
+            });
+        }
+        let file = sqlite::file_of(&spec);
         Ok(match sqlite::open_read_only(&file)? {
             sqlite::ReadOnly::Empty => None,
             sqlite::ReadOnly::Open(conn) => Some(Store {
@@ -434,7 +531,11 @@ impl Store {
     /// [`Store::open_read_only`] does, and the first write opens the database for writing,
     /// creating it if needed. An older schema is migrated at once.
     pub fn open_deferred(path: &Path) -> Result<Store> {
-        let file = sqlite::file_of(&path.to_string_lossy());
+        let spec = path.to_string_lossy();
+        if pg::is_url(&spec) {
+            return Store::open(path);
+        }
+        let file = sqlite::file_of(&spec);
         let backend = match sqlite::open_read_only(&file) {
             Ok(sqlite::ReadOnly::Empty) => Backend::Deferred(file.clone()),
             Ok(sqlite::ReadOnly::Open(conn)) => Backend::Sqlite {
@@ -464,6 +565,20 @@ impl Store {
         })
     }
 
+    /// The store to use when `--db` is not given: `$PROVSCOPE_DB` when set and not empty (a path
+    /// or a `postgres://` URL), else [`Store::default_path`].
+    pub fn default_location() -> PathBuf {
+        match std::env::var_os("PROVSCOPE_DB") {
+            Some(v) if !v.is_empty() => PathBuf::from(v),
+            _ => Store::default_path(),
+        }
+    }
+
+    /// True when this store is a PostgreSQL database.
+    pub fn is_postgres(&self) -> bool {
+        matches!(&*self.backend.borrow(), Backend::Postgres { .. })
+    }
+
     /// The platform data directory's `provscope/cases.sqlite` (for example
     /// `~/.local/share/provscope/cases.sqlite` on Linux), or `./provscope-cases.sqlite` when the
     /// platform has none.
@@ -483,7 +598,7 @@ impl Store {
     pub fn is_writable(&self) -> bool {
         matches!(
             &*self.backend.borrow(),
-            Backend::Sqlite { writable: true, .. }
+            Backend::Sqlite { writable: true, .. } | Backend::Postgres { writable: true, .. }
         )
     }
 
@@ -497,6 +612,10 @@ impl Store {
     fn db_err(&self, e: DbError) -> StoreError {
         match e {
             DbError::Sqlite(e) => self.err(e),
+            DbError::Pg(e) => StoreError::Postgres {
+                path: self.name.clone(),
+                source: e,
+            },
             DbError::Decode(message) => StoreError::Invalid {
                 path: self.name.clone(),
                 message,
@@ -510,10 +629,11 @@ impl Store {
         empty: impl FnOnce() -> T,
         f: impl FnOnce(&mut Q<'_>) -> DbResult<T>,
     ) -> Result<T> {
-        let b = self.backend.borrow();
-        match &*b {
+        let mut b = self.backend.borrow_mut();
+        match &mut *b {
             Backend::Deferred(_) => Ok(empty()),
             Backend::Sqlite { conn, .. } => f(&mut Q::Sqlite(conn)).map_err(|e| self.db_err(e)),
+            Backend::Postgres { pg, .. } => pg.read(f).map_err(|e| self.db_err(e)),
         }
     }
 
@@ -525,8 +645,17 @@ impl Store {
     /// writing first when it was open read-only or not yet created.
     fn write<T>(&self, mut f: impl FnMut(&mut Q<'_>) -> DbResult<T>) -> Result<T> {
         self.make_writable()?;
-        let b = self.backend.borrow();
-        match &*b {
+        let mut b = self.backend.borrow_mut();
+        match &mut *b {
+            Backend::Postgres { pg, writable } => {
+                if !*writable {
+                    return Err(StoreError::Invalid {
+                        path: self.name.clone(),
+                        message: "the store was opened read-only".into(),
+                    });
+                }
+                pg.write(f)
+            }
             Backend::Sqlite { conn, .. } => {
                 let tx = sqlite::begin(conn).map_err(|e| self.err(e))?;
                 let v = f(&mut Q::Sqlite(&tx)).map_err(|e| self.db_err(e))?;
@@ -564,8 +693,9 @@ impl Store {
     /// Applies `migrations` (tests: a longer or broken list than this build's).
     #[cfg(test)]
     fn migrate_with(&self, migrations: &[schema::Migration]) -> Result<()> {
-        match &*self.backend.borrow() {
+        match &mut *self.backend.borrow_mut() {
             Backend::Sqlite { conn, .. } => sqlite::migrate_with(conn, &self.name, migrations),
+            Backend::Postgres { pg, .. } => pg.migrate_with(migrations),
             Backend::Deferred(_) => Ok(()),
         }
     }
@@ -578,9 +708,14 @@ impl Store {
 
     /// The schema version of the database (0 when it does not exist yet).
     pub fn schema_version(&self) -> Result<i64> {
+        let pg = self.is_postgres();
         self.read(|q| {
-            q.first("PRAGMA user_version", &[])?
-                .map_or(Ok(0), |r| r.i64(0))
+            let sql = if pg {
+                "SELECT value FROM provscope_meta WHERE key = 'schema_version'"
+            } else {
+                "PRAGMA user_version"
+            };
+            q.first(sql, &[])?.map_or(Ok(0), |r| r.i64(0))
         })
     }
 
@@ -767,43 +902,154 @@ impl Store {
         })
     }
 
-    /// Remembers where the review walkthrough of a session stopped. A session not yet in the
-    /// store is recorded with an empty path until [`Store::upsert_session`] names it.
+    /// Remembers where the current reviewer's ([`default_reviewer`]) review walkthrough of a
+    /// session stopped. A session not yet in the store is recorded with an empty path until
+    /// [`Store::upsert_session`] names it.
     pub fn set_review_cursor(&self, session_id: &str, claim_id: &str, turn: u32) -> Result<()> {
+        self.set_review_cursor_of(&default_reviewer(), session_id, claim_id, turn)
+    }
+
+    /// Remembers where `reviewer`'s review walkthrough of a session stopped: each reviewer has
+    /// a cursor of their own.
+    pub fn set_review_cursor_of(
+        &self,
+        reviewer: &str,
+        session_id: &str,
+        claim_id: &str,
+        turn: u32,
+    ) -> Result<()> {
         let now = Timestamp::now().millis();
         self.write(|q| {
             ensure_session(q, session_id, now)?;
             q.exec(
-                "INSERT INTO review_cursor (session_id, claim_id, turn, at)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (session_id) DO UPDATE SET
+                "INSERT INTO review_cursors (session_id, reviewer, claim_id, turn, at)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (session_id, reviewer) DO UPDATE SET
                      claim_id = excluded.claim_id, turn = excluded.turn, at = excluded.at",
-                vals![session_id, claim_id, turn, now],
+                vals![session_id, reviewer, claim_id, turn, now],
             )?;
             Ok(())
         })
     }
 
-    /// Where the review walkthrough of a session stopped.
+    /// Where the current reviewer's review walkthrough of a session stopped (a cursor saved
+    /// before cursors were per reviewer is everyone's until they move their own).
     pub fn review_cursor(&self, session_id: &str) -> Result<Option<(String, u32)>> {
+        self.review_cursor_of(&default_reviewer(), session_id)
+    }
+
+    /// Where `reviewer`'s review walkthrough of a session stopped.
+    pub fn review_cursor_of(
+        &self,
+        reviewer: &str,
+        session_id: &str,
+    ) -> Result<Option<(String, u32)>> {
         self.read(|q| {
             q.first(
-                "SELECT claim_id, turn FROM review_cursor WHERE session_id = $1",
-                vals![session_id],
+                "SELECT claim_id, turn FROM review_cursors
+                 WHERE session_id = $1 AND (reviewer = $2 OR reviewer = '')
+                 ORDER BY CASE WHEN reviewer = '' THEN 1 ELSE 0 END LIMIT 1",
+                vals![session_id, reviewer],
             )?
             .map(|r| Ok((r.text(0)?, r.u32(1)?)))
             .transpose()
         })
     }
 
+    /// Claim statements of a session whose reviewers disagree: for each, the latest decision
+    /// of every reviewer, when there are at least two reviewers and their quadrants differ
+    /// (oldest first; the last one is the current classification).
+    pub fn conflicts(&self, session_id: &str) -> Result<Vec<Conflict>> {
+        let rows = self.read(|q| {
+            q.query(
+                "SELECT h.claim_id, h.turn, h.reviewer, h.quadrant, h.at, h.note
+                 FROM classification_history h
+                 WHERE h.session_id = $1 AND h.id = (
+                     SELECT max(g.id) FROM classification_history g
+                     WHERE g.session_id = h.session_id AND g.claim_id = h.claim_id
+                       AND g.turn = h.turn AND g.reviewer = h.reviewer)
+                 ORDER BY h.turn, h.claim_id, h.id",
+                vals![session_id],
+            )
+        })?;
+        let mut out: Vec<Conflict> = Vec::new();
+        for r in &rows {
+            let (claim_id, turn) = (
+                r.text(0).map_err(|e| self.db_err(e))?,
+                r.u32(1).map_err(|e| self.db_err(e))?,
+            );
+            let q = r.text(3).map_err(|e| self.db_err(e))?;
+            let decision = Decision {
+                reviewer: r.text(2).map_err(|e| self.db_err(e))?,
+                quadrant: Quadrant::parse(&q).ok_or_else(|| StoreError::Invalid {
+                    path: self.name.clone(),
+                    message: format!("claim `{claim_id}` has an unknown quadrant `{q}`"),
+                })?,
+                at: Timestamp(r.i64(4).map_err(|e| self.db_err(e))?),
+                note: r.text(5).map_err(|e| self.db_err(e))?,
+            };
+            match out.last_mut() {
+                Some(c) if c.claim_id == claim_id && c.turn == turn => c.decisions.push(decision),
+                _ => out.push(Conflict {
+                    claim_id,
+                    turn,
+                    decisions: vec![decision],
+                }),
+            }
+        }
+        out.retain(|c| {
+            c.decisions.len() > 1
+                && c.decisions
+                    .iter()
+                    .any(|d| d.quadrant != c.decisions[0].quadrant)
+        });
+        Ok(out)
+    }
+
+    /// Rows that reference no session (should be none): `"ok"`, or what was found.
+    fn orphans(&self) -> Result<String> {
+        let found = self.read(|q| {
+            let mut found = Vec::new();
+            for t in [
+                "claims",
+                "classifications",
+                "classification_history",
+                "review",
+                "review_cursors",
+                "corrections",
+                "findings",
+            ] {
+                let n = q
+                    .first(
+                        &format!(
+                            "SELECT count(*) FROM {t} x WHERE NOT EXISTS
+                             (SELECT 1 FROM sessions s WHERE s.session_id = x.session_id)"
+                        ),
+                        &[],
+                    )?
+                    .map_or(Ok(0), |r| r.i64(0))?;
+                if n > 0 {
+                    found.push(format!("{n} rows of {t} reference no session"));
+                }
+            }
+            Ok(found)
+        })?;
+        Ok(if found.is_empty() {
+            "ok".into()
+        } else {
+            found.join("\n")
+        })
+    }
+
     /// Rows per table: what `provscope db status` shows.
     pub fn counts(&self) -> Result<Vec<(&'static str, i64)>> {
-        const TABLES: [&str; 8] = [
+        const TABLES: [&str; 9] = [
             "sessions",
             "claims",
             "classifications",
             "classification_history",
             "review",
+            "review_cursors",
             "corrections",
             "runs",
             "findings",
@@ -823,9 +1069,17 @@ impl Store {
 
     /// `PRAGMA integrity_check`: `"ok"` for a healthy database, else SQLite's findings.
     pub fn integrity_check(&self) -> Result<String> {
-        match &*self.backend.borrow() {
+        let own = match &*self.backend.borrow() {
             Backend::Deferred(_) => Ok("ok".into()),
             Backend::Sqlite { conn, .. } => sqlite::integrity_check(conn).map_err(|e| self.err(e)),
+            // PostgreSQL checks its own pages; what the store can check is that every row
+            // it holds references a session.
+            Backend::Postgres { .. } => Ok(String::new()),
+        }?;
+        if own.is_empty() {
+            self.orphans()
+        } else {
+            Ok(own)
         }
     }
 
@@ -921,6 +1175,8 @@ fn identify(q: &mut Q<'_>, s: &SessionRef) -> DbResult<Identity> {
 /// Records (or refreshes) the log `s` under its identity's key. An empty path or a missing hash
 /// never erases what is known.
 fn upsert_session(q: &mut Q<'_>, s: &SessionRef, now: Timestamp) -> DbResult<Identity> {
+    // Two writers deciding the identity of logs declaring the same id take turns.
+    q.lock(&s.session_id)?;
     let id = identify(q, s)?;
     q.exec(
         "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)

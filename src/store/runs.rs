@@ -1,6 +1,6 @@
 //! Verify runs (for the trend alarm) and corrections of shipped answers.
 
-use super::sql::{vals, DbError, Val};
+use super::sql::{vals, Col, DbError, Val};
 use super::{ensure_session, Result, Store};
 use crate::check::Metrics;
 use crate::model::Timestamp;
@@ -17,6 +17,28 @@ pub struct Run {
     pub inputs_hash: String,
     /// The run's metrics (quadrants included).
     pub metrics: Metrics,
+    /// Where it ran: `$PROVSCOPE_RUN_ORIGIN`, else the host name (runs from many machines
+    /// share one store on PostgreSQL).
+    pub origin: String,
+}
+
+/// The origin recorded with a run: `$PROVSCOPE_RUN_ORIGIN` when set (a CI job's name, say),
+/// else the host name, else `''`.
+pub fn run_origin() -> String {
+    if let Ok(o) = std::env::var("PROVSCOPE_RUN_ORIGIN") {
+        if !o.is_empty() {
+            return o;
+        }
+    }
+    std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_owned())
+        })
+        .unwrap_or_default()
 }
 
 /// What happened when the grid flagged a shipped answer.
@@ -55,46 +77,89 @@ impl Store {
     {
         let items: Vec<_> = items.into_iter().collect();
         let now = Timestamp::now();
+        // Serialized once, outside the transaction (which PostgreSQL may retry).
+        let json: Vec<Vec<(String, String)>> = items
+            .iter()
+            .map(|(_, r)| {
+                r.findings
+                    .iter()
+                    .map(|x| {
+                        (
+                            serde_json::to_string(&x.call_ids).unwrap_or_else(|_| "[]".into()),
+                            serde_json::to_string(&x.evidence).unwrap_or_else(|_| "{}".into()),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
         self.write(|q| {
-            let mut rows = 0usize;
-            for &(s, r) in &items {
-                let key = super::upsert_session(q, s, now)?.key;
-                rows += 1;
-                q.exec("DELETE FROM findings WHERE session_id = $1", vals![&key])?;
+            let mut keys = Vec::with_capacity(items.len());
+            for &(s, _) in &items {
+                keys.push(super::upsert_session(q, s, now)?.key);
+            }
+            for k in &keys {
+                q.exec("DELETE FROM findings WHERE session_id = $1", vals![k])?;
+            }
+            // One row per claim statement (the last text wins, as an upsert would).
+            let mut claims: Vec<Vec<Val<'_>>> = Vec::new();
+            let mut findings: Vec<Vec<Val<'_>>> = Vec::new();
+            for ((_, r), (key, json)) in items.iter().zip(keys.iter().zip(&json)) {
+                let mut seen = rustc_hash::FxHashMap::default();
                 for c in &r.claims {
-                    q.exec(
-                        "INSERT INTO claims (session_id, claim_id, turn, claim_text)
-                         VALUES ($1, $2, $3, $4)
-                         ON CONFLICT (session_id, claim_id, turn)
-                         DO UPDATE SET claim_text = excluded.claim_text",
-                        vals![&key, &c.claim_id, c.turn, &c.claim_text],
-                    )?;
-                    rows += 1;
+                    let row = vec![
+                        Val::T(key),
+                        Val::T(&c.claim_id),
+                        Val::from(c.turn),
+                        Val::T(&c.claim_text),
+                    ];
+                    match seen.get(&(c.claim_id.as_str(), c.turn)) {
+                        Some(&at) => claims[at] = row,
+                        None => {
+                            seen.insert((c.claim_id.as_str(), c.turn), claims.len());
+                            claims.push(row);
+                        }
+                    }
                 }
-                for (i, x) in r.findings.iter().enumerate() {
-                    let ids = serde_json::to_string(&x.call_ids).unwrap_or_else(|_| "[]".into());
-                    let ev = serde_json::to_string(&x.evidence).unwrap_or_else(|_| "{}".into());
-                    q.exec(
-                        "INSERT INTO findings (session_id, seq, kind, severity, claim_id, turn,
-                             call_ids, message, evidence_json, line)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                        &[
-                            Val::T(&key),
-                            Val::I(i as i64),
-                            Val::T(x.kind.name()),
-                            Val::T(x.severity.name()),
-                            Val::OT(x.claim_id.as_deref()),
-                            x.turn.map_or(Val::OT(None), Val::from),
-                            Val::T(&ids),
-                            Val::T(&x.message),
-                            Val::T(&ev),
-                            Val::I(x.line as i64),
-                        ],
-                    )?;
-                    rows += 1;
+                for (i, (x, (ids, ev))) in r.findings.iter().zip(json).enumerate() {
+                    findings.push(vec![
+                        Val::T(key),
+                        Val::I(i as i64),
+                        Val::T(x.kind.name()),
+                        Val::T(x.severity.name()),
+                        Val::OT(x.claim_id.as_deref()),
+                        Val::OI(x.turn.map(i64::from)),
+                        Val::T(ids),
+                        Val::T(&x.message),
+                        Val::T(ev),
+                        Val::I(x.line as i64),
+                    ]);
                 }
             }
-            Ok(rows)
+            q.insert_many(
+                "INSERT INTO claims (session_id, claim_id, turn, claim_text)",
+                &[Col::Text, Col::Text, Col::Int, Col::Text],
+                "ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET claim_text = excluded.claim_text",
+                &claims,
+            )?;
+            q.insert_many(
+                "INSERT INTO findings (session_id, seq, kind, severity, claim_id, turn, call_ids,
+                     message, evidence_json, line)",
+                &[
+                    Col::Text,
+                    Col::Int,
+                    Col::Text,
+                    Col::Text,
+                    Col::Text,
+                    Col::Int,
+                    Col::Text,
+                    Col::Text,
+                    Col::Text,
+                    Col::Int,
+                ],
+                "",
+                &findings,
+            )?;
+            Ok(keys.len() + claims.len() + findings.len())
         })
     }
 
@@ -111,15 +176,26 @@ impl Store {
         })
     }
 
-    /// Records a verify run; returns its id.
+    /// Records a verify run (with [`run_origin`] as its origin); returns its id.
     pub fn record_run(&self, at: Timestamp, inputs_hash: &str, metrics: &Metrics) -> Result<i64> {
+        self.record_run_from(&run_origin(), at, inputs_hash, metrics)
+    }
+
+    /// Records a verify run that ran at `origin`; returns its id.
+    pub fn record_run_from(
+        &self,
+        origin: &str,
+        at: Timestamp,
+        inputs_hash: &str,
+        metrics: &Metrics,
+    ) -> Result<i64> {
         let m = serde_json::to_string(metrics).unwrap_or_else(|_| "{}".into());
         let qd = serde_json::to_string(&metrics.quadrants).unwrap_or_else(|_| "{}".into());
         self.write(|q| {
             q.first(
-                "INSERT INTO runs (at, inputs_hash, metrics_json, quadrants_json)
-                 VALUES ($1, $2, $3, $4) RETURNING id",
-                vals![at.millis(), inputs_hash, &m, &qd],
+                "INSERT INTO runs (at, inputs_hash, metrics_json, quadrants_json, origin)
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                vals![at.millis(), inputs_hash, &m, &qd, origin],
             )?
             .ok_or_else(|| DbError::Decode("the new run has no id".into()))?
             .i64(0)
@@ -130,15 +206,15 @@ impl Store {
     pub fn runs(&self) -> Result<Vec<Run>> {
         let rows = self.read(|q| {
             q.query(
-                "SELECT id, at, inputs_hash, metrics_json FROM runs ORDER BY at, id",
+                "SELECT id, at, inputs_hash, metrics_json, origin FROM runs ORDER BY at, id",
                 &[],
             )?
             .iter()
-            .map(|r| Ok((r.i64(0)?, r.i64(1)?, r.text(2)?, r.text(3)?)))
+            .map(|r| Ok((r.i64(0)?, r.i64(1)?, r.text(2)?, r.text(3)?, r.text(4)?)))
             .collect::<std::result::Result<Vec<_>, DbError>>()
         })?;
         let mut out = Vec::new();
-        for (id, at, inputs_hash, m) in rows {
+        for (id, at, inputs_hash, m, origin) in rows {
             let metrics = serde_json::from_str(&m).map_err(|e| super::StoreError::Invalid {
                 path: self.path().to_path_buf(),
                 message: format!("run {id} has unreadable metrics: {e}"),
@@ -148,6 +224,7 @@ impl Store {
                 at: Timestamp(at),
                 inputs_hash,
                 metrics,
+                origin,
             });
         }
         Ok(out)

@@ -16,6 +16,15 @@ pub(crate) enum Val<'a> {
     T(&'a str),
     /// A text or NULL.
     OT(Option<&'a str>),
+    /// An integer or NULL.
+    OI(Option<i64>),
+}
+
+/// A column's type, for bulk inserts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Col {
+    Int,
+    Text,
 }
 
 impl From<i64> for Val<'_> {
@@ -67,7 +76,8 @@ impl rusqlite::ToSql for Val<'_> {
             Val::I(v) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
             Val::T(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
             Val::OT(Some(s)) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-            Val::OT(None) => ToSqlOutput::Borrowed(ValueRef::Null),
+            Val::OT(None) | Val::OI(None) => ToSqlOutput::Borrowed(ValueRef::Null),
+            Val::OI(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
         })
     }
 }
@@ -130,6 +140,7 @@ impl Row {
 #[derive(Debug)]
 pub(crate) enum DbError {
     Sqlite(rusqlite::Error),
+    Pg(postgres::Error),
     Decode(String),
 }
 
@@ -151,6 +162,7 @@ pub(crate) fn sqlite_sql(sql: &str) -> Cow<'_, str> {
 /// A connection or transaction to run statements on.
 pub(crate) enum Q<'a> {
     Sqlite(&'a rusqlite::Connection),
+    Pg(super::pg::PgQ<'a>),
 }
 
 impl Q<'_> {
@@ -161,6 +173,7 @@ impl Q<'_> {
                 let mut st = c.prepare_cached(&sqlite_sql(sql))?;
                 Ok(st.execute(rusqlite::params_from_iter(params.iter()))? as u64)
             }
+            Q::Pg(c) => c.exec(sql, params),
         }
     }
 
@@ -187,6 +200,44 @@ impl Q<'_> {
                     out.push(Row(cells));
                 }
                 Ok(out)
+            }
+            Q::Pg(c) => c.query(sql, params),
+        }
+    }
+
+    /// Inserts many rows: `head` is `INSERT INTO t (a, b, …)`, `tail` what follows the values
+    /// (an `ON CONFLICT` clause, or nothing). SQLite runs one prepared statement per row inside
+    /// the transaction; PostgreSQL sends each column as one array.
+    pub fn insert_many(
+        &mut self,
+        head: &str,
+        kinds: &[Col],
+        tail: &str,
+        rows: &[Vec<Val<'_>>],
+    ) -> Result<u64, DbError> {
+        match self {
+            Q::Sqlite(c) => {
+                let marks: Vec<String> = (1..=kinds.len()).map(|i| format!("?{i}")).collect();
+                let sql = format!("{head} VALUES ({}) {tail}", marks.join(", "));
+                let mut st = c.prepare_cached(&sql)?;
+                let mut n = 0;
+                for r in rows {
+                    n += st.execute(rusqlite::params_from_iter(r.iter()))? as u64;
+                }
+                Ok(n)
+            }
+            Q::Pg(c) => c.insert_many(head, kinds, tail, rows),
+        }
+    }
+
+    /// Serializes writers that decide by reading first (a session's identity): on PostgreSQL a
+    /// transaction-level advisory lock on `key`; SQLite's writers are serialized already.
+    pub fn lock(&mut self, key: &str) -> Result<(), DbError> {
+        match self {
+            Q::Sqlite(_) => Ok(()),
+            Q::Pg(_) => {
+                self.exec("SELECT pg_advisory_xact_lock(hashtext($1))", &[Val::T(key)])?;
+                Ok(())
             }
         }
     }

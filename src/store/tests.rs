@@ -211,12 +211,14 @@ fn migrations_run_in_order_and_keep_data() {
             version: m.version,
             summary: m.summary,
             sql: m.sql,
+            postgres: m.postgres,
         })
         .collect();
     next.push(Migration {
         version: SCHEMA_VERSION + 1,
         summary: "confidence",
         sql: V2,
+        postgres: V2,
     });
     st.migrate_with(&next).unwrap();
     assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION + 1);
@@ -247,12 +249,14 @@ fn a_failing_migration_changes_nothing() {
             version: m.version,
             summary: m.summary,
             sql: m.sql,
+            postgres: m.postgres,
         })
         .collect();
     broken.push(Migration {
         version: SCHEMA_VERSION + 1,
         summary: "broken",
         sql: "CREATE TABLE extra (x INTEGER); ALTER TABLE nope ADD COLUMN y;",
+        postgres: "",
     });
     let e = st.migrate_with(&broken).unwrap_err();
     assert!(

@@ -542,3 +542,178 @@ fn a_read_only_database_can_be_read() {
     );
     assert_eq!(listing(&root), before);
 }
+
+fn provscope_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_provscope"));
+    c.args(args).env("NO_COLOR", "1").env("USER", "tester");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run provscope")
+}
+
+/// The team workflow on both backends: two logs declaring one id, two reviewers disagreeing,
+/// runs from two machines in one trend, `PROVSCOPE_DB`, `db copy` both ways; no password is
+/// ever printed.
+#[test]
+fn team_workflow_on_both_backends() {
+    use crate::backends::{backends, Db};
+    for db in backends("team_workflow") {
+        let be = db.name();
+        let dbs = db.arg();
+        let (dir, a, _) = setup("04-stale-cache.jsonl");
+        let b = dir.path().join("copy.jsonl");
+        let mut bytes = std::fs::read(&a).unwrap();
+        bytes.extend_from_slice(b"\n");
+        std::fs::write(&b, &bytes).unwrap();
+        let b = b.display().to_string();
+        let mut printed = String::new();
+        let mut run = |args: &[&str], env: &[(&str, &str)]| -> Output {
+            let o = provscope_env(args, env);
+            printed.push_str(&out(&o));
+            printed.push_str(&err(&o));
+            o
+        };
+        let ok = |o: &Output| assert_eq!(o.status.code(), Some(0), "{be}: {}", err(o));
+
+        let o = run(
+            &[
+                "classify",
+                &a,
+                "clm_seat_price",
+                "-q",
+                "rw",
+                "--note",
+                "ana's",
+                "--db",
+                &dbs,
+            ],
+            &[("USER", "ana")],
+        );
+        ok(&o);
+        let o = run(
+            &["classify", &b, "clm_seat_price", "-q", "ww", "--db", &dbs],
+            &[("USER", "ana")],
+        );
+        ok(&o);
+        assert!(err(&o).contains("kept apart"), "{be}: {}", err(&o));
+        // A second reviewer disagrees: kept in history, the conflict is shown.
+        let o = run(
+            &[
+                "classify",
+                &a,
+                "clm_seat_price",
+                "-q",
+                "wr",
+                "--note",
+                "bob's",
+                "--db",
+                &dbs,
+            ],
+            &[("USER", "bob")],
+        );
+        ok(&o);
+        let e = err(&o);
+        assert!(
+            e.contains("conflict")
+                && e.contains("ana fact_right_source_wrong")
+                && e.contains("bob fact_wrong_source_right"),
+            "{be}: {e}"
+        );
+        // PROVSCOPE_DB stands for --db.
+        let o = run(
+            &["classifications", &a, "--format", "json"],
+            &[("PROVSCOPE_DB", &dbs)],
+        );
+        ok(&o);
+        let j: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+        assert_eq!(
+            j["classifications"][0]["quadrant"], "fact_wrong_source_right",
+            "{be}"
+        );
+        assert_eq!(
+            j["conflicts"][0]["decisions"].as_array().unwrap().len(),
+            2,
+            "{be}: {j}"
+        );
+        assert_eq!(j["conflicts"][0]["decisions"][0]["reviewer"], "ana");
+        let o = run(
+            &["classifications", &b, "--format", "json", "--db", &dbs],
+            &[],
+        );
+        let jb: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+        assert_eq!(
+            jb["classifications"][0]["quadrant"], "fact_wrong_source_wrong",
+            "{be}"
+        );
+        assert!(jb["conflicts"].as_array().unwrap().is_empty());
+
+        // Runs from two machines, one trend.
+        for origin in ["ci-linux", "laptop-ana"] {
+            let o = run(
+                &["verify", "--record-run", &a, "--db", &dbs],
+                &[("PROVSCOPE_RUN_ORIGIN", origin)],
+            );
+            assert!(o.status.code() != Some(2), "{be}: {}", err(&o));
+        }
+        let o = run(&["trend", "--format", "json", "--db", &dbs], &[]);
+        ok(&o);
+        let t: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+        let origins: Vec<&str> = t["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["origin"].as_str().unwrap())
+            .collect();
+        assert_eq!(origins, ["ci-linux", "laptop-ana"], "{be}");
+
+        // db copy into the other backend and back: the same rows.
+        let status = |dbs: &str, printed: &mut String| -> String {
+            let o = provscope_env(&["db", "status", "--db", dbs], &[]);
+            printed.push_str(&out(&o));
+            assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+            out(&o).lines().skip(1).collect::<Vec<_>>().join("\n")
+        };
+        let before = status(&dbs, &mut printed);
+        let other: Option<String> = match &db {
+            Db::Pg(_) => Some(format!(
+                "sqlite:{}",
+                dir.path().join("copy.sqlite").display()
+            )),
+            Db::Sqlite { .. } => crate::backends::pg_db("team_workflow_copy"),
+        };
+        if let Some(other) = other {
+            let o = provscope_env(&["db", "copy", "--from", &dbs, "--to", &other], &[]);
+            printed.push_str(&out(&o));
+            printed.push_str(&err(&o));
+            assert_eq!(o.status.code(), Some(0), "{be}: {}", err(&o));
+            assert_eq!(status(&other, &mut printed), before, "{be}: copied");
+            let o = provscope_env(&["db", "copy", "--from", &dbs, "--to", &other], &[]);
+            assert_eq!(o.status.code(), Some(2), "{be}: only into an empty store");
+            assert!(err(&o).contains("empty store"), "{}", err(&o));
+            let o = provscope_env(
+                &["classifications", &a, "--format", "json", "--db", &other],
+                &[],
+            );
+            let jc: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+            assert_eq!(
+                jc["conflicts"], j["conflicts"],
+                "{be}: history copied in order"
+            );
+        }
+        if let Db::Pg(url) = &db {
+            let password = url
+                .split("://")
+                .nth(1)
+                .and_then(|r| r.split('@').next())
+                .and_then(|u| u.split(':').nth(1))
+                .unwrap_or("");
+            assert!(!password.is_empty());
+            assert!(
+                !printed.contains(password),
+                "the password was printed:\n{printed}"
+            );
+            assert!(printed.contains(":***@"), "{printed}");
+        }
+    }
+}

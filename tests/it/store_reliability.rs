@@ -1,5 +1,6 @@
 //! The case store under stress: SIGKILL mid-write, newer and older schemas, concurrent writers.
 
+use crate::backends::{backends, Db};
 use provscope::check::Quadrant;
 use provscope::model::Timestamp;
 use provscope::store::{Classification, SessionRef, Store, StoreError, SCHEMA_VERSION};
@@ -26,11 +27,6 @@ fn count(conn: &Connection, sql: &str, p: &str) -> i64 {
     conn.query_row(sql, [p], |r| r.get(0)).unwrap()
 }
 
-fn integrity(conn: &Connection) -> String {
-    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap()
-}
-
 /// Lines the child finished writing (a line cut by the kill is not a report).
 fn reported(out: &str) -> Vec<u64> {
     let complete = match out.rfind('\n') {
@@ -45,8 +41,13 @@ fn reported(out: &str) -> Vec<u64> {
 
 #[test]
 fn sigkill_mid_write_loses_nothing_committed() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cases.sqlite");
+    for db in backends("sigkill_mid_write") {
+        sigkill_rounds(&db);
+    }
+}
+
+fn sigkill_rounds(db: &Db) {
+    let be = db.name();
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(7, |d| d.as_nanos() as u64);
@@ -54,7 +55,7 @@ fn sigkill_mid_write_loses_nothing_committed() {
     let mut total_reported = 0usize;
     for round in 0..50 {
         let prefix = format!("k{round}");
-        let mut child = torture(&db, &["--count", "1000000", "--prefix", &prefix])
+        let mut child = torture(&db.path(), &["--count", "1000000", "--prefix", &prefix])
             .spawn()
             .expect("spawn provscope");
         let mut stdout = child.stdout.take().unwrap();
@@ -79,39 +80,33 @@ fn sigkill_mid_write_loses_nothing_committed() {
         }
         assert!(
             status.code().is_none() || status.success(),
-            "round {round} (seed {seed}): the writer failed on its own: {err}"
+            "{be} round {round} (seed {seed}): the writer failed on its own: {err}"
         );
         let done = reported(&out);
         total_reported += done.len();
 
-        // A plain SQLite connection recovers the WAL; nothing about provscope is assumed.
-        let conn = Connection::open(&db).unwrap();
-        assert_eq!(integrity(&conn), "ok", "round {round} (seed {seed})");
-        let has_schema: bool = conn
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'classifications')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        if !has_schema {
+        // A plain client (for SQLite, one that recovers the WAL); nothing about provscope is
+        // assumed.
+        if let Db::Sqlite { .. } = db {
+            assert_eq!(db.integrity(), "ok", "{be} round {round} (seed {seed})");
+        }
+        if !db.has_table("classifications") {
             assert!(
                 done.is_empty(),
-                "round {round}: reported writes but no schema"
+                "{be} round {round}: reported writes but no schema"
             );
             continue;
         }
         let like = format!("{prefix}\\_%");
-        let present: BTreeSet<u64> = conn
-            .prepare(
+        let present: BTreeSet<u64> = db
+            .strings(
                 "SELECT claim_id FROM classifications WHERE session_id = 'torture'
-                 AND claim_id LIKE ?1 ESCAPE '\\'",
+                 AND claim_id LIKE $1 ESCAPE '\\'",
+                &like,
             )
-            .unwrap()
-            .query_map([&like], |r| r.get::<_, String>(0))
-            .unwrap()
+            .iter()
             .map(|id| {
-                id.unwrap()[prefix.len() + 1..]
+                id[prefix.len() + 1..]
                     .parse::<u64>()
                     .expect("numeric suffix")
             })
@@ -119,31 +114,33 @@ fn sigkill_mid_write_loses_nothing_committed() {
         for i in &done {
             assert!(
                 present.contains(i),
-                "round {round} (seed {seed}): write {i} was reported committed but is missing"
+                "{be} round {round} (seed {seed}): write {i} was reported committed but is missing"
             );
         }
         // Writes are sequential: what is there is a prefix 0..n, at most one past the reports.
         let n = present.len() as u64;
         assert!(
             present.iter().copied().eq(0..n),
-            "round {round}: not a prefix"
+            "{be} round {round}: not a prefix"
         );
-        assert!(n <= done.len() as u64 + 1, "round {round}: {n} present");
+        assert!(
+            n <= done.len() as u64 + 1,
+            "{be} round {round}: {n} present"
+        );
         // Each write is one transaction: the current row and its history row together.
-        let history = count(
-            &conn,
-            "SELECT count(*) FROM classification_history WHERE claim_id LIKE ?1 ESCAPE '\\'",
+        let history = db.count(
+            "SELECT count(*) FROM classification_history WHERE claim_id LIKE $1 ESCAPE '\\'",
             &like,
         );
-        assert_eq!(history as u64, n, "round {round}: history out of step");
+        assert_eq!(history as u64, n, "{be} round {round}: history out of step");
     }
     assert!(
         total_reported > 50,
-        "the kills should land mid-loop (seed {seed}): only {total_reported} writes reported"
+        "{be}: the kills should land mid-loop (seed {seed}): only {total_reported} writes reported"
     );
-    let st = Store::open(&db).expect("the store opens after 50 kills");
+    let st = Store::open(&db.path()).expect("the store opens after 50 kills");
     assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(st.integrity_check().unwrap(), "ok");
+    assert_eq!(st.integrity_check().unwrap(), "ok", "{be}");
 }
 
 /// Every file of a directory with its size and SHA-256 (compared, never printed whole).
@@ -313,7 +310,7 @@ fn older_schema_is_migrated() {
         "classifications",
         "classification_history",
         "review",
-        "review_cursor",
+        "review_cursors",
         "corrections",
         "runs",
     ] {
@@ -369,95 +366,152 @@ fn foreign_files_are_refused_and_left_unchanged() {
 
 #[test]
 fn two_writer_processes_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cases.sqlite");
-    let a = torture(&db, &["--count", "200", "--prefix", "a"])
-        .spawn()
-        .unwrap();
-    let b = torture(&db, &["--count", "200", "--prefix", "b"])
-        .spawn()
-        .unwrap();
-    for (name, child) in [("a", a), ("b", b)] {
-        let o = child.wait_with_output().unwrap();
-        assert!(
-            o.status.success(),
-            "writer {name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        assert_eq!(reported(&String::from_utf8_lossy(&o.stdout)).len(), 200);
-    }
-    let st = Store::open(&db).unwrap();
-    let all = st.classifications("torture").unwrap();
-    assert_eq!(all.len(), 400);
-    for p in ["a", "b"] {
-        for i in 0..200 {
-            let id = format!("{p}_{i}");
-            let c = st.classification("torture", &id, 1).unwrap();
-            assert_eq!(c.map(|c| c.note), Some(format!("write {i}")), "{id}");
-            assert_eq!(
-                st.classification_history("torture", &id, 1).unwrap().len(),
-                1
+    for db in backends("two_writer_processes") {
+        let be = db.name();
+        // Create (and migrate) first when testing PostgreSQL: two clients migrating at once
+        // are serialized by an advisory lock, also tested by `eight_writers_…`.
+        let a = torture(&db.path(), &["--count", "200", "--prefix", "a"])
+            .spawn()
+            .unwrap();
+        let b = torture(&db.path(), &["--count", "200", "--prefix", "b"])
+            .spawn()
+            .unwrap();
+        for (name, child) in [("a", a), ("b", b)] {
+            let o = child.wait_with_output().unwrap();
+            assert!(
+                o.status.success(),
+                "{be} writer {name}: {}",
+                String::from_utf8_lossy(&o.stderr)
             );
+            assert_eq!(reported(&String::from_utf8_lossy(&o.stdout)).len(), 200);
         }
+        let st = Store::open(&db.path()).unwrap();
+        let all = st.classifications("torture").unwrap();
+        assert_eq!(all.len(), 400, "{be}");
+        for p in ["a", "b"] {
+            for i in 0..200 {
+                let id = format!("{p}_{i}");
+                let c = st.classification("torture", &id, 1).unwrap();
+                assert_eq!(c.map(|c| c.note), Some(format!("write {i}")), "{be} {id}");
+                assert_eq!(
+                    st.classification_history("torture", &id, 1).unwrap().len(),
+                    1
+                );
+            }
+        }
+        assert_eq!(st.integrity_check().unwrap(), "ok");
     }
-    assert_eq!(st.integrity_check().unwrap(), "ok");
 }
 
 #[test]
 fn two_writer_threads_on_one_claim_lose_no_update() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cases.sqlite");
-    Store::open(&db).unwrap();
-    let s = SessionRef {
-        session_id: "s".into(),
-        path: "s.jsonl".into(),
-        content_hash: None,
-    };
-    let writers: Vec<_> = ["explorer", "cli"]
-        .into_iter()
-        .map(|who| {
-            let db = db.clone();
-            let s = s.clone();
-            std::thread::spawn(move || {
-                let st = Store::open(&db).unwrap();
-                for i in 0..200 {
-                    let c = Classification::new(
-                        "s",
-                        "clm_shared",
-                        1,
-                        Quadrant::FactRightSourceWrong,
-                        &format!("{who} {i}"),
-                        who,
-                        Timestamp(i),
-                    );
-                    st.classify(&s, &c).unwrap();
-                    st.set_reviewed("s", &format!("{who}_{i}"), 1, true)
-                        .unwrap();
-                    st.set_review_cursor("s", &format!("{who}_{i}"), 1).unwrap();
-                }
+    for db in backends("two_writer_threads") {
+        let be = db.name();
+        let path = db.path();
+        Store::open(&path).unwrap();
+        let s = SessionRef {
+            session_id: "s".into(),
+            path: "s.jsonl".into(),
+            content_hash: None,
+        };
+        let writers: Vec<_> = ["explorer", "cli"]
+            .into_iter()
+            .map(|who| {
+                let path = path.clone();
+                let s = s.clone();
+                std::thread::spawn(move || {
+                    let st = Store::open(&path).unwrap();
+                    for i in 0..200 {
+                        let c = Classification::new(
+                            "s",
+                            "clm_shared",
+                            1,
+                            Quadrant::FactRightSourceWrong,
+                            &format!("{who} {i}"),
+                            who,
+                            Timestamp(i),
+                        );
+                        st.classify(&s, &c).unwrap();
+                        st.set_reviewed("s", &format!("{who}_{i}"), 1, true)
+                            .unwrap();
+                        st.set_review_cursor_of(who, "s", &format!("{who}_{i}"), 1)
+                            .unwrap();
+                    }
+                })
             })
-        })
-        .collect();
-    for w in writers {
-        w.join().expect("writer thread");
-    }
-    let st = Store::open(&db).unwrap();
-    let h = st.classification_history("s", "clm_shared", 1).unwrap();
-    assert_eq!(h.len(), 400);
-    for who in ["explorer", "cli"] {
-        let notes: Vec<String> = h
-            .iter()
-            .filter(|c| c.reviewer == who)
-            .map(|c| c.note.clone())
             .collect();
-        let want: Vec<String> = (0..200).map(|i| format!("{who} {i}")).collect();
-        assert_eq!(notes, want, "{who}'s updates, in order");
+        for w in writers {
+            w.join().expect("writer thread");
+        }
+        let st = Store::open(&path).unwrap();
+        let h = st.classification_history("s", "clm_shared", 1).unwrap();
+        assert_eq!(h.len(), 400, "{be}");
+        for who in ["explorer", "cli"] {
+            let notes: Vec<String> = h
+                .iter()
+                .filter(|c| c.reviewer == who)
+                .map(|c| c.note.clone())
+                .collect();
+            let want: Vec<String> = (0..200).map(|i| format!("{who} {i}")).collect();
+            assert_eq!(notes, want, "{be}: {who}'s updates, in order");
+            // Each reviewer has a cursor of their own.
+            let cursor = st.review_cursor_of(who, "s").unwrap().unwrap();
+            assert_eq!(cursor, (format!("{who}_199"), 1), "{be}");
+        }
+        let current = st.classification("s", "clm_shared", 1).unwrap().unwrap();
+        assert_eq!(&current, h.last().unwrap(), "{be}: the last write wins");
+        assert_eq!(st.reviewed("s").unwrap().len(), 400);
+        // Both reviewers' latest decisions are the same quadrant: no conflict shown.
+        assert!(st.conflicts("s").unwrap().is_empty());
     }
-    let current = st.classification("s", "clm_shared", 1).unwrap().unwrap();
-    assert_eq!(&current, h.last().unwrap(), "the last write wins");
-    assert_eq!(st.reviewed("s").unwrap().len(), 400);
-    let cursor = st.review_cursor("s").unwrap().unwrap();
-    assert!(cursor.0.ends_with("_199"), "{cursor:?}");
+}
+
+/// Eight writer processes at once, all on a fresh store (so they also migrate it at once),
+/// four of them re-classifying one shared claim: every write is in the history, in each
+/// writer's order, and disagreeing reviewers are reported as a conflict.
+#[test]
+fn eight_concurrent_writers_lose_no_update() {
+    for db in backends("eight_concurrent_writers") {
+        let be = db.name();
+        let children: Vec<_> = (0..8)
+            .map(|w| {
+                let prefix = format!("w{w}");
+                let mut args = vec!["--count", "60", "--prefix"];
+                let p = if w < 4 { "shared" } else { prefix.as_str() };
+                args.push(p);
+                if w < 4 {
+                    args.push("--same-claim");
+                }
+                let mut c = torture(&db.path(), &args);
+                c.env("USER", format!("reviewer{w}"));
+                c.spawn().unwrap()
+            })
+            .collect();
+        for (w, child) in children.into_iter().enumerate() {
+            let o = child.wait_with_output().unwrap();
+            assert!(
+                o.status.success(),
+                "{be} writer {w}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(reported(&String::from_utf8_lossy(&o.stdout)).len(), 60);
+        }
+        let st = Store::open(&db.path()).unwrap();
+        let h = st.classification_history("torture", "shared", 1).unwrap();
+        assert_eq!(h.len(), 240, "{be}: 4 x 60 writes on the shared claim");
+        for w in 4..8 {
+            for i in 0..60 {
+                let id = format!("w{w}_{i}");
+                assert!(
+                    st.classification("torture", &id, 1).unwrap().is_some(),
+                    "{be} {id}"
+                );
+            }
+        }
+        assert_eq!(st.classifications("torture").unwrap().len(), 1 + 4 * 60);
+        assert_eq!(st.schema_version().unwrap(), SCHEMA_VERSION);
+        assert_eq!(st.integrity_check().unwrap(), "ok");
+    }
 }
 
 /// A real schema-version-2 database (before a session's identity included its content hash)
@@ -542,4 +596,115 @@ fn a_version_2_database_is_migrated_by_db_migrate_and_keeps_its_data() {
     );
     let o = run(&["db", "migrate", "--db", &dbs]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("up to date"));
+}
+
+/// PostgreSQL: a connection the server drops between writes is replaced and the write goes
+/// through; a server that cannot be reached fails loudly, naming the (redacted) database.
+#[test]
+fn postgres_connection_loss_is_retried_and_an_unreachable_server_fails_loudly() {
+    let Some(url) = crate::backends::pg_db("connection_loss") else {
+        return;
+    };
+    let st = Store::open(Path::new(&url)).unwrap();
+    let s = SessionRef {
+        session_id: "s".into(),
+        path: "s.jsonl".into(),
+        content_hash: None,
+    };
+    let c = |i: i64| {
+        Classification::new(
+            "s",
+            "clm",
+            1,
+            Quadrant::FactRightSourceWrong,
+            &format!("n{i}"),
+            "ana",
+            Timestamp(i),
+        )
+    };
+    st.classify(&s, &c(1)).unwrap();
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let dbname = url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_owned();
+    let killed: i64 = admin
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+             WHERE datname = $1 AND pid <> pg_backend_pid()",
+            &[&dbname],
+        )
+        .unwrap()
+        .get(0);
+    assert!(killed >= 1, "provscope's connection was terminated");
+    st.classify(&s, &c(2)).expect("retried on a new connection");
+    let h = st.classification_history("s", "clm", 1).unwrap();
+    assert_eq!(
+        h.iter().map(|c| c.note.as_str()).collect::<Vec<_>>(),
+        ["n1", "n2"],
+        "written exactly once"
+    );
+
+    // Nothing listens on port 1.
+    let bad = crate::backends::with_dbname("postgres://ana:sekrit@127.0.0.1:1/x", "cases");
+    let e = Store::open(Path::new(&bad)).unwrap_err().to_string();
+    assert!(
+        e.contains("cannot reach the case store postgres://ana:***@127.0.0.1:1/cases"),
+        "{e}"
+    );
+    assert!(!e.contains("sekrit"), "{e}");
+    let o = Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args([
+            "classify",
+            "sample-sessions/04-stale-cache.jsonl",
+            "clm_seat_price",
+            "-q",
+            "rw",
+            "--db",
+            &bad,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("ana:***@") && !e.contains("sekrit"), "{e}");
+}
+
+/// A database with other tables and no provscope_meta is refused and left alone; a newer
+/// schema version in provscope_meta is refused.
+#[test]
+fn postgres_foreign_and_newer_databases_are_refused() {
+    let Some(url) = crate::backends::pg_db("pg_foreign") else {
+        return;
+    };
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin.batch_execute("CREATE TABLE orders (id int)").unwrap();
+    let e = Store::open(Path::new(&url)).unwrap_err().to_string();
+    assert!(
+        e.contains("is not a provscope case store") && e.contains("provscope_meta"),
+        "{e}"
+    );
+    assert!(Store::open_read_only(Path::new(&url)).is_err());
+    admin.batch_execute("DROP TABLE orders").unwrap();
+    // Empty: reading finds no store and creates nothing.
+    assert!(Store::open_read_only(Path::new(&url)).unwrap().is_none());
+    let n: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0, "a reading command created nothing");
+    drop(Store::open(Path::new(&url)).unwrap());
+    admin
+        .batch_execute("UPDATE provscope_meta SET value = value + 5 WHERE key = 'schema_version'")
+        .unwrap();
+    let e = Store::open(Path::new(&url)).unwrap_err();
+    assert!(matches!(e, StoreError::NewerSchema { .. }), "{e}");
 }
