@@ -6,7 +6,10 @@ use super::{Result, Store, StoreError};
 
 /// The tables in the order their foreign keys need, with their columns (without the
 /// autoincrement ids, which the destination assigns in the source's order).
-const TABLES: &[(&str, &[(&str, Col)], &str)] = &[
+/// `(table, columns with their types, ORDER BY)`.
+type Table = (&'static str, &'static [(&'static str, Col)], &'static str);
+
+const TABLES: &[Table] = &[
     (
         "sessions",
         &[

@@ -15,7 +15,7 @@ impl Store {
     fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         match &*self.backend.borrow() {
             Backend::Sqlite { conn, .. } => f(conn),
-            Backend::Deferred(_) => panic!("deferred"),
+            Backend::Deferred(_) | Backend::Postgres { .. } => panic!("not SQLite"),
         }
     }
 }

@@ -641,7 +641,23 @@ fn postgres_connection_loss_is_retried_and_an_unreachable_server_fails_loudly() 
         .unwrap()
         .get(0);
     assert!(killed >= 1, "provscope's connection was terminated");
-    st.classify(&s, &c(2)).expect("retried on a new connection");
+    // pg_terminate_backend only signals: wait until the backend is gone.
+    for _ in 0..100 {
+        let left: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&dbname],
+            )
+            .unwrap()
+            .get(0);
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Err(e) = st.classify(&s, &c(2)) {
+        panic!("retried on a new connection: {e}");
+    }
     let h = st.classification_history("s", "clm", 1).unwrap();
     assert_eq!(
         h.iter().map(|c| c.note.as_str()).collect::<Vec<_>>(),
