@@ -10,6 +10,7 @@ mod envelope;
 mod gen;
 mod import;
 mod keygen;
+mod otlp;
 mod output;
 mod receipt;
 mod record;

@@ -67,6 +67,8 @@ pub struct VerifyArgs {
     /// `provscope trend`.
     #[arg(long)]
     pub record_run: bool,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
 }
 
 fn parse_ts(s: &str) -> Result<Timestamp, String> {
@@ -113,6 +115,12 @@ pub fn run(
     if a.record_run {
         if let Err(e) = record_run(&a.paths, &o, now, db) {
             eprintln!("provscope: --record-run: {e}");
+            return EXIT_INPUT;
+        }
+    }
+    if a.otlp.wanted() {
+        if let Err(e) = super::otlp::emit(&a.otlp, &o, &a.paths, opts, threads, now) {
+            eprintln!("provscope: --otlp: {e}");
             return EXIT_INPUT;
         }
     }

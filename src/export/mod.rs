@@ -3,6 +3,7 @@
 pub mod case;
 pub mod json;
 pub mod junit;
+pub mod otlp;
 pub mod report;
 pub mod sarif;
 pub mod text;

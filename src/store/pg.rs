@@ -125,7 +125,8 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
     let mut c: postgres::Config = cleaned
         .parse()
         .map_err(|e: postgres::Error| format!("the URL is not a valid PostgreSQL URL: {e}"))?;
-    let set = |key: &str, value: &str, c: &mut postgres::Config| -> Result<(), String> {
+    let mut ssl_set = cleaned.contains("sslmode=");
+    let mut set = |key: &str, value: &str, c: &mut postgres::Config| -> Result<(), String> {
         match key {
             "host" if c.get_hosts().is_empty() => {
                 c.host(value);
@@ -152,8 +153,9 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
                     "require" | "verify-ca" | "verify-full" => postgres::config::SslMode::Require,
                     other => return Err(format!("unknown sslmode `{other}`")),
                 };
-                if !cleaned.contains("sslmode=") {
+                if !ssl_set {
                     c.ssl_mode(m);
+                    ssl_set = true;
                 }
             }
             _ => {}

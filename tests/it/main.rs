@@ -17,6 +17,7 @@ mod golden;
 mod importers;
 mod importers_otlp;
 mod importers_robust;
+mod otlp;
 mod receipts;
 mod record;
 mod record_interop;
