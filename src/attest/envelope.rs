@@ -83,6 +83,12 @@ pub struct Execution {
     /// v2: the ingestion tag's `cache`. Absent in v1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<SealedCache>,
+    /// v2: where the arguments (`arguments.<path>`) or the delivered response
+    /// (`response.<path>`) held numbers RFC 8785 cannot represent exactly when sealed, so the
+    /// hashes do not vouch for their exact value (at most [`MAX_SEALED_INEXACT`]). Absent when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inexact_numbers: Vec<String>,
     /// Hex SHA-256 of JCS `{"tool","arguments","call_id","called_at"}`.
     pub call_hash: String,
     /// Hex SHA-256 of JCS `{"result": <delivered>, "call_hash": call_hash}`.
@@ -115,8 +121,94 @@ where
 impl Execution {
     /// True for a version 1 predicate, which does not seal the result's freshness.
     pub fn is_v1(&self) -> bool {
-        self.fetched_at.is_none() && self.ttl_seconds.is_none() && self.cache.is_none()
+        self.fetched_at.is_none()
+            && self.ttl_seconds.is_none()
+            && self.cache.is_none()
+            && self.inexact_numbers.is_empty()
     }
+}
+
+/// The most paths a predicate's `inexact_numbers` lists.
+pub const MAX_SEALED_INEXACT: usize = 256;
+
+/// What the hashes of a call cannot see, in the parts a parser keeps raw: duplicate keys and
+/// numbers RFC 8785 cannot represent exactly, in the `arguments` (`arguments.<path>`) and the
+/// response (`response.result.structuredContent.<path>`, `response.result._meta...`,
+/// `response.result.content[i].<field>...`, `response.error.data...`). The fields provscope
+/// parses (content text, `isError`, error code and message, ...) already refuse duplicates and
+/// hold no inexact number, so only the raw parts are scanned. Lists at most `cap` numbers.
+pub fn blind_spots(
+    arguments: Option<&RawValue>,
+    response: Option<&CallResponse>,
+    cap: usize,
+) -> super::hash::JsonScan {
+    use super::hash::{scan_json_capped, JsonScan};
+    let mut out = JsonScan::default();
+    let mut add = |prefix: &str, raw: &RawValue| {
+        let s = scan_json_capped(raw.get(), cap.saturating_sub(out.inexact.len()));
+        let join = |path: String| {
+            if path.is_empty() {
+                prefix.to_owned()
+            } else if path.starts_with('[') {
+                format!("{prefix}{path}")
+            } else {
+                format!("{prefix}.{path}")
+            }
+        };
+        if out.duplicate_key.is_none() {
+            out.duplicate_key = s.duplicate_key.map(|(p, k)| (join(p), k));
+        }
+        out.inexact_total += s.inexact_total;
+        out.inexact
+            .extend(s.inexact.into_iter().map(|(p, t)| (join(p), t)));
+    };
+    fn extras<'e>(
+        prefix: &str,
+        extra: &'e [(String, Box<RawValue>)],
+        dup: &mut Option<(String, String)>,
+        each: &mut impl FnMut(&str, &'e RawValue),
+    ) {
+        for (i, (k, v)) in extra.iter().enumerate() {
+            if dup.is_none() && extra[..i].iter().any(|(x, _)| x == k) {
+                *dup = Some((prefix.to_owned(), k.clone()));
+            }
+            each(&format!("{prefix}.{k}"), v);
+        }
+    }
+    if let Some(a) = arguments {
+        add("arguments", a);
+    }
+    let mut dup = None;
+    if let Some(r) = response {
+        if let Some(res) = &r.result {
+            if let Some(sc) = &res.structured {
+                add("response.result.structuredContent", sc);
+            }
+            extras("response.result", &res.extra, &mut dup, &mut |p, v| {
+                add(p, v)
+            });
+            for (i, b) in res.content.iter().enumerate() {
+                let at = format!("response.result.content[{i}]");
+                extras(&at, &b.extra, &mut dup, &mut |p, v| add(p, v));
+                if let Some(rs) = &b.resource {
+                    extras(
+                        &format!("{at}.resource"),
+                        &rs.extra,
+                        &mut dup,
+                        &mut |p, v| add(p, v),
+                    );
+                }
+            }
+        }
+        if let Some(d) = r.error.as_ref().and_then(|e| e.data.as_deref()) {
+            add("response.error.data", d);
+        }
+    }
+    if out.duplicate_key.is_none() {
+        out.duplicate_key = dup;
+    }
+    out.inexact.truncate(cap);
+    out
 }
 
 /// The attestor's identity as stated in the payload (informational: trust comes from the
@@ -278,6 +370,11 @@ pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, String>
                 hit: o.cache.hit,
                 original_fetched_at: o.cache.original_fetched_at.map(|t| t.to_string()),
             }),
+            inexact_numbers: blind_spots(o.arguments, Some(o.response), MAX_SEALED_INEXACT)
+                .inexact
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
             call_hash: ch,
             result_hash: rh,
             attestor: AttestorInfo {
@@ -354,8 +451,9 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
         PREDICATE_TYPE_V1 => {
             if !p.is_v1() {
                 return Err(format!(
-                    "payload.predicate has fetched_at, ttl_seconds or cache, which a v1 \
-                     predicate does not have; such a predicate's type is `{PREDICATE_TYPE}`"
+                    "payload.predicate has fetched_at, ttl_seconds, cache or inexact_numbers, \
+                     which a v1 predicate does not have; such a predicate's type is \
+                     `{PREDICATE_TYPE}`"
                 ));
             }
         }

@@ -1,4 +1,7 @@
-//! Canonical hashing: SHA-256 over RFC 8785 (JCS) canonical JSON, via `serde_jcs`.
+//! Canonical hashing: SHA-256 over RFC 8785 (JCS) canonical JSON, via `serde_jcs`, and
+//! [`scan_json`], which finds what such a hash cannot see: duplicate keys (the parser keeps one
+//! value) and numbers that canonical JSON cannot represent exactly (RFC 8785 numbers are IEEE
+//! 754 doubles: `9007199254740993` hashes as `9007199254740992`).
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -32,6 +35,245 @@ pub fn hash_matches(stamp_hash: &str, full_hash: &str) -> bool {
         && s.len() <= full_hash.len()
         && s.bytes().all(|b| b.is_ascii_hexdigit())
         && full_hash.to_ascii_lowercase().starts_with(s)
+}
+
+/// What [`scan_json`] found in a JSON text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonScan {
+    /// The first key seen twice in one object: the object's path and the key.
+    pub duplicate_key: Option<(String, String)>,
+    /// Numbers whose value RFC 8785 cannot represent exactly: path and the number as written
+    /// (at most the cap given to [`scan_json_capped`], [`MAX_INEXACT`] for [`scan_json`];
+    /// `inexact_total` counts them all).
+    pub inexact: Vec<(String, String)>,
+    /// How many inexact numbers there are in all.
+    pub inexact_total: usize,
+}
+
+/// The most inexact numbers [`scan_json`] lists.
+pub const MAX_INEXACT: usize = 16;
+
+/// One level of nesting while scanning. An object's keys are `keys[first..]` of the scanner's
+/// one shared key stack (no allocation per object).
+#[derive(Clone, Copy)]
+enum Frame {
+    Object {
+        first: usize,
+        /// The member being read has the last key (`keys.last()`), once one was read.
+        has_key: bool,
+        expect_key: bool,
+    },
+    Array {
+        index: usize,
+    },
+}
+
+fn path_of(stack: &[Frame], keys: &[std::borrow::Cow<'_, str>]) -> String {
+    let mut p = String::new();
+    for (n, f) in stack.iter().enumerate() {
+        match *f {
+            Frame::Object {
+                has_key: true,
+                first,
+                ..
+            } => {
+                // The current key of this object is the last of its keys: the keys of deeper
+                // objects start after it.
+                let end = stack[n + 1..]
+                    .iter()
+                    .find_map(|g| match g {
+                        Frame::Object { first, .. } => Some(*first),
+                        Frame::Array { .. } => None,
+                    })
+                    .unwrap_or(keys.len());
+                if let Some(k) = keys.get(first..end).and_then(|ks| ks.last()) {
+                    if !p.is_empty() {
+                        p.push('.');
+                    }
+                    p.push_str(k);
+                }
+            }
+            Frame::Object { .. } => {}
+            Frame::Array { index } => {
+                p.push('[');
+                p.push_str(&index.to_string());
+                p.push(']');
+            }
+        }
+    }
+    p
+}
+
+/// The end (index after the closing quote) of the string starting at `start` (a `"`).
+fn string_end(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while let Some(off) = b.get(i..).and_then(|r| memchr::memchr2(b'"', b'\\', r)) {
+        i += off;
+        if b[i] == b'"' {
+            return i + 1;
+        }
+        i += 2; // a backslash and the character it escapes
+    }
+    b.len()
+}
+
+/// A decimal number as `(negative, digits without leading or trailing zeros, exponent)` with
+/// value `0.DIGITS * 10^exponent`; zero is `(_, "", 0)`.
+fn decimal(token: &str) -> Option<(bool, String, i64)> {
+    let (neg, t) = match token.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, token),
+    };
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let all: String = int.chars().chain(frac.chars()).collect();
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_owned();
+    if digits.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    let exp = exp
+        .saturating_add(int.len() as i64)
+        .saturating_sub(lead as i64);
+    Some((neg, digits, exp))
+}
+
+/// True when RFC 8785 canonical JSON, which writes every number as the shortest form of the
+/// nearest IEEE 754 double, keeps this number's value.
+pub fn number_is_exact(token: &str) -> bool {
+    // Fast path: at most 15 characters and no exponent: at most 15 digits, in range.
+    if token.len() <= 15 && !token.bytes().any(|c| c == b'e' || c == b'E') {
+        return true;
+    }
+    let Some(want) = decimal(token) else {
+        return false;
+    };
+    // Up to 15 significant digits in the normal range always survive a round trip.
+    if want.1.len() <= 15 && (-290..=290).contains(&want.2) {
+        return true;
+    }
+    let Ok(f) = token.parse::<f64>() else {
+        return false;
+    };
+    if !f.is_finite() {
+        return false;
+    }
+    match decimal(&format!("{f:e}")) {
+        Some(got) => got.1 == want.1 && got.2 == want.2 && (got.0 == want.0 || got.1.is_empty()),
+        None => false,
+    }
+}
+
+/// What canonical JSON writes for a number as written (`9007199254740993` gives
+/// `9007199254740992`), or `None` when it cannot write it at all (out of range).
+pub fn canonical_number(token: &str) -> Option<String> {
+    let f = token.parse::<f64>().ok().filter(|f| f.is_finite())?;
+    serde_jcs::to_string(&f).ok()
+}
+
+/// Scans a JSON text (as written, before any parser keeps one of two values) for duplicate
+/// keys and for numbers RFC 8785 cannot represent exactly, naming each by its path
+/// (`result.structuredContent.items[2].id`). Never fails: text that is not JSON is scanned as
+/// far as it goes.
+pub fn scan_json(text: &str) -> JsonScan {
+    scan_json_capped(text, MAX_INEXACT)
+}
+
+/// [`scan_json`], listing at most `cap` inexact numbers.
+pub fn scan_json_capped(text: &str, cap: usize) -> JsonScan {
+    use std::borrow::Cow;
+    let b = text.as_bytes();
+    let mut out = JsonScan::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut keys: Vec<Cow<str>> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                stack.push(Frame::Object {
+                    first: keys.len(),
+                    has_key: false,
+                    expect_key: true,
+                });
+                i += 1;
+            }
+            b'[' => {
+                stack.push(Frame::Array { index: 0 });
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(Frame::Object { first, .. }) = stack.pop() {
+                    keys.truncate(first);
+                }
+                i += 1;
+            }
+            b',' => {
+                match stack.last_mut() {
+                    Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                    Some(Frame::Array { index }) => *index += 1,
+                    None => {}
+                }
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(b, i);
+                if let Some(Frame::Object {
+                    first,
+                    has_key,
+                    expect_key: expect_key @ true,
+                }) = stack.last_mut()
+                {
+                    let raw = text.get(i + 1..end.saturating_sub(1)).unwrap_or("");
+                    let k: Cow<str> = if raw.contains('\\') {
+                        text.get(i..end)
+                            .and_then(|q| serde_json::from_str::<String>(q).ok())
+                            .map_or(Cow::Borrowed(raw), Cow::Owned)
+                    } else {
+                        Cow::Borrowed(raw)
+                    };
+                    let first = *first;
+                    let dup = keys[first..].contains(&k);
+                    *has_key = true;
+                    *expect_key = false;
+                    if dup && out.duplicate_key.is_none() {
+                        // The path of the object (its current key is not part of it).
+                        let n = stack.len();
+                        if let Some(Frame::Object { has_key, .. }) = stack.last_mut() {
+                            *has_key = false;
+                        }
+                        out.duplicate_key = Some((path_of(&stack[..n], &keys), k.to_string()));
+                        if let Some(Frame::Object { has_key, .. }) = stack.last_mut() {
+                            *has_key = true;
+                        }
+                    }
+                    keys.push(k);
+                }
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if !number_is_exact(token) {
+                    out.inexact_total += 1;
+                    if out.inexact.len() < cap {
+                        out.inexact.push((path_of(&stack, &keys), token.to_owned()));
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -70,5 +312,77 @@ mod tests {
         assert!(hash_matches("sha256:9F3AB2C", full));
         assert!(!hash_matches("9f3ab", full));
         assert!(!hash_matches("9f3ab3", full));
+    }
+
+    #[test]
+    fn numbers_jcs_cannot_represent_exactly() {
+        for exact in [
+            "0",
+            "-0",
+            "100",
+            "1.0e2",
+            "0.1",
+            "1.5",
+            "-3.25",
+            "9007199254740992",
+            "1e22",
+            "123456789012345",
+            "0.000001",
+            "1e-7",
+            "12345.678",
+            "1.7976931348623157e308",
+            "5e-324",
+            "0.30000000000000004",
+        ] {
+            assert!(number_is_exact(exact), "{exact}");
+        }
+        for inexact in [
+            "9007199254740993",
+            "-9007199254740993",
+            "18446744073709551617",
+            "123456789012345678901234567890",
+            "0.10000000000000000001",
+            "1e400",
+            "1e-400",
+            "1.00000000000000001",
+        ] {
+            assert!(!number_is_exact(inexact), "{inexact}");
+        }
+    }
+
+    #[test]
+    fn scan_finds_duplicates_and_inexact_numbers_by_path() {
+        let s = scan_json(
+            r#"{"result":{"structuredContent":{"id":9007199254740993,"ok":[1,2.5,{"n":1e400}]},"_meta":{"a":1,"b":{"x":1},"a":2}}}"#,
+        );
+        assert_eq!(
+            s.duplicate_key,
+            Some(("result._meta".to_owned(), "a".to_owned()))
+        );
+        assert_eq!(
+            s.inexact,
+            vec![
+                (
+                    "result.structuredContent.id".to_owned(),
+                    "9007199254740993".to_owned()
+                ),
+                (
+                    "result.structuredContent.ok[2].n".to_owned(),
+                    "1e400".to_owned()
+                ),
+            ]
+        );
+        // Escaped spellings of the same key are the same key; strings are skipped.
+        let s = scan_json(r#"{"a\u0062":1,"ab":"9007199254740993 \" ,\"ab\":"}"#);
+        assert_eq!(s.duplicate_key, Some((String::new(), "ab".to_owned())));
+        assert!(s.inexact.is_empty());
+        assert_eq!(
+            scan_json(r#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#),
+            JsonScan::default()
+        );
+        // Garbage never panics.
+        for junk in ["", "{", "\"", "[1,", "{\"a\":", "-", "1e", "}}]]", "\"\\"] {
+            let _ = scan_json(junk);
+        }
     }
 }

@@ -197,6 +197,9 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             tampered.push((o.call, f));
             continue;
         }
+        if let Some(f) = inexact_numbers(o, result, signer.as_deref()) {
+            ck.emit(f);
+        }
         if p.is_v1() {
             let e = ev::EnvelopePartial {
                 reason: ev::PartialReason::FreshnessUnattested,
@@ -207,6 +210,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 unattested: ["fetched_at", "ttl_seconds", "cache"]
                     .map(str::to_owned)
                     .to_vec(),
+                numbers: None,
             };
             ck.emit(
                 Finding::new(
@@ -341,6 +345,58 @@ fn tampered_finding(
         .call(id)
         .turn(result.turn)
         .line(result.line)
+}
+
+/// `envelope_partial` (`inexact_numbers`) when the call's arguments or its delivered response
+/// hold numbers RFC 8785 cannot represent exactly: the envelope verified, but its hashes cannot
+/// tell such a number from its nearest double, so it does not vouch for their exact value.
+fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&str>) -> Option<Finding> {
+    let found = crate::attest::envelope::blind_spots(
+        o.call.request.params.arguments.as_deref(),
+        Some(&result.response),
+        crate::attest::hash::MAX_INEXACT,
+    )
+    .inexact;
+    // What the attestor saw when sealing, and what the log holds now (an inexact number may
+    // have been replaced by its exactly representable neighbour since).
+    let mut paths: Vec<String> = o.st.predicate.inexact_numbers.clone();
+    for (p, _) in &found {
+        if !paths.contains(p) {
+            paths.push(p.clone());
+        }
+    }
+    let first_path = paths.first()?;
+    let first = match found.iter().find(|(p, _)| p == first_path) {
+        Some((_, t)) => format!("{first_path} = {t}"),
+        None => format!("{first_path}, sealed as inexact"),
+    };
+    let message = format!(
+        "the envelope for {} verifies, but cannot vouch for {} number(s) that RFC 8785 \
+         canonical JSON cannot represent exactly (first: {first}): a different value rounding \
+         to the same double hashes the same",
+        o.call.id,
+        paths.len()
+    );
+    let e = ev::EnvelopePartial {
+        reason: ev::PartialReason::InexactNumbers,
+        server: o.call.server.clone(),
+        keyid: signer.unwrap_or_default().to_owned(),
+        envelope_line: o.rec.line,
+        predicate_type: None,
+        unattested: paths,
+        numbers: Some(
+            found
+                .into_iter()
+                .map(|(p, t)| format!("{p} = {t}"))
+                .collect(),
+        ),
+    };
+    Some(
+        Finding::new(Evidence::EnvelopePartial(e), Severity::Warning, message)
+            .call(&o.call.id)
+            .turn(result.turn)
+            .line(result.line),
+    )
 }
 
 fn short(h: &str) -> &str {

@@ -496,6 +496,9 @@ pub struct ResultTampered {
 pub enum PartialReason {
     /// A v1 predicate: `fetched_at`, `ttl_seconds` and `cache` are not sealed.
     FreshnessUnattested,
+    /// The arguments or the result hold numbers RFC 8785 cannot represent exactly, so the
+    /// hashes do not see their exact value.
+    InexactNumbers,
 }
 
 /// `envelope_partial`: a verified envelope, and what it does not vouch for.
@@ -512,6 +515,10 @@ pub struct EnvelopePartial {
     /// `freshness_unattested`: the predicate type.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate_type: Option<String>,
-    /// What is not vouched for (tag fields).
+    /// What is not vouched for: tag fields, or the paths of the numbers
+    /// (`response.result.structuredContent.id`, `arguments.n`).
     pub unattested: Vec<String>,
+    /// `inexact_numbers`: the inexact numbers the log holds now, as `path = number`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numbers: Option<Vec<String>>,
 }

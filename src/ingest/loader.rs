@@ -401,6 +401,10 @@ impl Builder {
             Event::Session(h) => self.header(line_no, text, h),
             Event::Turn(t) => self.turn(line_no, text, t),
             Event::ToolCall(c) => {
+                let args = c.request.params.arguments.as_deref();
+                if !self.hashable(line_no, text, "tool_call.request.params", args, None) {
+                    return;
+                }
                 let id = c
                     .call_id
                     .clone()
@@ -440,6 +444,9 @@ impl Builder {
                 });
             }
             Event::ToolResult(r) => {
+                if !self.hashable(line_no, text, "tool_result", None, Some(&r.response)) {
+                    return;
+                }
                 let id = r.tag.call_id.clone();
                 if self.session.index.result.contains_key(&id) {
                     self.field_diag(
@@ -521,6 +528,72 @@ impl Builder {
                 ),
             ),
         }
+    }
+
+    /// What a hash of the call or result could not see (`attest::envelope::blind_spots`):
+    /// duplicate keys anywhere in the arguments or the response are an error for the line
+    /// (false: skip it); numbers RFC 8785 cannot represent exactly, a warning (an execution
+    /// envelope cannot vouch for their exact value).
+    fn hashable(
+        &mut self,
+        line_no: u64,
+        text: &str,
+        event: &str,
+        arguments: Option<&serde_json::value::RawValue>,
+        response: Option<&crate::model::CallResponse>,
+    ) -> bool {
+        let scan = crate::attest::envelope::blind_spots(
+            arguments,
+            response,
+            crate::attest::hash::MAX_INEXACT,
+        );
+        if let Some((path, key)) = scan.duplicate_key {
+            let at = if path.is_empty() {
+                event.to_owned()
+            } else {
+                format!("{event}.{path}")
+            };
+            self.field_diag(
+                line_no,
+                text,
+                &format!("{at}.{key}"),
+                DiagLevel::Error,
+                format!(
+                    "duplicate key `{key}` in one object; line skipped (a reader keeps one of \
+                     its values and a hash sees only one, so the other could be changed unseen)"
+                ),
+            );
+            return false;
+        }
+        if let Some((path, token)) = scan.inexact.first() {
+            let becomes = match crate::attest::hash::canonical_number(token) {
+                Some(c) => format!("it becomes {c}"),
+                None => "it is out of range".to_owned(),
+            };
+            let more = match scan.inexact_total {
+                1 => String::new(),
+                n => format!(
+                    " ({n} such numbers on this line: {}{})",
+                    scan.inexact
+                        .iter()
+                        .map(|(p, _)| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if n > scan.inexact.len() { ", ..." } else { "" }
+                ),
+            };
+            self.field_diag(
+                line_no,
+                text,
+                &format!("{event}.{path}"),
+                DiagLevel::Warning,
+                format!(
+                    "{token} cannot be represented exactly in RFC 8785 canonical JSON ({becomes}); \
+                     an execution envelope cannot vouch for its exact value{more}"
+                ),
+            );
+        }
+        true
     }
 
     fn header(&mut self, line_no: u64, text: &str, h: SessionHeader) {

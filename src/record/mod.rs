@@ -571,6 +571,41 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_are_not_recorded_and_inexact_numbers_are_noted() {
+        let (mut r, t0) = rec();
+        for (id, result) in [
+            (1, r#"{"content":[],"structuredContent":{"a":1,"a":2}}"#),
+            (
+                2,
+                r#"{"content":[],"structuredContent":{"id":9007199254740993}}"#,
+            ),
+        ] {
+            let req = format!(
+                "{{\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}\n"
+            );
+            r.feed(Dir::ToServer, t0, req.as_bytes());
+            let resp = format!("{{\"id\":{id},\"result\":{result}}}\n");
+            r.feed(Dir::ToClient, t0, resp.as_bytes());
+        }
+        let st = r.finish();
+        assert_eq!((st.recorded, st.unrecordable), (1, 1), "{st:?}");
+        let notes = r.recorder().take_notes().join("\n");
+        assert!(notes.contains("key `a` twice"), "{notes}");
+        assert!(
+            notes.contains("response.result.structuredContent.id = 9007199254740993"),
+            "{notes}"
+        );
+        let text = String::from_utf8(r.recorder().sink().clone()).unwrap();
+        let s = crate::ingest::load_bytes("rec", "rec", text.as_bytes(), &Default::default());
+        let env = crate::attest::dsse::Envelope::parse(s.envelopes[0].raw.get()).unwrap();
+        let st = crate::attest::envelope::open(&env).unwrap();
+        assert_eq!(
+            st.predicate.inexact_numbers,
+            ["response.result.structuredContent.id"]
+        );
+    }
+
+    #[test]
     fn gaps_are_counted() {
         let (mut r, _) = rec();
         r.recorder().gap(Dir::ToServer, 10);

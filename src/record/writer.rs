@@ -5,7 +5,7 @@
 use super::pairing::Event;
 use super::{Clock, Dir, RecordConfig, RECORDED_TURN};
 use crate::attest::envelope::{event_line, seal, Observed};
-use crate::attest::hash::arguments_hash;
+use crate::attest::hash::{arguments_hash, scan_json};
 use crate::attest::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag, ServerInfo, SessionHeader, SpanUnit};
 use crate::model::{CallRequest, RpcId};
@@ -146,6 +146,9 @@ pub struct Stats {
     /// Bytes the recorder never saw because it fell behind (see [`super::TAP_BUDGET_BYTES`]).
     pub lost_bytes: u64,
 }
+
+/// A path in a call and the number found there, as written.
+type PathAndNumber = (String, String);
 
 /// A `tools/call` request waiting for its response.
 struct Pending {
@@ -310,10 +313,18 @@ impl<S: LogSink> Recorder<S> {
 
     fn respond(&mut self, p: Pending, raw: &RawValue, at: Timestamp) {
         match self.lines_for(&p, raw, at) {
-            Ok(buf) => match self.sink.append(&buf) {
+            Ok((buf, inexact)) => match self.sink.append(&buf) {
                 Ok(()) => {
                     self.header_written = true;
                     self.stats.recorded += 1;
+                    if let Some((path, n)) = inexact {
+                        self.notes.push(format!(
+                            "call {} holds a number RFC 8785 canonical JSON cannot represent \
+                             exactly ({path} = {n}); recorded, but its envelope cannot vouch for \
+                             that exact value",
+                            p.call_id
+                        ));
+                    }
                 }
                 Err(e) => {
                     self.stats.write_failures += 1;
@@ -338,7 +349,35 @@ impl<S: LogSink> Recorder<S> {
     }
 
     /// The lines for one answered call (and the header the first time).
-    fn lines_for(&self, p: &Pending, raw: &RawValue, at: Timestamp) -> Result<Vec<u8>, String> {
+    /// With them, the first number (path, as written) RFC 8785 cannot represent exactly, if any.
+    fn lines_for(
+        &self,
+        p: &Pending,
+        raw: &RawValue,
+        at: Timestamp,
+    ) -> Result<(Vec<u8>, Option<PathAndNumber>), String> {
+        let mut inexact = None;
+        for (what, text) in [("request", p.raw.get()), ("response", raw.get())] {
+            let scan = scan_json(text);
+            if inexact.is_none() {
+                inexact = scan
+                    .inexact
+                    .into_iter()
+                    .next()
+                    .map(|(path, n)| (format!("{what}.{path}"), n));
+            }
+            if let Some((path, key)) = scan.duplicate_key {
+                let at = if path.is_empty() {
+                    "top level".into()
+                } else {
+                    path
+                };
+                return Err(format!(
+                    "the {what} has the key `{key}` twice in one object ({at}): a hash would \
+                     see only one of its values"
+                ));
+            }
+        }
         let response: CallResponse =
             serde_json::from_str(raw.get()).map_err(|e| format!("not a JSON-RPC response: {e}"))?;
         let cfg = &self.cfg;
@@ -400,7 +439,7 @@ impl<S: LogSink> Recorder<S> {
         )?;
         buf.extend_from_slice(event_line(&p.call_id, &env).as_bytes());
         buf.push(b'\n');
-        Ok(buf)
+        Ok((buf, inexact))
     }
 
     fn header(&self) -> SessionHeader {

@@ -4,6 +4,7 @@
 
 mod attest_common;
 mod attest_interop;
+mod attest_values;
 mod backends;
 mod bad_input;
 mod cases;
