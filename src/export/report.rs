@@ -19,6 +19,11 @@ pub struct Document<'a> {
     format: &'static str,
     session_id: &'a str,
     file: &'a str,
+    /// `provscope` for a session log, else the importer that read the file (`importers.md`).
+    source_format: &'static str,
+    /// What the imported source lacked and how it was filled in.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    import_notes: &'a [String],
     title: Option<&'a str>,
     agent: Option<&'a str>,
     model: Option<&'a str>,
@@ -84,6 +89,11 @@ struct ClaimDoc<'a> {
     turn: u32,
     claim_text: &'a str,
     call_id: Option<&'a str>,
+    /// Who made the stamp: `declared` by the log, or `derived` from an API citation.
+    stamp: crate::model::Provenance,
+    /// For a derived stamp, the API citation's kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citation: Option<&'a str>,
     source_verdict: crate::check::SourceVerdict,
     fact_verdict: crate::check::FactVerdict,
     quadrant: Option<Quadrant>,
@@ -132,11 +142,19 @@ fn claim<'a>(
     cl: Option<&'a Classification>,
 ) -> ClaimDoc<'a> {
     let q = c.effective_quadrant(cl.map(|x| x.quadrant));
+    let stamp = s
+        .answer(c.turn)
+        .and_then(|a| a.claims.iter().find(|x| x.id() == c.claim_id))
+        .map(|x| &x.stamp);
     ClaimDoc {
         claim_id: &c.claim_id,
         turn: c.turn,
         claim_text: &c.claim_text,
         call_id: c.call_id.as_deref(),
+        stamp: stamp.map_or_else(Default::default, |x| x.provenance()),
+        citation: stamp
+            .and_then(|x| x.citation.as_ref())
+            .map(|ci| ci.kind.as_str()),
         source_verdict: c.source_verdict,
         fact_verdict: c.fact_verdict,
         quadrant: q.map(|q| q.quadrant),
@@ -204,6 +222,8 @@ pub fn document<'a>(
         format: "provscope.report/1",
         session_id: &r.session_id,
         file: &r.file,
+        source_format: s.format(),
+        import_notes: s.import.as_ref().map_or(&[], |i| i.notes.as_slice()),
         title: h.and_then(|h| h.title.as_deref()),
         agent: h.and_then(|h| h.agent.as_deref()),
         model: h.and_then(|h| h.model.as_deref()),
@@ -222,6 +242,16 @@ pub fn document<'a>(
                 call_ids: &f.call_ids,
             })
             .collect(),
+    }
+}
+
+/// `declared`, or `derived from <kind>` (the kind is the importer's ASCII name of an API citation).
+fn stamp_label(c: &ClaimDoc) -> String {
+    match c.stamp {
+        crate::model::Provenance::Declared => "declared".into(),
+        crate::model::Provenance::Derived => {
+            format!("derived from {}", crate::text::one_line(opt(c.citation)))
+        }
     }
 }
 
@@ -279,6 +309,12 @@ pub fn markdown(doc: &Document) -> String {
         md(opt(doc.model)),
         doc.started_at.map(|t| t.to_string()).unwrap_or_default()
     );
+    if doc.source_format != "provscope" {
+        let _ = writeln!(o, "- Read by the `{}` importer", doc.source_format);
+        for n in doc.import_notes {
+            let _ = writeln!(o, "  - {}", md(n));
+        }
+    }
     let m = doc.metrics;
     let _ = writeln!(
         o,
@@ -319,10 +355,11 @@ pub fn markdown(doc: &Document) -> String {
         );
         let _ = writeln!(
             o,
-            "- Source {} · fact {} · cites {}",
+            "- Source {} · fact {} · cites {} · stamp {}",
             c.source_verdict.name(),
             c.fact_verdict.name(),
-            c.call_id.map(md_code).unwrap_or_else(|| "nothing".into())
+            c.call_id.map(md_code).unwrap_or_else(|| "nothing".into()),
+            md(&stamp_label(c))
         );
         if let Some(q) = c.quadrant {
             let by = if c.classified_by_hand {
@@ -378,6 +415,17 @@ pub fn html(doc: &Document) -> String {
         e(opt(doc.model)),
         doc.started_at.map(|t| t.to_string()).unwrap_or_default()
     );
+    if doc.source_format != "provscope" {
+        let _ = writeln!(
+            o,
+            "<p>Read by the <code>{}</code> importer</p><ul>",
+            doc.source_format
+        );
+        for n in doc.import_notes {
+            let _ = writeln!(o, "<li>{}</li>", e(n));
+        }
+        o.push_str("</ul>\n");
+    }
     let m = doc.metrics;
     let _ = writeln!(
         o,
@@ -414,10 +462,11 @@ pub fn html(doc: &Document) -> String {
         );
         let _ = writeln!(
             o,
-            "<p>source {} · fact {} · cites <code>{}</code></p>",
+            "<p>source {} · fact {} · cites <code>{}</code> · stamp {}</p>",
             c.source_verdict.name(),
             c.fact_verdict.name(),
-            e(opt(c.call_id))
+            e(opt(c.call_id)),
+            e(&stamp_label(c))
         );
         if let Some(q) = c.quadrant {
             let by = if c.classified_by_hand {

@@ -80,6 +80,8 @@ pub enum Action {
     ToggleReviewed,
     /// Export the selected claim as a conflicting-source regression case.
     Export,
+    /// Open the session of the agent a call of the selected turn ran (a sub-agent, a hand-off).
+    SubSession,
     /// Change the sessions sort column.
     Sort,
     /// Scroll the source pane.

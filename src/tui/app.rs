@@ -186,6 +186,10 @@ pub struct App {
     pub size: (u16, u16),
     /// Keys.
     pub keymap: Keymap,
+    /// Which sub-agent link of the turn the next `SubSession` opens.
+    pub sub_cursor: usize,
+    /// Where Back returns after a sub-agent session was opened: (history length, session, turn).
+    pub return_to: Vec<(usize, usize, usize)>,
     /// Colours.
     pub theme: Theme,
 }
@@ -217,6 +221,8 @@ impl App {
             status: String::new(),
             size: (80, 24),
             keymap,
+            sub_cursor: 0,
+            return_to: Vec::new(),
             theme,
         }
     }

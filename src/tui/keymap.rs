@@ -289,6 +289,13 @@ impl Default for Keymap {
                     &[Review, Claim],
                 ),
                 b(
+                    "sub_session",
+                    &["a"],
+                    Action::SubSession,
+                    "open the sub-agent session a call of this turn ran (again: the next one)",
+                    &[Session, Claim],
+                ),
+                b(
                     "sort",
                     &["s"],
                     Action::Sort,

@@ -95,11 +95,10 @@ pub fn spawn_loader(paths: Vec<PathBuf>, opts: LoadOptions, cfg: Config) -> Rece
         }
         let _ = tx.send(LoadMsg::Total(files.len()));
         for f in files {
-            if tx
-                .send(LoadMsg::Session(check(ingest::load_file(&f, &opts))))
-                .is_err()
-            {
-                return;
+            for s in ingest::load_file_sessions(&f, &opts) {
+                if tx.send(LoadMsg::Session(check(s))).is_err() {
+                    return;
+                }
             }
         }
     });
@@ -209,7 +208,7 @@ pub fn apply_effect(
                 "case written to {file} (run it with `provscope check {file} --against ...`)"
             )))
         }
-        Effect::Search(_) | Effect::Quit => Ok(None),
+        Effect::Search(_) | Effect::Quit | Effect::LoadSession(..) => Ok(None),
     }
 }
 
@@ -382,6 +381,19 @@ pub fn run(opts: Options) -> u8 {
                                 search_tx.clone(),
                             );
                         }
+                    }
+                }
+                Effect::LoadSession(path, id) => {
+                    for s in ingest::load_file_sessions(std::path::Path::new(path), &opts.load) {
+                        let r = check_session(&s, &opts.config);
+                        app.push_session(Loaded::new(s, r));
+                    }
+                    if !update::select_session(&mut app, id) {
+                        app.status = format!(
+                            "{} holds no session {}",
+                            crate::text::one_line(path),
+                            crate::text::one_line(id)
+                        );
                     }
                 }
                 _ => match apply_effect(&mut app, store.as_ref(), &effect) {

@@ -20,6 +20,8 @@ pub enum Effect {
     ExportCase(ClaimKey),
     /// Start (or restart) the fuzzy search of the current session.
     Search(String),
+    /// Load the file of a sub-agent's session and open the session with this id.
+    LoadSession(String, String),
 }
 
 /// Rows in a page of the main list.
@@ -108,6 +110,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 return vec![Effect::ExportCase(k)];
             }
         }
+        Action::SubSession if matches!(app.view, View::Session | View::Claim) => {
+            return open_sub_session(app)
+        }
         Action::Sort if app.view == View::Sessions => {
             app.sort = match app.sort {
                 SortKey::Name => SortKey::Worst,
@@ -130,10 +135,79 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     vec![]
 }
 
+/// Opens the session of the agent a call of the selected turn ran; pressed again, the next one.
+fn open_sub_session(app: &mut App) -> Vec<Effect> {
+    let Some(l) = app.current() else {
+        return vec![];
+    };
+    let turn = l.session.turns.get(app.sel_turn).map(|t| t.index);
+    let links: Vec<crate::model::SubSession> = l
+        .session
+        .calls
+        .iter()
+        .filter(|c| Some(c.turn) == turn)
+        .filter_map(|c| c.sub_session.clone())
+        .collect();
+    if links.is_empty() {
+        app.status = "no call of this turn ran another agent".into();
+        return vec![];
+    }
+    let link = links[app.sub_cursor % links.len()].clone();
+    app.sub_cursor += 1;
+    if select_session(app, &link.id) {
+        return vec![];
+    }
+    match link.path {
+        Some(p) => vec![Effect::LoadSession(p, link.id)],
+        None => {
+            app.status = format!(
+                "the sub-agent session {} is not in a file next to this log",
+                crate::text::one_line(&link.id)
+            );
+            vec![]
+        }
+    }
+}
+
+/// Opens the loaded session with this id in the session view; false when none is loaded.
+pub fn select_session(app: &mut App, id: &str) -> bool {
+    let Some(pos) = app
+        .order
+        .iter()
+        .position(|&i| app.sessions[i].report.session_id == id)
+    else {
+        return false;
+    };
+    app.return_to
+        .push((app.history.len(), app.sel_session, app.sel_turn));
+    app.history.push(app.view);
+    app.sel_session = pos;
+    app.view = View::Session;
+    app.sel_turn = 0;
+    app.focus_claims = false;
+    app.sel_claim = app
+        .current()
+        .and_then(|l| l.turn_claims.first().map(|r| r.start))
+        .unwrap_or(0);
+    true
+}
+
 fn back(app: &mut App) -> Vec<Effect> {
     match app.history.pop() {
         Some(v) => {
             app.view = v;
+            // Back from a sub-agent's session: to the session and turn that opened it.
+            if let Some(&(len, session, turn)) = app.return_to.last() {
+                if len == app.history.len() {
+                    app.return_to.pop();
+                    app.sel_session = session;
+                    app.sel_turn = turn;
+                    app.sel_claim = app
+                        .current()
+                        .and_then(|l| l.turn_claims.get(turn).map(|r| r.start))
+                        .unwrap_or(0);
+                }
+            }
             vec![]
         }
         None if app.view != View::Sessions && app.sessions.len() > 1 => {

@@ -250,3 +250,83 @@ fn import_to_provscope_writes_logs_that_load_with_the_same_content_and_findings(
     let o = provscope(&["import", "--to", "provscope", src.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "--output is required");
 }
+
+/// The explorer opens the session a call ran: loaded already, it is selected; else the runtime
+/// is asked to load its file.
+#[test]
+fn the_explorer_opens_a_sub_agent_session_from_its_call() {
+    use provscope::check::{check_session, Config};
+    use provscope::tui::action::{Action, View};
+    use provscope::tui::app::Loaded;
+    use provscope::tui::update::{update, Effect};
+    let root = formats().join("claude-code/projects/-Users-pete-tmp-claude-code-sessions");
+    let parent = root.join("0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl");
+    let child = root.join("0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-a5bdbc1.jsonl");
+    let mk = |paths: &[&std::path::Path]| {
+        let mut app = provscope::tui::new_app(&Config::default(), false).unwrap();
+        for p in paths {
+            for s in provscope::ingest::load_file_sessions(p, &LoadOptions::default()) {
+                let r = check_session(&s, &Config::default());
+                app.push_session(Loaded::new(s, r));
+            }
+        }
+        app
+    };
+    let open_parent_turn = |app: &mut provscope::tui::app::App| {
+        let pos = app
+            .order
+            .iter()
+            .position(|&i| app.sessions[i].session.name.starts_with("0ccf1a04"))
+            .unwrap();
+        app.sel_session = pos;
+        update(app, Action::Open);
+        let l = app.current().unwrap();
+        let turn = l
+            .session
+            .calls
+            .iter()
+            .find(|c| c.id == "toolu_01GWWdppestRqCj3fkznnGwf")
+            .unwrap()
+            .turn;
+        app.sel_turn = l
+            .session
+            .turns
+            .iter()
+            .position(|t| t.index == turn)
+            .unwrap();
+    };
+    // Only the parent loaded: the runtime loads the transcript next to it.
+    let mut app = mk(&[&parent]);
+    open_parent_turn(&mut app);
+    // The turn ran two agents: afbbf75's transcript is not in the folder (a status line says
+    // so), a5bdbc1's is (the runtime is asked to load it); `a` again moves to the next.
+    let first = update(&mut app, Action::SubSession);
+    assert!(
+        first.is_empty() && app.status.contains("not in a file next to this log"),
+        "{}",
+        app.status
+    );
+    match update(&mut app, Action::SubSession).as_slice() {
+        [Effect::LoadSession(path, id)] => {
+            assert!(path.ends_with("subagents/agent-a5bdbc1.jsonl"), "{path}");
+            assert_eq!(id, "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68:agent-a5bdbc1");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Both loaded: `a` selects the sub-agent's session; Back returns to the parent.
+    let mut app = mk(&[&parent, &child]);
+    open_parent_turn(&mut app);
+    let mut opened = false;
+    for _ in 0..2 {
+        let e = update(&mut app, Action::SubSession);
+        if e.is_empty() && app.current().unwrap().session.name == "agent-a5bdbc1" {
+            opened = true;
+            break;
+        }
+    }
+    assert!(opened, "status: {}", app.status);
+    assert_eq!(app.view, View::Session);
+    update(&mut app, Action::Back);
+    assert_eq!(app.view, View::Session);
+    assert!(app.current().unwrap().session.name.starts_with("0ccf1a04"));
+}

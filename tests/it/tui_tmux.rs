@@ -137,3 +137,38 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn every_format_in_one_directory_opens_in_a_real_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let formats = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats");
+    let cmd = format!(
+        "{} --db {} {}; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_provscope"),
+        db.display(),
+        formats.display()
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-formats-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start("formats", &cmd);
+    let s = tmux.wait_for(" 27 sessions ");
+    for f in [
+        "anthropic-messages",
+        "claude-code",
+        "claude-desktop-log",
+        "gemini",
+        "langfuse",
+        "openai-responses",
+    ] {
+        assert!(s.contains(f), "{f} in the FORMAT column: {s}");
+    }
+    // Open the selected imported session: its turns, calls and answer render.
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("Turns (");
+    assert!(s.contains("Calls") && s.contains("Answer"), "{s}");
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+}

@@ -34,10 +34,42 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
     if let Some(h) = header {
         lines.push(h);
     }
+    // Who made the stamp: the log's producer, or an importer from the API's citation.
+    let stamp = l
+        .session
+        .answer(c.turn)
+        .and_then(|a| a.claims.iter().find(|x| x.id() == c.claim_id))
+        .map(|x| &x.stamp);
+    let made = match stamp {
+        Some(s) if s.provenance() == crate::model::Provenance::Derived => {
+            let kind = s.citation.as_ref().map_or("", |ci| ci.kind.as_str());
+            format!("stamp derived from a {} citation", clean(kind))
+        }
+        _ => "stamp declared by the log".to_owned(),
+    };
     lines.push(Line::styled(
-        format!("{} · turn {} · line {}", clean(&c.claim_id), c.turn, c.line),
+        format!(
+            "{} · turn {} · line {} · {made}",
+            clean(&c.claim_id),
+            c.turn,
+            c.line
+        ),
         th.dimmed(),
     ));
+    if let Some(ci) = stamp.and_then(|s| s.citation.as_ref()) {
+        if let Some(u) = &ci.url {
+            lines.push(Line::styled(
+                format!("cites {}", fit(&clean(u), 200)),
+                th.dimmed(),
+            ));
+        }
+        if let Some(t) = &ci.cited_text {
+            lines.push(Line::styled(
+                format!("cited text: {}", fit(&clean(t), 200)),
+                th.dimmed(),
+            ));
+        }
+    }
     // Claim text, with tokens the span does not contain marked.
     let missing: Vec<String> = l
         .findings(i)

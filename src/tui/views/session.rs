@@ -127,6 +127,11 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
                 .as_deref()
                 .map(|g| format!(" ⑂{}", clean(g)))
                 .unwrap_or_default();
+            // A call that ran another agent: `a` opens its session.
+            let fan = match &c.sub_session {
+                Some(_) => format!("{fan} · ↳ agent (a)"),
+                None => fan,
+            };
             let text = format!(
                 "→ {} {}/{} [{}] {} · {}{}",
                 clean(&c.id),

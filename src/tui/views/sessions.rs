@@ -37,11 +37,28 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(list);
     f.render_widget(block, list);
     let w = usize::from(inner.width);
-    let name_w = w.saturating_sub(46).max(10);
+    // Which importer read each file, when the terminal is wide enough for it.
+    let fmt_w = if w >= 100 { 19 } else { 0 };
+    let name_w = w.saturating_sub(46 + fmt_w).max(10);
+    let fmt_col = |f: &str| {
+        if fmt_w == 0 {
+            String::new()
+        } else {
+            format!(" {:<18}", fit(f, 18))
+        }
+    };
     let mut lines = vec![Line::styled(
         format!(
-            "{:<name_w$} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
-            "SESSION", "TURNS", "CLAIMS", "WORST", "RR", "RW", "WR", "WW"
+            "{:<name_w$}{} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
+            "SESSION",
+            fmt_col("FORMAT"),
+            "TURNS",
+            "CLAIMS",
+            "WORST",
+            "RR",
+            "RW",
+            "WR",
+            "WW"
         ),
         th.dimmed(),
     )];
@@ -67,8 +84,9 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         };
         let q = |x| l.quadrant_count(x);
         let text = format!(
-            "{:<name_w$} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
+            "{:<name_w$}{} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
             fit(&clean(&l.session.name), name_w),
+            fmt_col(l.session.format()),
             l.session.turns.len(),
             l.report.claims.len(),
             worst,
