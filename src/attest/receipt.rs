@@ -14,6 +14,13 @@
 //!   object of those fields (`transaction_id` by that name).
 //!
 //! The issuer signs the chain hash's lowercase hex string (UTF-8) with Ed25519.
+//!
+//! The legacy concatenation does not separate its fields: `"ab" + "c"` and `"a" + "bc"` hash
+//! alike, so characters could move between adjacent fields under the same signature. Every
+//! bound field is therefore format-checked ([`field_problems`]: hashes and the fingerprint are
+//! 64 lowercase hex digits, `timestamp` is RFC 3339, `upstream_timestamp` an HTTP date or RFC
+//! 3339, `seller` a domain name, `transaction_id` printable without spaces); a legacy receipt
+//! that fails is invalid, and every legacy receipt carries a warning.
 
 use super::envelope::ct_eq;
 use super::keys::{self, b64_decode, PublicKey, Signature};
@@ -167,6 +174,19 @@ pub struct Step {
     pub detail: String,
 }
 
+/// Which key the signature verified under.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SignedBy {
+    /// Not verified (no signature step succeeded).
+    #[default]
+    Nobody,
+    /// A key pinned from a trusted source (`--pub`): proof of origin.
+    PinnedKey,
+    /// Only the key embedded in the receipt itself: whoever edits the receipt can replace it,
+    /// so this is not proof of origin.
+    EmbeddedKey,
+}
+
 /// Everything `verify` found.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
@@ -178,10 +198,15 @@ pub struct Report {
     pub steps: Vec<Step>,
     /// Things a person should know that do not make the receipt invalid.
     pub warnings: Vec<String>,
+    /// Which key the signature verified under.
+    pub signed_by: SignedBy,
+    /// The chain algorithm `spec_version` selects, once known.
+    pub algorithm: Option<ChainAlgorithm>,
 }
 
 impl Report {
-    /// Valid: no step failed, and the signature was checked and is right.
+    /// Consistent: no step failed, and the signature was checked and is right (under a pinned
+    /// key or only the embedded one: see [`Report::signed_by`]).
     pub fn valid(&self) -> bool {
         !self.steps.iter().any(|s| s.status == Status::Failed)
             && self
@@ -250,7 +275,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn strip_sha256(s: &str) -> String {
-    s.strip_prefix("sha256:").unwrap_or(s).to_ascii_lowercase()
+    s.strip_prefix("sha256:").unwrap_or(s).to_owned()
 }
 
 /// Reads the chain input out of a proof.
@@ -269,6 +294,75 @@ pub fn chain_input(receipt: &Value) -> Result<ChainInput, String> {
         )?
         .map(|h| strip_sha256(&h)),
     })
+}
+
+fn is_hex64(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A domain name: dot-separated labels of letters, digits and inner hyphens (1-63 each), at
+/// least two, at most 253 characters, the last not all digits.
+fn is_domain(s: &str) -> bool {
+    let labels: Vec<&str> = s.split('.').collect();
+    s.len() <= 253
+        && labels.len() >= 2
+        && labels.iter().all(|l| {
+            (1..=63).contains(&l.len())
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        })
+        && labels
+            .last()
+            .is_some_and(|l| !l.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_rfc3339(s: &str) -> bool {
+    time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).is_ok()
+}
+
+/// An HTTP date (RFC 9110 IMF-fixdate): `Wed, 15 Jan 2026 12:00:01 GMT`.
+fn is_http_date(s: &str) -> bool {
+    let f = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    time::PrimitiveDateTime::parse(s, &f).is_ok()
+}
+
+/// The format problems of a receipt's bound fields (empty when every field has its format).
+pub fn field_problems(c: &ChainInput) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, v) in [
+        ("hashes.request", &c.request_hash),
+        ("hashes.response", &c.response_hash),
+        ("parties.buyer_fingerprint", &c.buyer_fingerprint),
+    ] {
+        if !is_hex64(v) {
+            out.push(format!("`{name}` is not 64 lowercase hex digits"));
+        }
+    }
+    if let Some(r) = &c.receipt_content_hash {
+        if !is_hex64(r) {
+            out.push(
+                "`payment_evidence.receipt_content_hash` is not 64 lowercase hex digits".into(),
+            );
+        }
+    }
+    if !is_rfc3339(&c.timestamp) {
+        out.push("`timestamp` is not an RFC 3339 date-time".into());
+    }
+    if let Some(u) = &c.upstream_timestamp {
+        if !is_http_date(u) && !is_rfc3339(u) {
+            out.push("`upstream_timestamp` is neither an HTTP date nor RFC 3339".into());
+        }
+    }
+    if !is_domain(&c.seller) {
+        out.push("`parties.seller` is not a domain name".into());
+    }
+    if c.transaction_id.is_empty() || !c.transaction_id.bytes().all(|b| b.is_ascii_graphic()) {
+        out.push("`payment.transaction_id` is empty or holds spaces, controls or non-ASCII".into());
+    }
+    out
 }
 
 fn parse_prefixed(text: &str, what: &str, len: usize) -> Result<Vec<u8>, String> {
@@ -321,6 +415,38 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
             return r;
         }
     };
+    r.algorithm = Some(alg);
+    let problems = field_problems(&input);
+    match (alg, problems.is_empty()) {
+        (_, true) => r.push("fields", Status::Ok, "every bound field has its format"),
+        (ChainAlgorithm::Legacy, false) => r.push(
+            "fields",
+            Status::Failed,
+            format!(
+                "{}: in a legacy (concatenated) chain, characters can move between such fields \
+                 under the same signature",
+                problems.join("; ")
+            ),
+        ),
+        (ChainAlgorithm::CanonicalJson, false) => {
+            r.push(
+                "fields",
+                Status::Ok,
+                "bound fields separable (canonical JSON)",
+            );
+            r.warnings
+                .push(format!("malformed fields: {}", problems.join("; ")));
+        }
+    }
+    if alg == ChainAlgorithm::Legacy {
+        r.warnings.push(format!(
+            "legacy chain (spec_version {}): the chain hash is a concatenation of the fields, \
+             which are not separable (characters can move between adjacent fields without \
+             changing it); their formats were checked, but only a canonical-JSON receipt \
+             (spec_version 2.1) binds each field on its own",
+            r.spec_version.as_deref().unwrap_or("absent")
+        ));
+    }
     // Request and response bodies.
     for (name, body, claimed, flag) in [
         (
@@ -353,7 +479,7 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
     }
     // Chain hash, under both algorithms.
     let claimed_chain = match string_at(receipt, &["hashes", "chain"]) {
-        Ok(c) => strip_sha256(&c),
+        Ok(c) => strip_sha256(&c).to_ascii_lowercase(),
         Err(e) => {
             r.push("chain hash", Status::Failed, e);
             return r;
@@ -457,10 +583,15 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
             keys::compact(&k)
         ));
         if k.verify_strict(msg, &sig).is_ok() {
+            r.signed_by = SignedBy::EmbeddedKey;
             r.push(
                 "signature",
                 Status::Ok,
-                format!("verified with the embedded key {}", keys::compact(&k)),
+                format!(
+                    "verified with the embedded key {}, which the receipt brings itself: not \
+                     proof of origin",
+                    keys::compact(&k)
+                ),
             );
         } else {
             r.push(
@@ -476,6 +607,7 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
         .iter()
         .find(|k| k.verify_strict(msg, &sig).is_ok())
     {
+        r.signed_by = SignedBy::PinnedKey;
         let mut detail = format!("verified with the pinned key {}", keys::compact(k));
         if embedded.is_some_and(|e| e != *k) {
             detail.push_str(" (the receipt embeds a different key)");

@@ -2,7 +2,8 @@
 
 use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
 use crate::attest::keys;
-use crate::attest::receipt::{self, Options, Status};
+use crate::attest::receipt::{self, Options, SignedBy, Status};
+use crate::text::one_line;
 use std::path::{Path, PathBuf};
 
 /// `provscope receipt ...`.
@@ -22,6 +23,10 @@ pub enum ReceiptCmd {
         /// The response body (JSON), to recompute `hashes.response`.
         #[arg(long, value_name = "FILE")]
         response: Option<PathBuf>,
+        /// Without --pub, accept a receipt signed only by the key it embeds (exit 0). Such a
+        /// signature is not proof of origin: whoever edits the receipt can replace the key.
+        #[arg(long)]
+        trust_embedded_key: bool,
     },
 }
 
@@ -38,6 +43,7 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
         keys: key_args,
         request,
         response,
+        trust_embedded_key,
     } = cmd;
     let mut pinned = Vec::new();
     for k in key_args {
@@ -69,11 +75,14 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
         response: response.as_ref().map(|_| &bodies[2]),
     };
     let report = receipt::verify(&bodies[0], &opts);
-    let name = file.display();
+    // Everything below but the step names comes from the receipt or mentions its values:
+    // escaped for the terminal where it is formatted (`text::one_line`).
+    let file_name = file.display().to_string();
+    let name = one_line(&file_name);
     out.line(&format!(
         "{name}: ArkForge receipt {}, spec_version {}",
-        report.proof_id.as_deref().unwrap_or("(no proof_id)"),
-        report.spec_version.as_deref().unwrap_or("absent")
+        one_line(report.proof_id.as_deref().unwrap_or("(no proof_id)")),
+        one_line(report.spec_version.as_deref().unwrap_or("absent"))
     ));
     for s in &report.steps {
         let st = match s.status {
@@ -81,16 +90,33 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
             Status::Failed => "FAILED",
             Status::Skipped => "skipped",
         };
-        out.line(&format!("  {:<14} {st:<7} {}", s.name, s.detail));
+        out.line(&format!("  {:<14} {st:<7} {}", s.name, one_line(&s.detail)));
     }
     for w in &report.warnings {
-        eprintln!("provscope: warning: {name}: {w}");
+        eprintln!("provscope: warning: {name}: {}", one_line(w));
     }
-    if report.valid() {
-        out.line(&format!("{name}: valid"));
-        EXIT_OK
-    } else {
-        out.line(&format!("{name}: invalid"));
-        EXIT_FINDINGS
+    match (report.valid(), report.signed_by) {
+        (true, SignedBy::PinnedKey) => {
+            out.line(&format!("{name}: valid"));
+            EXIT_OK
+        }
+        (true, _) if *trust_embedded_key => {
+            out.line(&format!(
+                "{name}: valid as trusted with --trust-embedded-key (signed by its own embedded \
+                 key: not proof of origin)"
+            ));
+            EXIT_OK
+        }
+        (true, _) => {
+            out.line(&format!(
+                "{name}: signed by its own embedded key: not proof of origin (pin the issuer's \
+                 key with --pub, or accept it with --trust-embedded-key)"
+            ));
+            EXIT_FINDINGS
+        }
+        (false, _) => {
+            out.line(&format!("{name}: invalid"));
+            EXIT_FINDINGS
+        }
     }
 }

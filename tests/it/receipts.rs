@@ -6,7 +6,7 @@ use base64::Engine;
 use ed25519_dalek::{Signer, SigningKey};
 use provscope::attest::pyjson;
 use provscope::attest::receipt::{
-    self, algorithm_for, chain_hash, ChainAlgorithm, ChainInput, Options, Status,
+    self, algorithm_for, chain_hash, ChainAlgorithm, ChainInput, Options, SignedBy, Status,
 };
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -160,7 +160,13 @@ fn signed_proofs_from_every_vector_verify_and_alterations_fail() {
         };
         let r = receipt::verify(&p, &opts);
         assert!(r.valid(), "{name}: {:#?}", r.steps);
-        assert!(r.warnings.is_empty(), "{name}: {:?}", r.warnings);
+        assert_eq!(r.signed_by, SignedBy::PinnedKey);
+        if is_canonical(v) {
+            assert!(r.warnings.is_empty(), "{name}: {:?}", r.warnings);
+        } else {
+            assert_eq!(r.warnings.len(), 1, "{name}: {:?}", r.warnings);
+            assert!(r.warnings[0].contains("not separable"), "{}", r.warnings[0]);
+        }
         assert!(r.steps.iter().all(|s| s.status == Status::Ok), "{name}");
         // Each bound field altered: the chain no longer matches.
         for (path, value) in [
@@ -208,8 +214,12 @@ fn only_the_embedded_key_is_a_warning() {
     let p = proof(&doc["vectors"][0], &issuer());
     let r = receipt::verify(&p, &Options::default());
     assert!(r.valid());
-    assert_eq!(r.warnings.len(), 1);
-    assert!(r.warnings[0].contains("embedded"), "{}", r.warnings[0]);
+    assert_eq!(r.signed_by, SignedBy::EmbeddedKey);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("embedded")),
+        "{:?}",
+        r.warnings
+    );
     // Unsigned receipts are invalid: anyone can recompute a chain hash.
     let mut q = p.clone();
     q.as_object_mut().unwrap().remove("arkforge_signature");
@@ -262,10 +272,21 @@ fn receipt_verify_command() {
         "{out}"
     );
     assert!(o.stderr.is_empty());
-    // Without --pub: valid, with a warning on stderr.
+    // Without --pub: signed by its own embedded key, not proof of origin: exit 1, unless the
+    // user accepts it with --trust-embedded-key.
     let o = run(&["receipt", "verify", f]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("signed by its own embedded key: not proof of origin"),
+        "{out}"
+    );
+    assert!(!out.contains(": valid"), "{out}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("warning"));
+    let o = run(&["receipt", "verify", f, "--trust-embedded-key"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("not proof of origin"), "{out}");
     // Altered: exit 1.
     let mut p = proof(v, &key);
     p["parties"]["seller"] = json!("evil.example");
@@ -284,4 +305,118 @@ fn receipt_verify_command() {
     let o = run(&["receipt", "verify", f, "--pub", "ed25519:AAAA"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("32 bytes"));
+}
+
+/// The hole: in a legacy (concatenated) chain, characters can move between adjacent fields and
+/// the chain hash, hence the signature, stays valid. The fields are now format-checked, and
+/// every legacy receipt carries a warning.
+#[test]
+fn legacy_receipts_with_moved_characters_are_invalid() {
+    let doc = vectors();
+    let key = issuer();
+    let pinned = [key.verifying_key()];
+    let opts = Options {
+        pinned: &pinned,
+        ..Options::default()
+    };
+    let with_upstream = doc["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "with_upstream_timestamp")
+        .unwrap();
+    // (vector, field a at its path, new a, field b at the top level, new b)
+    let cases: [(&Value, [&str; 2], &str, &str, &str); 2] = [
+        (
+            &doc["vectors"][0],
+            ["payment", "transaction_id"],
+            "pi_test_abc1232",
+            "timestamp",
+            "026-01-15T12:00:00Z",
+        ),
+        (
+            with_upstream,
+            ["parties", "seller"],
+            "arkforge.frW",
+            "upstream_timestamp",
+            "ed, 15 Jan 2026 12:00:01 GMT",
+        ),
+    ];
+    for (v, [obj, a], va, b, vb) in cases {
+        let p = proof(v, &key);
+        assert!(receipt::verify(&p, &opts).valid());
+        let mut q = p.clone();
+        q[obj][a] = json!(va);
+        q[b] = json!(vb);
+        // Same concatenation, so the same chain hash and a valid signature ...
+        let c = receipt::chain_input(&q).unwrap();
+        assert_eq!(
+            chain_hash(&c, ChainAlgorithm::Legacy).unwrap(),
+            v["expected"]["chain_hash"].as_str().unwrap()
+        );
+        // ... but a field out of its format: invalid.
+        let r = receipt::verify(&q, &opts);
+        assert!(!r.valid(), "{:#?}", r.steps);
+        let fields = r.steps.iter().find(|s| s.name == "fields").unwrap();
+        assert_eq!(fields.status, Status::Failed, "{}", fields.detail);
+    }
+    // Field formats: each of these alone is a format problem.
+    let p = proof(&doc["vectors"][0], &key);
+    for (path, bad) in [
+        (vec!["parties", "seller"], json!("not a domain")),
+        (vec!["parties", "buyer_fingerprint"], json!("ABC")),
+        (vec!["hashes", "request"], json!("sha256:1234")),
+        (vec!["timestamp"], json!("15/01/2026")),
+        (vec!["payment", "transaction_id"], json!("pi 1")),
+    ] {
+        let mut q = p.clone();
+        let slot = path.iter().fold(&mut q, |cur, k| &mut cur[*k]);
+        *slot = bad;
+        let c = receipt::chain_input(&q).unwrap();
+        assert!(
+            !receipt::field_problems(&c).is_empty(),
+            "{path:?} should be a format problem"
+        );
+    }
+}
+
+/// The hole: `receipt verify` printed `proof_id` and other receipt fields raw, so a forged
+/// receipt could draw a fake verdict line, set the terminal title or write the clipboard.
+#[test]
+fn receipt_fields_never_reach_the_terminal_raw() {
+    let doc = vectors();
+    let dir = tempfile::tempdir().unwrap();
+    let key = issuer();
+    let mut p = proof(&doc["vectors"][8], &key);
+    p["proof_id"] =
+        json!("prf\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJmIH4=\u{7}\n/tmp/x: valid\u{9b}2J\u{202e}");
+    p["spec_version"] = json!("2.1\u{1b}[2K");
+    p["hashes"]["chain"] = json!("sha256:\u{1b}[31mforged");
+    let file = dir.path().join("proof.json");
+    std::fs::write(&file, p.to_string()).unwrap();
+    let pinned = format!("ed25519:{}", URL.encode(key.verifying_key().as_bytes()));
+    for args in [
+        vec![
+            "receipt",
+            "verify",
+            file.to_str().unwrap(),
+            "--pub",
+            &pinned,
+        ],
+        vec!["receipt", "verify", file.to_str().unwrap()],
+    ] {
+        let o = run(&args);
+        for (what, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n'),
+                "{what} carries a control character: {text:?}"
+            );
+            assert!(!text.contains('\u{202e}'), "{what}: {text:?}");
+            assert!(
+                !text.lines().any(|l| l.starts_with("/tmp/x")),
+                "{what} has a forged line: {text}"
+            );
+        }
+    }
 }
