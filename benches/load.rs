@@ -8,7 +8,7 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use provscope::check::{check_paths, Config};
+use provscope::check::Config;
 use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::{load_paths, LoadOptions};
 use provscope::model::{Event, Stamp};
@@ -71,12 +71,12 @@ fn child(mode: &str, dir: &Path) {
             .len(),
         "verify" | "verify-all-cores" => {
             let threads = if mode == "verify" { 1 } else { cores() };
-            let o = check_paths(
-                &[dir.to_path_buf()],
-                &LoadOptions::default(),
-                &Config::default(),
+            let o = provscope::pipeline::Pipeline::new(
+                LoadOptions::default(),
+                Config::default(),
                 threads,
-            );
+            )
+            .outcome(&[dir.to_path_buf()]);
             let doc = provscope::export::json::document(&o, provscope::model::Timestamp(0));
             serde_json::to_writer(std::io::sink(), &doc).unwrap();
             o.reports.len()

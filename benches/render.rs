@@ -101,6 +101,7 @@ fn main() {
         let t = Instant::now();
         let opts = LoadOptions {
             max_line_bytes: 1 << 30,
+            ..LoadOptions::default()
         };
         let s = load_bytes("bench", "bench.jsonl", &bytes, &opts);
         let r = check_session(&s, &cfg);

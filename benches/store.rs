@@ -5,7 +5,7 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use provscope::check::{check_paths, Config};
+use provscope::check::Config;
 use provscope::ingest::LoadOptions;
 use provscope::store::{SessionRef, Store};
 use std::time::Instant;
@@ -30,12 +30,8 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let o = check_paths(
-        std::slice::from_ref(&dir),
-        &LoadOptions::default(),
-        &Config::default(),
-        2,
-    );
+    let o = provscope::pipeline::Pipeline::new(LoadOptions::default(), Config::default(), 2)
+        .outcome(std::slice::from_ref(&dir));
     let refs: Vec<SessionRef> = o
         .reports
         .iter()

@@ -298,7 +298,8 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
         line(w, &json!({"event":"context","turn":turn,"results":ctx}))?;
         now = calls.iter().map(|c| c.returned).max().unwrap_or(now) + 1500;
 
-        let cited_idx = usize::from(fault == Some(Fault::ParallelConflict));
+        // A parallel conflict cites the second call; with one call per turn there is no second.
+        let cited_idx = usize::from(fault == Some(Fault::ParallelConflict) && calls.len() > 1);
         let cited = &calls[cited_idx];
         let mut claims = Vec::new();
         let claim_id = format!("clm_{turn}_price");

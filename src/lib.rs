@@ -14,6 +14,7 @@ pub mod export;
 pub mod gen;
 pub mod ingest;
 pub mod model;
+pub mod pipeline;
 pub mod record;
 pub mod store;
 pub mod text;

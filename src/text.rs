@@ -1,35 +1,42 @@
-//! Untrusted text made safe for a terminal: control characters and escape sequences never
-//! reach the screen; they are removed (escape sequences) or shown visibly (other controls).
+//! Untrusted text made safe for a terminal. Nothing read from a log, envelope, receipt or case
+//! can move the cursor, change colours, set the title, write the clipboard or reorder text:
+//! every control character, escape sequence introducer, bidi control and invisible character is
+//! shown visibly escaped, never emitted.
+//!
+//! - C0 controls and DEL in caret notation (`ESC` is `^[`, BEL `^G`, CR `^M`, DEL `^?`);
+//! - C1 controls, bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and
+//!   invisible characters (U+200B-U+200D, U+2060, U+FEFF) as `\u{XXXX}`;
+//! - a tab as four spaces; `\n` (and `\r\n`) kept only where the caller allows newlines.
+//!
+//! [`Term`] is the boundary every human-facing stream of the CLI writes through.
 
 use std::borrow::Cow;
+use std::io::{self, Write};
 
-/// Removes ANSI/VT escape sequences (CSI, OSC, DCS, ...) and replaces other control characters
-/// with visible forms (`\t` becomes spaces, `\n` is kept only when `keep_newlines`).
+/// `s` with every unsafe character escaped visibly; newlines kept when `keep_newlines`,
+/// otherwise shown as spaces.
 pub fn sanitize(s: &str, keep_newlines: bool) -> Cow<'_, str> {
-    let needs = s
+    if !s
         .chars()
-        .any(|c| is_unsafe(c) && !(keep_newlines && c == '\n'));
-    if !needs {
+        .any(|c| is_unsafe(c) && !(keep_newlines && c == '\n'))
+    {
         return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + 16);
     let mut it = s.chars().peekable();
     while let Some(c) = it.next() {
         match c {
-            '\u{1b}' => skip_escape(&mut it),
-            '\u{9b}' => skip_csi(&mut it),
-            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut it),
             '\n' if keep_newlines => out.push('\n'),
+            '\r' if keep_newlines && it.peek() == Some(&'\n') => {}
+            '\n' => out.push(' '),
             '\t' => out.push_str("    "),
-            '\r' | '\n' => out.push(' '),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            '\u{7f}' => out.push_str("^?"),
             c if is_unsafe(c) => {
-                let cp = c as u32;
-                if cp < 0x20 {
-                    out.push('^');
-                    out.push(char::from_u32(cp + 0x40).unwrap_or('?'));
-                } else {
-                    out.push_str(&format!("\\u{{{cp:x}}}"));
-                }
+                out.push_str(&format!("\\u{{{:04x}}}", c as u32));
             }
             c => out.push(c),
         }
@@ -42,58 +49,124 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     sanitize(s, false)
 }
 
-fn is_unsafe(c: char) -> bool {
+/// Whether a character must never reach a terminal as itself.
+pub fn is_unsafe(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
-fn skip_escape(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match it.peek().copied() {
-        Some('[') => {
-            it.next();
-            skip_csi(it);
+/// A terminal style the [`Term`] boundary may emit itself (the only escape sequences provscope
+/// ever writes to a human-facing stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paint {
+    /// Bold.
+    Bold,
+    /// Dim.
+    Dim,
+    /// Bold red (errors).
+    Error,
+    /// Yellow (warnings).
+    Warning,
+    /// Green (clean).
+    Good,
+}
+
+impl Paint {
+    fn sgr(self) -> &'static str {
+        match self {
+            Paint::Bold => "1",
+            Paint::Dim => "2",
+            Paint::Error => "1;31",
+            Paint::Warning => "33",
+            Paint::Good => "32",
         }
-        Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => {
-            it.next();
-            skip_string(it);
-        }
-        Some(c) if ('\u{20}'..='\u{2f}').contains(&c) => {
-            // nF sequences: intermediates then a final byte.
-            while let Some(&c) = it.peek() {
-                it.next();
-                if !('\u{20}'..='\u{2f}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        Some(_) => {
-            it.next();
-        }
-        None => {}
     }
 }
 
-fn skip_csi(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    for c in it.by_ref() {
-        if ('\u{40}'..='\u{7e}').contains(&c) {
-            break;
+/// The sanitizing boundary of a human-facing stream: every byte written through it (`write!`,
+/// [`Term::text`]) is sanitized, newlines kept; only [`Term::paint`] adds escape sequences, and
+/// only when colour is on. A UTF-8 sequence split across writes is held until it completes.
+pub struct Term<W: Write> {
+    inner: W,
+    color: bool,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> Term<W> {
+    /// A boundary in front of `inner`.
+    pub fn new(inner: W, color: bool) -> Self {
+        Term {
+            inner,
+            color,
+            pending: Vec::new(),
         }
+    }
+
+    /// Whether [`Term::paint`] emits colour.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// Writes untrusted text, sanitized.
+    pub fn text(&mut self, s: &str) -> io::Result<()> {
+        self.flush_pending()?;
+        self.inner.write_all(sanitize(s, true).as_bytes())
+    }
+
+    /// Writes untrusted text in a style (the style's codes come from here, the text is sanitized).
+    pub fn paint(&mut self, p: Paint, s: &str) -> io::Result<()> {
+        self.flush_pending()?;
+        let clean = sanitize(s, true);
+        if self.color {
+            write!(self.inner, "\u{1b}[{}m{clean}\u{1b}[0m", p.sgr())
+        } else {
+            self.inner.write_all(clean.as_bytes())
+        }
+    }
+
+    /// The wrapped writer (to finish it).
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.flush_pending()?;
+        Ok(self.inner)
+    }
+
+    /// Writes out bytes held back as an incomplete UTF-8 sequence, escaped.
+    fn flush_pending(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        self.inner.write_all(sanitize(&text, true).as_bytes())
     }
 }
 
-/// Skips an OSC/DCS/APC/PM/SOS string up to BEL or ST (`ESC \` or U+009C).
-fn skip_string(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(c) = it.next() {
-        match c {
-            '\u{7}' | '\u{9c}' => break,
-            '\u{1b}' => {
-                if it.peek() == Some(&'\\') {
-                    it.next();
-                }
-                break;
-            }
-            _ => {}
-        }
+impl<W: Write> Write for Term<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut bytes = std::mem::take(&mut self.pending);
+        bytes.extend_from_slice(buf);
+        let valid = match std::str::from_utf8(&bytes) {
+            Ok(_) => bytes.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => bytes.len(),
+        };
+        let (done, rest) = bytes.split_at(valid);
+        let text = String::from_utf8_lossy(done);
+        self.inner.write_all(sanitize(&text, true).as_bytes())?;
+        self.pending = rest.to_vec();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -102,21 +175,71 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strips_escapes_and_shows_controls() {
-        assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m", false), "ared");
-        assert_eq!(sanitize("x\u{1b}]0;evil title\u{7}y", false), "xy");
-        assert_eq!(sanitize("x\u{1b}]8;;http://e\u{1b}\\link", false), "xlink");
+    fn controls_and_escapes_are_shown_not_emitted() {
+        assert_eq!(
+            sanitize("a\u{1b}[31mred\u{1b}[0m", false),
+            "a^[[31mred^[[0m"
+        );
+        assert_eq!(
+            sanitize("x\u{1b}]0;evil title\u{7}y", false),
+            "x^[]0;evil title^Gy"
+        );
+        assert_eq!(
+            sanitize("x\u{1b}]52;c;ZXZpbA==\u{7}", false),
+            "x^[]52;c;ZXZpbA==^G"
+        );
         assert_eq!(sanitize("bell\u{7}", false), "bell^G");
         assert_eq!(sanitize("a\nb", true), "a\nb");
+        assert_eq!(sanitize("a\r\nb", true), "a\nb");
+        assert_eq!(sanitize("a\rb", true), "a^Mb");
         assert_eq!(sanitize("a\nb", false), "a b");
-        assert_eq!(sanitize("rtl\u{202e}x", false), "rtl\\u{202e}x");
-        assert!(matches!(sanitize("plain €19", false), Cow::Borrowed(_)));
+        assert_eq!(sanitize("del\u{7f}", false), "del^?");
+        assert_eq!(sanitize("csi\u{9b}2J", false), "csi\\u{009b}2J");
+        assert!(matches!(
+            sanitize("plain €19 日本", false),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn bidi_and_invisible_characters_are_escaped() {
+        for c in [
+            '\u{061c}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{200e}', '\u{200f}', '\u{202a}',
+            '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2060}', '\u{2066}', '\u{2067}',
+            '\u{2068}', '\u{2069}', '\u{feff}',
+        ] {
+            let s = format!("a{c}b");
+            let out = sanitize(&s, true);
+            assert!(!out.contains(c), "{:x}", c as u32);
+            assert_eq!(out, format!("a\\u{{{:04x}}}b", c as u32));
+        }
+    }
+
+    #[test]
+    fn the_boundary_sanitizes_every_write_and_paints_only_itself() {
+        let mut t = Term::new(Vec::new(), true);
+        let hostile = "ok \u{1b}]0;x\u{7}";
+        write!(t, "{hostile}").unwrap();
+        t.paint(Paint::Error, "bad\u{1b}[2J").unwrap();
+        // A multi-byte character split across two writes.
+        let e = "€".as_bytes();
+        t.write_all(&e[..1]).unwrap();
+        t.write_all(&e[1..]).unwrap();
+        let out = String::from_utf8(t.into_inner().unwrap()).unwrap();
+        assert_eq!(out, "ok ^[]0;x^G\u{1b}[1;31mbad^[[2J\u{1b}[0m€");
+        let mut plain = Term::new(Vec::new(), false);
+        plain.paint(Paint::Bold, "x").unwrap();
+        assert_eq!(plain.into_inner().unwrap(), b"x");
     }
 
     #[test]
     fn never_panics_on_truncated_sequences() {
         for s in ["\u{1b}", "\u{1b}[", "\u{1b}]abc", "\u{9b}1;2", "\u{1b}("] {
-            let _ = sanitize(s, true);
+            assert!(!sanitize(s, true).contains('\u{1b}'));
         }
+        let mut t = Term::new(Vec::new(), false);
+        t.write_all(&[0xe2, 0x82]).unwrap();
+        let out = t.into_inner().unwrap();
+        assert!(!out.is_empty());
     }
 }

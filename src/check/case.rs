@@ -20,6 +20,22 @@ pub struct CheckResult {
     pub reasons: Vec<String>,
 }
 
+impl CheckResult {
+    /// `CASE in SESSION turn N` (or just the case when no session answered).
+    pub fn label(&self) -> String {
+        if self.session.is_empty() {
+            self.case_id.clone()
+        } else {
+            format!(
+                "{} in {} turn {}",
+                self.case_id,
+                self.session,
+                self.turn.unwrap_or(0)
+            )
+        }
+    }
+}
+
 /// Checks a case against sessions: every statement of the case's claim (by claim id, or in a turn
 /// asking the same question) must cite the expected origin, be fresh, and surface the conflict.
 pub fn check_case(case: &Case, against: &[(&Session, &SessionReport)]) -> Vec<CheckResult> {

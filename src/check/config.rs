@@ -70,12 +70,38 @@ struct RawConfig {
     colors: Option<toml::Table>,
 }
 
+/// A configuration problem, located at the line (and column, when known) that causes it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{line}{}: {message}", path.as_ref().map(|p| format!("{}:", p.display())).unwrap_or_default(), column.map(|c| format!(":{c}")).unwrap_or_default())]
+pub struct ConfigError {
+    /// The file, once known.
+    pub path: Option<PathBuf>,
+    /// 1-based line (0: the whole file).
+    pub line: usize,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// One sentence, naming the field.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// A problem at `line`.
+    pub fn at(line: usize, message: impl Into<String>) -> Self {
+        ConfigError {
+            path: None,
+            line,
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
 /// The file name looked for in the current directory.
 pub const CONFIG_FILE: &str = "provscope.toml";
 
 impl Config {
     /// Loads `--config PATH`, or `./provscope.toml` if it exists, or the defaults.
-    pub fn discover(explicit: Option<&Path>) -> Result<Config, String> {
+    pub fn discover(explicit: Option<&Path>) -> Result<Config, ConfigError> {
         match explicit {
             Some(p) => Config::load(p),
             None => {
@@ -90,19 +116,29 @@ impl Config {
     }
 
     /// Loads and validates a config file; errors name the file and line.
-    pub fn load(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let mut c = Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: Some(path.to_owned()),
+            line: 0,
+            column: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        let mut c = Config::parse(&text).map_err(|e| ConfigError {
+            path: Some(path.to_owned()),
+            ..e
+        })?;
         c.source = Some(path.to_owned());
         Ok(c)
     }
 
-    /// Parses config text. Errors are `LINE:COLUMN: message` or `LINE: message`.
-    pub fn parse(text: &str) -> Result<Config, String> {
+    /// Parses config text; errors name the line (and column when known).
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-            format!("{line}:{col}: {}", e.message())
+            ConfigError {
+                column: Some(col),
+                ..ConfigError::at(line, e.message().to_owned())
+            }
         })?;
         // The line where a key (bare or quoted) is set, or where a quoted value is written.
         let at = |needle: &str| -> usize {
@@ -120,13 +156,13 @@ impl Config {
         let mut c = Config::default();
         for (pat, tier) in raw.tiers {
             let t = Tier::parse(&tier).ok_or_else(|| {
-                format!(
-                    "{}: tiers.\"{pat}\": `{tier}` is not a tier (T0..T3 or unknown)",
-                    at(&pat)
+                ConfigError::at(
+                    at(&pat),
+                    format!("tiers.\"{pat}\": `{tier}` is not a tier (T0..T3 or unknown)"),
                 )
             })?;
             let g = Glob::new(&pat)
-                .map_err(|e| format!("{}: tiers.\"{pat}\": bad glob: {e}", at(&pat)))?
+                .map_err(|e| ConfigError::at(at(&pat), format!("tiers.\"{pat}\": bad glob: {e}")))?
                 .compile_matcher();
             c.tiers.push((pat, g, t));
         }
@@ -140,36 +176,38 @@ impl Config {
         }
         if let Some(p) = raw.default_policy {
             if parse_policy(&p).is_none() {
-                return Err(format!(
-                    "{}: default_policy: `{p}` is not a policy (require_tier_gte_0..3)",
-                    at("default_policy")
+                return Err(ConfigError::at(
+                    at("default_policy"),
+                    format!("default_policy: `{p}` is not a policy (require_tier_gte_0..3)"),
                 ));
             }
             c.default_policy = p;
         }
         if let Some(s) = raw.support_threshold {
             if !(0.0..=1.0).contains(&s) {
-                return Err(format!(
-                    "{}: support_threshold must be between 0 and 1",
-                    at("support_threshold")
+                return Err(ConfigError::at(
+                    at("support_threshold"),
+                    "support_threshold must be between 0 and 1",
                 ));
             }
             c.support_threshold = s;
         }
         for (k, v) in raw.severity {
-            let kind = Kind::parse(&k)
-                .ok_or_else(|| format!("{}: severity.{k}: unknown finding kind", at(&k)))?;
+            let kind = Kind::parse(&k).ok_or_else(|| {
+                ConfigError::at(at(&k), format!("severity.{k}: unknown finding kind"))
+            })?;
             let sev = Severity::parse(&v).ok_or_else(|| {
-                format!(
-                    "{}: severity.{k}: `{v}` is not error, warning or info",
-                    at(&k)
+                ConfigError::at(
+                    at(&k),
+                    format!("severity.{k}: `{v}` is not error, warning or info"),
                 )
             })?;
             c.severity.insert(kind, sev);
         }
         for k in raw.disable {
-            let kind = Kind::parse(&k)
-                .ok_or_else(|| format!("{}: disable: unknown finding kind `{k}`", at(&k)))?;
+            let kind = Kind::parse(&k).ok_or_else(|| {
+                ConfigError::at(at(&k), format!("disable: unknown finding kind `{k}`"))
+            })?;
             c.disabled.push(kind);
         }
         if let Some(r) = raw.require_envelopes {
@@ -276,12 +314,13 @@ span_unsupported = "error"
     #[test]
     fn errors_name_the_line() {
         let e = Config::parse("default_ttl_seconds = 5\n[tiers]\n\"x\" = \"T9\"\n").unwrap_err();
-        assert!(e.starts_with("3:"), "{e}");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.to_string().starts_with("3: tiers.\"x\""), "{e}");
         let e = Config::parse("default_ttl_seconds = \"soon\"\n").unwrap_err();
-        assert!(e.starts_with("1:"), "{e}");
+        assert!(e.to_string().starts_with("1:"), "{e}");
         let e = Config::parse("colour = 1\n").unwrap_err();
-        assert!(e.contains("unknown field"), "{e}");
+        assert!(e.message.contains("unknown field"), "{e}");
         let e = Config::parse("[severity]\nstale = \"fatal\"\n").unwrap_err();
-        assert!(e.starts_with("2:"), "{e}");
+        assert_eq!(e.line, 2, "{e}");
     }
 }

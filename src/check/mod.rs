@@ -20,11 +20,10 @@ mod metrics;
 mod origin;
 mod parallel;
 pub use parallel::surfaces_conflict;
-mod run;
 pub mod support;
 mod verdict;
 
-pub use config::{parse_policy, Config, CONFIG_FILE};
+pub use config::{parse_policy, Config, ConfigError, CONFIG_FILE};
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
@@ -38,7 +37,6 @@ pub fn grid_quadrants() -> [Quadrant; 4] {
     QUADRANTS
 }
 pub use metrics::Metrics;
-pub use run::{check_paths, Outcome};
 
 use crate::model::{Call, Claim, Session, Tier, ToolResult};
 use rustc_hash::FxHashMap as HashMap;

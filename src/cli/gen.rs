@@ -1,21 +1,22 @@
 //! `provscope gen`: deterministic synthetic sessions.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit};
 use crate::gen::{write_session, GenSpec};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Arguments of `provscope gen`.
+/// Arguments of `provscope gen`. Every accepted value works; sizes outside the ranges are
+/// refused with a message.
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// Number of sessions (one file each).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub sessions: u64,
-    /// Turns per session.
-    #[arg(long, default_value_t = 6)]
+    /// Turns per session (1 to 100000).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub turns: u32,
-    /// Tool calls per turn.
-    #[arg(long, default_value_t = 3)]
+    /// Tool calls per turn (1 to 10000).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub calls: u32,
     /// Seed: the same seed and sizes always give the same bytes.
     #[arg(long, default_value_t = 1)]
@@ -23,9 +24,9 @@ pub struct GenArgs {
     /// Share of claims that carry a fault (0..1); faults are drawn uniformly from the failure modes.
     #[arg(long, default_value_t = 0.25)]
     pub fault_rate: f64,
-    /// Approximate size of each tool result's text, in bytes.
-    #[arg(long, default_value_t = 600)]
-    pub result_bytes: usize,
+    /// Approximate size of each tool result's text, in bytes (at most 16 MiB).
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(0..=16 << 20))]
+    pub result_bytes: u64,
     /// Seal every call in an execution envelope (deterministic test attestor) and mix in
     /// results changed after sealing.
     #[arg(long)]
@@ -36,45 +37,41 @@ pub struct GenArgs {
 }
 
 /// Writes the sessions.
-pub fn run(out: &mut Out, a: &GenArgs) -> u8 {
+pub fn run(ctx: &mut Ctx, a: &GenArgs) -> CmdResult {
     if !(0.0..=1.0).contains(&a.fault_rate) {
-        eprintln!("provscope: --fault-rate must be between 0 and 1");
-        return EXIT_INPUT;
+        return Err(CliError::Usage(
+            "--fault-rate must be between 0 and 1".into(),
+        ));
     }
-    if let Err(e) = std::fs::create_dir_all(&a.out) {
-        eprintln!("provscope: cannot create {}: {e}", a.out.display());
-        return EXIT_INPUT;
-    }
+    std::fs::create_dir_all(&a.out).map_err(|e| CliError::write(&a.out, e))?;
     let spec = GenSpec {
         turns: a.turns,
         calls: a.calls,
         seed: a.seed,
         fault_rate: a.fault_rate,
-        result_bytes: a.result_bytes,
+        result_bytes: usize::try_from(a.result_bytes).unwrap_or(usize::MAX),
         envelopes: a.envelopes,
     };
     let mut total = 0u64;
     for i in 0..a.sessions {
         let path = a.out.join(format!("gen-{i:06}.jsonl"));
-        let res = std::fs::File::create(&path).and_then(|f| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            write_session(&mut w, &spec, i)?;
-            w.flush()?;
-            w.get_ref().metadata().map(|m| m.len())
-        });
-        match res {
-            Ok(n) => total += n,
-            Err(e) => {
-                eprintln!("provscope: cannot write {}: {e}", path.display());
-                return EXIT_INPUT;
-            }
-        }
+        let n = std::fs::File::create(&path)
+            .and_then(|f| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+                write_session(&mut w, &spec, i)?;
+                w.flush()?;
+                w.get_ref().metadata().map(|m| m.len())
+            })
+            .map_err(|e| CliError::write(&path, e))?;
+        total += n;
     }
-    out.line(&format!(
+    writeln!(
+        ctx.human(),
         "wrote {} sessions ({:.1} MB) to {}",
         a.sessions,
         total as f64 / 1e6,
         a.out.display()
-    ));
-    EXIT_OK
+    )
+    .map_err(CliError::stdout)?;
+    Ok(Exit::Ok)
 }

@@ -1,9 +1,13 @@
-//! `provscope import`: into the case store (the default, see `cases.rs`), or `--to provscope
-//! -o DIR` to write every session read from PATH... (any format) as a provscope session log.
+//! `provscope import`: check sessions and write their claims and findings into the case store,
+//! or (`--to provscope -o DIR`) write every session read from PATH... (any format provscope
+//! reads) as a provscope session log.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
-use crate::ingest::{self, import::native, LoadOptions};
-use crate::text::one_line;
+use super::{CliError, CmdResult, Ctx, Exit, Settings};
+use crate::check::SessionReport;
+use crate::ingest::import::native;
+use crate::pipeline::Pipeline;
+use crate::store::{SessionRef, Store};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Where `import` writes.
@@ -17,10 +21,10 @@ pub enum To {
 
 /// Arguments of `import`.
 #[derive(clap::Args, Debug)]
-pub struct ImportCmd {
-    /// The sessions to import.
-    #[command(flatten)]
-    pub store: super::cases::ImportArgs,
+pub struct ImportArgs {
+    /// Session logs, traces or directories to check and import.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
     /// What to import into.
     #[arg(long, value_enum, default_value_t = To::Store)]
     pub to: To,
@@ -29,64 +33,132 @@ pub struct ImportCmd {
     pub output: Option<PathBuf>,
 }
 
-/// `import --to provscope -o DIR`: one `.jsonl` per session; diagnostics on stderr.
-pub fn to_native(out: &mut Out, a: &ImportCmd, opts: &LoadOptions, threads: usize) -> u8 {
+/// Sessions are committed in batches: one transaction (one fsync) per batch.
+const BATCH: usize = 1024;
+
+/// Runs `import`.
+pub fn run(ctx: &mut Ctx, st: &Settings, a: &ImportArgs) -> CmdResult {
+    match a.to {
+        To::Store => to_store(ctx, st, a),
+        To::Provscope => to_native(ctx, st, a),
+    }
+}
+
+/// `import --to provscope -o DIR`: one `.jsonl` per session (never over an existing file);
+/// diagnostics on stderr.
+fn to_native(ctx: &mut Ctx, st: &Settings, a: &ImportArgs) -> CmdResult {
     let Some(dir) = &a.output else {
-        eprintln!("provscope: import --to provscope needs --output DIR");
-        return EXIT_INPUT;
+        return Err(CliError::Usage(
+            "import --to provscope needs --output DIR".into(),
+        ));
     };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("provscope: cannot create {}: {e}", dir.display());
-        return EXIT_INPUT;
-    }
-    let loaded = ingest::load_paths(&a.store.paths, opts, threads);
-    for d in loaded.diagnostics() {
-        eprintln!("{}", one_line(&d.to_string()));
-    }
+    std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, e))?;
+    let inputs = st.pipeline.discover(&a.paths);
+    ctx.diags(&inputs.errors);
+    let mut bad = inputs.has_errors();
     let mut used = std::collections::HashSet::new();
     let mut written = 0;
-    for s in &loaded.sessions {
+    let mut failed = None;
+    st.pipeline.run(&inputs, |c| {
+        let s = &c.session;
+        ctx.diags(&s.diagnostics);
+        bad |= s.has_errors();
         if s.header.is_none() && s.calls.is_empty() && s.answers.is_empty() {
-            continue;
+            return true;
         }
-        let mut name = native::file_name(s);
+        let base = native::file_name(s);
+        let mut name = base.clone();
         let mut n = 1;
         while !used.insert(name.clone()) {
             n += 1;
-            name = format!(
-                "{}-{n}.jsonl",
-                native::file_name(s).trim_end_matches(".jsonl")
-            );
+            name = format!("{}-{n}.jsonl", base.trim_end_matches(".jsonl"));
         }
         let path = dir.join(&name);
-        let res = std::fs::File::create(&path).and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            native::write_session(s, &mut w)?;
-            std::io::Write::flush(&mut w)
-        });
+        let mut body = Vec::new();
+        let res = native::write_session(s, &mut body)
+            .and_then(|()| crate::export::write_new(&path, &body, true));
         match res {
             Ok(()) => {
                 written += 1;
-                out.line(&format!(
+                let _ = writeln!(
+                    ctx.human(),
                     "{}  {}  ->  {}",
                     s.format(),
-                    one_line(&s.source),
-                    one_line(&path.display().to_string())
-                ));
+                    s.source,
+                    path.display()
+                );
+                true
             }
             Err(e) => {
-                eprintln!("provscope: cannot write {}: {e}", path.display());
-                return EXIT_INPUT;
+                failed = Some(CliError::write(&path, e));
+                false
             }
         }
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
-    out.line(&format!(
+    writeln!(
+        ctx.human(),
         "wrote {written} session logs to {}",
-        one_line(&dir.display().to_string())
-    ));
-    if loaded.has_errors() {
-        EXIT_INPUT
-    } else {
-        EXIT_OK
+        dir.display()
+    )
+    .map_err(CliError::stdout)?;
+    Ok(if bad { Exit::InputErrors } else { Exit::Ok })
+}
+
+/// `import` into the case store.
+fn to_store(ctx: &mut Ctx, st: &Settings, a: &ImportArgs) -> CmdResult {
+    let store = Store::open(&st.db_path())?;
+    // The content hash is part of a session's identity in the store: hashed while loading.
+    let mut pipeline: Pipeline = st.pipeline.clone();
+    pipeline.load.hash_content = true;
+    let inputs = pipeline.discover(&a.paths);
+    ctx.diags(&inputs.errors);
+    let t = std::time::Instant::now();
+    let (mut rows, mut sessions) = (0usize, 0usize);
+    let mut bad = inputs.has_errors();
+    let mut batch: Vec<(SessionRef, SessionReport)> = Vec::with_capacity(BATCH);
+    let mut failed: Option<CliError> = None;
+    let mut flush = |batch: &mut Vec<(SessionRef, SessionReport)>| -> Result<(), CliError> {
+        let n = store.import_reports(batch.iter().map(|(a, b)| (a, b)))?;
+        rows += n;
+        sessions += batch.len();
+        batch.clear();
+        Ok(())
+    };
+    pipeline.run(&inputs, |c| {
+        ctx.diags(&c.session.diagnostics);
+        bad |= c.session.has_errors();
+        let path = std::path::absolute(&*c.session.source).map_or_else(
+            |_| c.session.source.to_string(),
+            |p| p.display().to_string(),
+        );
+        let sref = SessionRef {
+            session_id: c.report.session_id.clone(),
+            path,
+            content_hash: c.session.content_hash.map(|h| format!("sha256:{h}")),
+        };
+        batch.push((sref, c.report));
+        if batch.len() == BATCH {
+            if let Err(e) = flush(&mut batch) {
+                failed = Some(e);
+                return false;
+            }
+        }
+        true
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    flush(&mut batch)?;
+    let secs = t.elapsed().as_secs_f64().max(1e-9);
+    writeln!(
+        ctx.human(),
+        "imported {sessions} sessions, {rows} rows into {} ({:.0} rows/s including loading and checking)",
+        store.path().display(),
+        rows as f64 / secs
+    )
+    .map_err(CliError::stdout)?;
+    Ok(if bad { Exit::InputErrors } else { Exit::Ok })
 }

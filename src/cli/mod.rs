@@ -1,27 +1,39 @@
-//! The command line: argument definitions and dispatch. Commands live one per file.
+//! The command line: argument definitions, options resolved once ([`Settings`]), dispatch,
+//! and the one place that prints errors ([`run`]). Commands live one per file and return a
+//! [`CmdResult`]; they write through [`Ctx`]: machine formats to stdout as serialized,
+//! everything for people through the sanitizing boundary.
 //!
 //! Exit codes, the same for every command: 0 ok, 1 findings at or above `--fail-on`,
-//! 2 usage error or unreadable input.
+//! 2 usage error, unreadable input or a failed write (a closed pipe on stdout is 0).
 
-mod cases;
+mod check;
 mod classify;
+mod correct;
 mod db;
 mod envelope;
+mod error;
+mod explore;
+mod export_case;
 mod gen;
+mod hash;
 mod import;
 mod keygen;
+mod metrics;
 mod otlp;
 mod output;
 mod receipt;
 mod record;
+mod report;
 mod summary;
+mod trend;
 mod verify;
 
 use clap::{CommandFactory, Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub use output::Out;
+pub use error::{CliError, CmdResult, Exit};
+pub use output::{Ctx, Out};
 
 /// Exit code: nothing to report.
 pub const EXIT_OK: u8 = 0;
@@ -74,24 +86,15 @@ pub enum Command {
         paths: Vec<PathBuf>,
     },
     /// Print per session: turns, calls, results, claims, envelopes, diagnostics.
-    Summary {
-        /// Session logs or directories of `*.jsonl`; none means the bundled samples.
-        paths: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = summary::Format::Text)]
-        format: summary::Format,
-    },
+    Summary(summary::SummaryArgs),
     /// Check every claim's provenance; exit 1 when findings reach --fail-on.
     Verify(verify::VerifyArgs),
     /// Citation precision, wrong-source rate, quadrant distribution and finding counts.
-    Metrics(verify::MetricsArgs),
+    Metrics(metrics::MetricsArgs),
     /// Write deterministic synthetic sessions (every failure mode mixed in at a known rate).
     Gen(gen::GenArgs),
     /// Print the arguments hash (SHA-256 of RFC 8785 canonical JSON) of a tool call's arguments.
-    Hash {
-        /// The arguments as JSON; read from stdin when absent.
-        json: Option<String>,
-    },
+    Hash(hash::HashArgs),
     /// Write a new Ed25519 key pair for sealing envelopes: NAME.key (PKCS#8 PEM, mode 0600) and NAME.pub.
     Keygen(keygen::KeygenArgs),
     /// Standalone DSSE execution envelopes: verify with a public key, or inspect.
@@ -112,20 +115,20 @@ pub enum Command {
     Export {
         /// What to export.
         #[command(subcommand)]
-        what: cases::ExportWhat,
+        what: export_case::ExportWhat,
     },
     /// Run exported cases against newly recorded sessions; exit 1 on any failure.
-    Check(cases::CheckArgs),
+    Check(check::CheckArgs),
     /// The incident-review write-up of a session (Markdown, JSON or HTML).
-    Report(cases::ReportArgs),
+    Report(report::ReportArgs),
     /// Quadrant distribution per recorded run, and the hidden-failure alarm (exit 1).
-    Trend(cases::TrendArgs),
+    Trend(trend::TrendArgs),
     /// Check sessions and import their claims and findings into the case store (--db).
     /// With `--to provscope -o DIR`: write every session read from PATH... (any format
     /// provscope reads) as a provscope session log.
-    Import(import::ImportCmd),
+    Import(import::ImportArgs),
     /// Record what happened to a flagged shipped answer and write its regression case.
-    Correct(cases::CorrectArgs),
+    Correct(correct::CorrectArgs),
     /// Put a claim in the fact-versus-source grid; kept in the case store (--db).
     Classify(classify::ClassifyArgs),
     /// List a session's classifications from the case store (--db).
@@ -163,32 +166,96 @@ impl ColorChoice {
     }
 }
 
-/// Parses the command line and runs the command.
+/// Options resolved once from the command line, the environment and `provscope.toml`;
+/// nothing downstream reads flags or the environment again.
+pub struct Settings {
+    /// Loading, checking and threads.
+    pub pipeline: crate::pipeline::Pipeline,
+    /// `--db`, when given.
+    pub db: Option<PathBuf>,
+    /// Colour on stdout.
+    pub color: bool,
+}
+
+impl Settings {
+    /// The case store: `--db`, else `$PROVSCOPE_DB`, else the default under the platform data
+    /// directory (a path, or a `postgres://` URL).
+    pub fn db_path(&self) -> PathBuf {
+        self.db
+            .clone()
+            .unwrap_or_else(crate::store::Store::default_path)
+    }
+
+    /// `--db` as given.
+    pub fn db(&self) -> Option<&Path> {
+        self.db.as_deref()
+    }
+
+    /// The check configuration.
+    pub fn config(&self) -> &crate::check::Config {
+        &self.pipeline.config
+    }
+
+    /// The loader settings.
+    pub fn load(&self) -> &crate::ingest::LoadOptions {
+        &self.pipeline.load
+    }
+}
+
+/// Parses the command line, runs the command, and is the one place that prints its error and
+/// turns the result into the exit code.
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_INPUT } else { EXIT_OK };
+            let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
-    ExitCode::from(dispatch(cli))
+    let mut ctx = Ctx::stdio(cli.color.enabled());
+    let result = dispatch(cli, &mut ctx);
+    ExitCode::from(finish(&mut ctx, result))
 }
 
-fn dispatch(cli: Cli) -> u8 {
-    let opts = crate::ingest::LoadOptions {
+/// Maps a command's result and stdout's state to the exit code, printing any error.
+pub fn finish(ctx: &mut Ctx, result: CmdResult) -> u8 {
+    use std::io::Write;
+    let written = ctx.out.finish();
+    match (result, written) {
+        (Err(e), _) if e.is_closed_pipe() => 0,
+        (Err(e), _) => {
+            let _ = writeln!(ctx.err, "provscope: {e}");
+            2
+        }
+        (Ok(_), Err(e)) => {
+            let _ = writeln!(ctx.err, "provscope: {}", CliError::stdout(e));
+            2
+        }
+        (Ok(_), Ok(true)) => 0,
+        (Ok(exit), Ok(false)) => exit.code(),
+    }
+}
+
+/// A command written before [`CmdResult`]: its exit code as an [`Exit`].
+fn legacy(code: u8) -> CmdResult {
+    Ok(match code {
+        0 => Exit::Ok,
+        1 => Exit::Findings,
+        _ => Exit::InputErrors,
+    })
+}
+
+fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
+    let load = crate::ingest::LoadOptions {
         max_line_bytes: cli.max_line_bytes,
+        // `verify --record-run` identifies its inputs by content, hashed while they are read.
+        hash_content: matches!(&cli.command, Some(Command::Verify(v)) if v.record_run),
     };
-    let threads = cli
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut out = Out::stdout();
-    let color = cli.color.enabled();
     let needs_config = !matches!(
         cli.command,
         Some(Command::Gen(_))
-            | Some(Command::Hash { .. })
+            | Some(Command::Hash(_))
             | Some(Command::Completions { .. })
             | Some(Command::Keygen(_))
             | Some(Command::Envelope(_))
@@ -196,118 +263,84 @@ fn dispatch(cli: Cli) -> u8 {
             | Some(Command::Trend(_))
             | Some(Command::Db(_))
     );
-    let cfg = if needs_config {
-        match crate::check::Config::discover(cli.config.as_deref()) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("provscope: invalid configuration: {e}");
-                return EXIT_INPUT;
-            }
-        }
+    let config = if needs_config {
+        crate::check::Config::discover(cli.config.as_deref())?
     } else {
         crate::check::Config::default()
     };
+    let st = Settings {
+        pipeline: crate::pipeline::Pipeline::new(load, config, cli.threads.unwrap_or(0)),
+        db: cli.db.clone(),
+        color: ctx.color,
+    };
     match cli.command {
-        Some(Command::Verify(a)) => {
-            verify::run(&mut out, &a, &opts, &cfg, threads, color, cli.db.as_deref())
-        }
+        None => explore::run(ctx, &st, cli.paths.clone()),
+        Some(Command::Open { paths }) => explore::run(ctx, &st, paths),
+        Some(Command::Verify(a)) => verify::run(ctx, &st, &a),
+        Some(Command::Metrics(a)) => metrics::run(ctx, &st, &a),
+        Some(Command::Summary(a)) => summary::run(ctx, &st, &a),
         Some(Command::Export {
-            what: cases::ExportWhat::Case(a),
-        }) => cases::export_case(&mut out, &a, &opts, &cfg),
-        Some(Command::Check(a)) => cases::check(&mut out, &a, &opts, &cfg, threads),
-        Some(Command::Report(a)) => cases::report(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
-        Some(Command::Trend(a)) => cases::trend(&mut out, &a, cli.db.as_deref()),
-        Some(Command::Import(a)) => match a.to {
-            import::To::Provscope => import::to_native(&mut out, &a, &opts, threads),
-            import::To::Store => cases::import(&mut out, &a.store, &opts, &cfg, cli.db.as_deref()),
-        },
-        Some(Command::Correct(a)) => cases::correct(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
-        Some(Command::Metrics(a)) => verify::metrics(&mut out, &a, &opts, &cfg, threads),
-        None => explore(
-            &mut out,
-            cli.paths.clone(),
-            &opts,
-            &cfg,
-            cli.db.clone(),
-            color,
-            threads,
-        ),
-        Some(Command::Open { paths }) => {
-            explore(&mut out, paths, &opts, &cfg, cli.db.clone(), color, threads)
-        }
-        Some(Command::Summary { paths, format }) => {
-            summary::run(&mut out, &paths, format, &opts, &cfg, threads)
-        }
-        Some(Command::Gen(args)) => gen::run(&mut out, &args),
-        Some(Command::Hash { json }) => hash(&mut out, json),
-        Some(Command::Classify(a)) => classify::run(&mut out, &a, &opts, &cfg, cli.db.as_deref()),
-        Some(Command::Classifications(a)) => classify::list(&mut out, &a, &opts, cli.db.as_deref()),
-        Some(Command::Db(c)) => db::run(&mut out, &c, cli.db.as_deref()),
-        Some(Command::StoreTorture(a)) => classify::torture(&a, cli.db.as_deref()),
-        Some(Command::Keygen(a)) => keygen::run(&mut out, &a),
-        Some(Command::Envelope(c)) => envelope::run(&mut out, &c),
-        Some(Command::Receipt(c)) => receipt::run(&mut out, &c),
-        Some(Command::Record(a)) => record::run(a, cli.max_line_bytes),
+            what: export_case::ExportWhat::Case(a),
+        }) => export_case::run(ctx, &st, &a),
+        Some(Command::Check(a)) => check::run(ctx, &st, &a),
+        Some(Command::Report(a)) => report::run(ctx, &st, &a),
+        Some(Command::Trend(a)) => trend::run(ctx, &st, &a),
+        Some(Command::Import(a)) => import::run(ctx, &st, &a),
+        Some(Command::Correct(a)) => correct::run(ctx, &st, &a),
+        Some(Command::Gen(a)) => gen::run(ctx, &a),
+        Some(Command::Hash(a)) => hash::run(ctx, &a),
         Some(Command::Completions { shell }) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut cmd, "provscope", &mut buf);
-            out.bytes(&buf);
-            EXIT_OK
+            ctx.out.bytes(&buf);
+            Ok(Exit::Ok)
         }
+        Some(Command::Classify(a)) => legacy(classify::run(
+            &mut ctx.out,
+            &a,
+            st.load(),
+            st.config(),
+            st.db(),
+        )),
+        Some(Command::Classifications(a)) => {
+            legacy(classify::list(&mut ctx.out, &a, st.load(), st.db()))
+        }
+        Some(Command::Db(c)) => legacy(db::run(&mut ctx.out, &c, st.db())),
+        Some(Command::StoreTorture(a)) => legacy(classify::torture(&a, st.db())),
+        Some(Command::Keygen(a)) => legacy(keygen::run(&mut ctx.out, &a)),
+        Some(Command::Envelope(c)) => legacy(envelope::run(&mut ctx.out, &c)),
+        Some(Command::Receipt(c)) => legacy(receipt::run(&mut ctx.out, &c)),
+        Some(Command::Record(a)) => Ok(Exit::Status(record::run(a, cli.max_line_bytes))),
     }
 }
 
-/// Opens the explorer when stdin and stdout are a terminal; otherwise prints the summary.
-fn explore(
-    out: &mut Out,
-    paths: Vec<PathBuf>,
-    opts: &crate::ingest::LoadOptions,
-    cfg: &crate::check::Config,
-    db: Option<PathBuf>,
-    color: bool,
-    threads: usize,
-) -> u8 {
-    use std::io::IsTerminal;
-    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
-        return summary::run(out, &paths, summary::Format::Text, opts, cfg, threads);
+/// Loads and checks one log a command works on. The pipeline's rule decides: an unreadable
+/// log stops the command; a damaged one is used with its diagnostics printed.
+fn load_one(
+    ctx: &mut Ctx,
+    st: &Settings,
+    path: &Path,
+) -> Result<crate::pipeline::Checked, CliError> {
+    let s = crate::ingest::load_file(path, st.load());
+    ctx.diags(&s.diagnostics);
+    if crate::pipeline::Readability::of(&s) == crate::pipeline::Readability::Unreadable {
+        return Err(CliError::Input(format!(
+            "{}: cannot be used (see the diagnostics above)",
+            path.display()
+        )));
     }
-    crate::tui::run(crate::tui::Options {
-        paths,
-        load: opts.clone(),
-        config: cfg.clone(),
-        db: db.unwrap_or_else(crate::store::Store::default_location),
-        color,
-    })
+    let report = crate::check::check_session(&s, st.config());
+    Ok(crate::pipeline::Checked { session: s, report })
 }
 
-fn hash(out: &mut Out, json: Option<String>) -> u8 {
-    let text = match json {
-        Some(t) => t,
-        None => {
-            let mut s = String::new();
-            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-                eprintln!("provscope: cannot read stdin: {e}");
-                return EXIT_INPUT;
-            }
-            s
-        }
-    };
-    let raw = match serde_json::value::RawValue::from_string(text.trim().to_owned()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("provscope: the arguments are not valid JSON: {e}");
-            return EXIT_INPUT;
-        }
-    };
-    match crate::attest::hash::arguments_hash(Some(&raw)) {
-        Ok(h) => {
-            out.line(&h);
-            EXIT_OK
-        }
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            EXIT_INPUT
-        }
+/// Writes `body` to `path` (never through a symlink, never over a file unless `force`), or to
+/// stdout when `path` is `None`.
+fn write_or_print(ctx: &mut Ctx, path: Option<&Path>, body: &str, force: bool) -> CmdResult {
+    match path {
+        Some(p) => crate::export::write_new(p, body.as_bytes(), force)
+            .map_err(|e| CliError::write(p, e))?,
+        None => ctx.out.str(body),
     }
+    Ok(Exit::Ok)
 }

@@ -1,10 +1,9 @@
 //! `verify --otlp FILE` and `--otlp-endpoint URL`: findings as OpenTelemetry traces
 //! (`export::otlp`; attributes in docs/team.md).
 
-use crate::check::Outcome;
 use crate::export::otlp;
-use crate::ingest::{self, LoadOptions};
 use crate::model::Timestamp;
+use crate::pipeline::Outcome;
 use std::path::PathBuf;
 
 /// OTLP encodings for `--otlp-protocol`.
@@ -69,44 +68,24 @@ fn headers(a: &OtlpArgs) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-/// The call details of every checked session, in the order `check_paths` reports them.
-fn call_indexes(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Vec<otlp::CallIndex> {
-    if paths.is_empty() {
-        return ingest::samples::load_all(opts)
-            .iter()
-            .map(otlp::call_index)
-            .collect();
-    }
-    let (files, _) = ingest::discover(paths);
-    ingest::parallel_map(&files, threads, |f| {
-        ingest::load_file_sessions(f, opts)
-            .iter()
-            .map(otlp::call_index)
-            .collect::<Vec<_>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
 /// Writes and/or sends the OTLP request for a checked run.
+/// `calls` holds each report's call details (same order as `o.reports`), gathered while the
+/// sessions were checked.
 pub fn emit(
     a: &OtlpArgs,
     o: &Outcome,
-    paths: &[PathBuf],
-    opts: &LoadOptions,
-    threads: usize,
+    calls: &[otlp::CallIndex],
     now: Timestamp,
 ) -> Result<(), String> {
-    // Call details (tool, JSON-RPC id) come from the logs, read again.
-    let mut calls = call_indexes(paths, opts, threads);
-    if calls.len() != o.reports.len() {
-        calls.clear();
-    }
-    let req = otlp::request(&o.reports, &calls, now);
+    let calls = if calls.len() == o.reports.len() {
+        calls
+    } else {
+        &[]
+    };
+    let req = otlp::request(&o.reports, calls, now);
     if let Some(file) = &a.otlp {
         std::fs::write(file, otlp::to_json(&req) + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            .map_err(|e| format!("--otlp: cannot write {}: {e}", file.display()))?;
     }
     if let Some(endpoint) = a.endpoint() {
         let protocol = match a.otlp_protocol {

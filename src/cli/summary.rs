@@ -1,11 +1,23 @@
 //! `provscope summary`: what each session holds, and what was wrong with the input.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
-use crate::ingest::{self, LoadOptions, Loaded};
+use super::{CliError, CmdResult, Ctx, Exit, Settings};
+use crate::check::SessionReport;
 use crate::model::{DiagLevel, Session};
+use crate::pipeline::Checked;
 use crate::text::one_line;
 use serde::Serialize;
+use std::io::Write;
 use std::path::PathBuf;
+
+/// Arguments of `provscope summary`.
+#[derive(clap::Args, Debug)]
+pub struct SummaryArgs {
+    /// Session logs, traces or directories; none means the bundled samples.
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 /// Output formats of `summary`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -16,16 +28,16 @@ pub enum Format {
     Json,
 }
 
-/// One row of the summary.
+/// One row of the summary: counts only, so a run keeps nothing else per session.
 #[derive(Serialize)]
-struct Row<'a> {
-    session: &'a str,
-    file: &'a str,
+struct Row {
+    session: String,
+    file: String,
     /// `provscope` for a session log, else the importer that read the file.
-    format: &'a str,
+    format: String,
     /// What the source lacked and how it was filled in (imported files only).
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    notes: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
     turns: usize,
     calls: usize,
     results: usize,
@@ -37,17 +49,17 @@ struct Row<'a> {
     findings: std::collections::BTreeMap<crate::check::Severity, u64>,
 }
 
-fn row<'a>(s: &'a Session, cfg: &crate::check::Config) -> Row<'a> {
+fn row(s: &Session, r: &SessionReport) -> Row {
     let errors = s
         .diagnostics
         .iter()
         .filter(|d| d.level == DiagLevel::Error)
         .count();
     Row {
-        session: &s.name,
-        file: &s.source,
-        format: s.format(),
-        notes: s.import.as_ref().map_or(&[], |i| i.notes.as_slice()),
+        session: s.name.clone(),
+        file: s.source.to_string(),
+        format: s.format().to_owned(),
+        notes: s.import.as_ref().map_or_else(Vec::new, |i| i.notes.clone()),
         turns: s.turns.len(),
         calls: s.calls.len(),
         results: s.results.len(),
@@ -55,48 +67,39 @@ fn row<'a>(s: &'a Session, cfg: &crate::check::Config) -> Row<'a> {
         envelopes: s.envelopes.len(),
         errors,
         warnings: s.diagnostics.len() - errors,
-        findings: crate::check::check_session(s, cfg).metrics.severities,
+        findings: r.metrics.severities.clone(),
     }
 }
 
-/// Loads `paths` (or the bundled samples) and prints the summary. Diagnostics go to stderr.
-pub fn run(
-    out: &mut Out,
-    paths: &[PathBuf],
-    format: Format,
-    opts: &LoadOptions,
-    cfg: &crate::check::Config,
-    threads: usize,
-) -> u8 {
-    let loaded = if paths.is_empty() {
-        Loaded {
-            sessions: ingest::samples::load_all(opts),
-            input_errors: vec![],
-        }
-    } else {
-        ingest::load_paths(paths, opts, threads)
-    };
-    let rows: Vec<Row> = loaded.sessions.iter().map(|s| row(s, cfg)).collect();
-    match format {
+/// Loads `paths` (or the bundled samples) through the pipeline and prints the summary, keeping
+/// one row per session. Diagnostics go to stderr.
+pub fn run(ctx: &mut Ctx, st: &Settings, a: &SummaryArgs) -> CmdResult {
+    let inputs = st.pipeline.discover(&a.paths);
+    let mut rows = Vec::with_capacity(inputs.len());
+    let mut diags = Vec::new();
+    let mut bad = inputs.has_errors();
+    st.pipeline.run(&inputs, |c: Checked| {
+        rows.push(row(&c.session, &c.report));
+        bad |= c.session.has_errors();
+        diags.extend(c.session.diagnostics);
+        true
+    });
+    match a.format {
         Format::Json => {
-            out.line(&serde_json::to_string_pretty(&rows).unwrap_or_default());
+            serde_json::to_writer_pretty(&mut ctx.out, &rows)
+                .map_err(|e| CliError::stdout(e.into()))?;
+            ctx.out.line("");
         }
-        Format::Text => print_table(out, &rows),
+        Format::Text => print_table(&mut ctx.human(), &rows).map_err(CliError::stdout)?,
     }
-    for d in loaded.diagnostics() {
-        eprintln!("{}", one_line(&d.to_string()));
-    }
-    if loaded.has_errors() {
-        EXIT_INPUT
-    } else {
-        EXIT_OK
-    }
+    ctx.diags(inputs.errors.iter().chain(&diags));
+    Ok(if bad { Exit::InputErrors } else { Exit::Ok })
 }
 
-fn print_table(out: &mut Out, rows: &[Row]) {
+fn print_table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
     let w = rows
         .iter()
-        .map(|r| one_line(r.session).chars().count())
+        .map(|r| one_line(&r.session).chars().count())
         .max()
         .unwrap_or(0)
         .max(7);
@@ -106,10 +109,11 @@ fn print_table(out: &mut Out, rows: &[Row]) {
         .max()
         .unwrap_or(0)
         .max(6);
-    out.line(&format!(
+    writeln!(
+        out,
         "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  FINDINGS",
         "SESSION", "FORMAT", "TURNS", "CALLS", "RESULTS", "CLAIMS", "ENVELOPES", "DIAGNOSTICS"
-    ));
+    )?;
     let mut total = [0usize; 6];
     for r in rows {
         let diag = match (r.errors, r.warnings) {
@@ -125,9 +129,10 @@ fn print_table(out: &mut Out, rows: &[Row]) {
             n(crate::check::Severity::Warning),
             n(crate::check::Severity::Info)
         );
-        out.line(&format!(
+        writeln!(
+            out,
             "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}  {findings}",
-            one_line(r.session),
+            one_line(&r.session),
             r.format,
             r.turns,
             r.calls,
@@ -135,7 +140,7 @@ fn print_table(out: &mut Out, rows: &[Row]) {
             r.claims,
             r.envelopes,
             diag
-        ));
+        )?;
         for (t, v) in total.iter_mut().zip([
             r.turns,
             r.calls,
@@ -148,7 +153,8 @@ fn print_table(out: &mut Out, rows: &[Row]) {
         }
     }
     if rows.len() > 1 {
-        out.line(&format!(
+        writeln!(
+            out,
             "{:<w$}  {:<fw$}  {:>5}  {:>5}  {:>7}  {:>6}  {:>9}  {:>11}",
             format!("{} sessions", rows.len()),
             "",
@@ -158,6 +164,7 @@ fn print_table(out: &mut Out, rows: &[Row]) {
             total[3],
             total[4],
             total[5]
-        ));
+        )?;
     }
+    Ok(())
 }

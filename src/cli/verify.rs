@@ -1,11 +1,10 @@
-//! `provscope verify` and `provscope metrics`.
+//! `provscope verify`: every finding of every session, for people or machines.
 
-use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
-use crate::check::{check_paths, Config, Outcome, Severity};
+use super::{CliError, CmdResult, Ctx, Exit, Settings};
+use crate::check::Severity;
 use crate::export;
-use crate::ingest::LoadOptions;
 use crate::model::Timestamp;
-use crate::text::one_line;
+use crate::pipeline::Outcome;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -34,7 +33,8 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn threshold(self) -> Option<Severity> {
+    /// The least serious severity that fails, if any.
+    pub fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -46,7 +46,7 @@ impl FailOn {
 /// Arguments of `provscope verify`.
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// Session logs or directories; none means the bundled samples.
+    /// Session logs, traces or directories; none means the bundled samples.
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
@@ -67,81 +67,57 @@ pub struct VerifyArgs {
     /// `provscope trend`.
     #[arg(long)]
     pub record_run: bool,
+    /// OpenTelemetry output.
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
 }
 
-fn parse_ts(s: &str) -> Result<Timestamp, String> {
+/// Parses `--now`.
+pub fn parse_ts(s: &str) -> Result<Timestamp, String> {
     Timestamp::parse(s)
 }
 
-/// Arguments of `provscope metrics`.
-#[derive(clap::Args, Debug)]
-pub struct MetricsArgs {
-    /// Session logs or directories; none means the bundled samples.
-    pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = MetricsFormat::Text)]
-    pub format: MetricsFormat,
-}
-
-/// Output formats of `metrics`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MetricsFormat {
-    /// A table.
-    Text,
-    /// JSON.
-    Json,
-}
-
-fn report_diagnostics(o: &Outcome) {
-    for d in o.input_errors.iter().chain(o.diagnostics.iter().flatten()) {
-        eprintln!("{}", one_line(&d.to_string()));
-    }
-}
-
 /// Runs `verify`.
-pub fn run(
-    out: &mut Out,
-    a: &VerifyArgs,
-    opts: &LoadOptions,
-    cfg: &Config,
-    threads: usize,
-    color: bool,
-    db: Option<&std::path::Path>,
-) -> u8 {
-    let o = check_paths(&a.paths, opts, cfg, threads);
+pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
+    let inputs = st.pipeline.discover(&a.paths);
+    let mut o = Outcome {
+        input_errors: inputs.errors.clone(),
+        ..Outcome::default()
+    };
+    // OTLP output names each call's tool and JSON-RPC id: collected while the sessions pass.
+    let want_otlp = a.otlp.wanted();
+    let mut calls = Vec::new();
+    st.pipeline.run(&inputs, |c| {
+        if want_otlp {
+            calls.push(export::otlp::call_index(&c.session));
+        }
+        o.push(c);
+        true
+    });
     let now = a.now.unwrap_or_else(Timestamp::now);
     if a.record_run {
-        if let Err(e) = record_run(&a.paths, &o, now, db) {
-            eprintln!("provscope: --record-run: {e}");
-            return EXIT_INPUT;
-        }
+        record_run(ctx, st, &a.paths, &o, now)?;
     }
-    if a.otlp.wanted() {
-        if let Err(e) = super::otlp::emit(&a.otlp, &o, &a.paths, opts, threads, now) {
-            eprintln!("provscope: --otlp: {e}");
-            return EXIT_INPUT;
-        }
+    if want_otlp {
+        super::otlp::emit(&a.otlp, &o, &calls, now).map_err(CliError::Export)?;
     }
     // The report streams to its destination: a large run's JSON is never held whole in memory.
-    let written = match &a.output {
-        Some(p) => std::fs::File::create(p)
-            .and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                write_report(&mut w, &o, a, now, false)?;
-                w.flush()
-            })
-            .map_err(|e| format!("cannot write {}: {e}", p.display())),
-        None => write_report(out, &o, a, now, color).map_err(|e| format!("cannot write: {e}")),
-    };
-    if let Err(e) = written {
-        eprintln!("provscope: {e}");
-        return EXIT_INPUT;
+    match &a.output {
+        Some(p) => {
+            let f = std::fs::File::create(p).map_err(|e| CliError::write(p, e))?;
+            let mut w = std::io::BufWriter::new(f);
+            write_report(&mut w, &o, a, now, false)
+                .and_then(|()| w.flush())
+                .map_err(|e| CliError::write(p, e))?;
+        }
+        None => {
+            let color = ctx.color;
+            write_report(&mut ctx.out, &o, a, now, color).map_err(CliError::stdout)?;
+        }
     }
-    report_diagnostics(&o);
+    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
     if o.has_input_errors() {
-        return EXIT_INPUT;
+        return Ok(Exit::InputErrors);
     }
     let failing = a.fail_on.threshold().is_some_and(|t| {
         o.reports
@@ -149,14 +125,11 @@ pub fn run(
             .flat_map(|r| &r.findings)
             .any(|f| f.severity <= t)
     });
-    if failing {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
+    Ok(Exit::findings_if(failing))
 }
 
-/// Writes the report in the chosen format.
+/// Writes the report in the chosen format: text through the sanitizing boundary, machine
+/// formats straight from their serializers.
 fn write_report(
     w: &mut dyn Write,
     o: &Outcome,
@@ -171,8 +144,8 @@ fn write_report(
             } else {
                 Severity::Warning
             };
-            let body = export::text::render(o, export::text::Style { color }, min);
-            w.write_all(body.as_bytes())
+            let mut t = crate::text::Term::new(w, color);
+            export::text::write(&mut t, o, min)
         }
         // The serializers make many small writes: buffer them in front of the destination.
         VerifyFormat::Json => {
@@ -181,9 +154,11 @@ fn write_report(
             w.write_all(b"\n")?;
             w.flush()
         }
-        VerifyFormat::Junit => {
-            w.write_all(export::junit::render(o, a.fail_on.threshold(), now).as_bytes())
-        }
+        VerifyFormat::Junit => export::junit::write(
+            w,
+            "provscope verify",
+            &export::junit::verify_suites(o, a.fail_on.threshold(), now),
+        ),
         VerifyFormat::Sarif => {
             let mut w = std::io::BufWriter::with_capacity(64 << 10, w);
             serde_json::to_writer_pretty(&mut w, &export::sarif::render(o))?;
@@ -193,13 +168,27 @@ fn write_report(
     }
 }
 
-/// Stores the run: when, a hash over the inputs' content, the overall metrics.
+/// Stores the run: when, a hash over the inputs' content (from the loaded sessions, not a
+/// second read), the overall metrics.
 fn record_run(
+    ctx: &mut Ctx,
+    st: &Settings,
     paths: &[PathBuf],
     o: &Outcome,
     at: Timestamp,
-    db: Option<&std::path::Path>,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
+    let path = st.db_path();
+    let store = crate::store::Store::open(&path)?;
+    let id = store.record_run(at, &inputs_hash(paths, o), &o.overall)?;
+    ctx.note(&format!(
+        "recorded run {id} in {}",
+        crate::store::shown(&path)
+    ));
+    Ok(())
+}
+
+/// SHA-256 over the inputs: each report's file and session id with its content hash.
+fn inputs_hash(paths: &[PathBuf], o: &Outcome) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     if paths.is_empty() {
@@ -210,100 +199,14 @@ fn record_run(
             ));
         }
     } else {
-        let (files, _) = crate::ingest::discover(paths);
-        for f in files {
-            let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for (r, c) in o.reports.iter().zip(&o.content_hashes) {
             h.update(format!(
-                "{}\0{}\n",
-                f.display(),
-                crate::store::content_hash(&bytes)
+                "{}\0{}\0{}\n",
+                r.file,
+                r.session_id,
+                c.as_deref().unwrap_or("")
             ));
         }
     }
-    let path = db
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_else(crate::store::Store::default_location);
-    let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
-    let id = store
-        .record_run(at, &hex::encode(h.finalize()), &o.overall)
-        .map_err(|e| e.to_string())?;
-    eprintln!(
-        "provscope: recorded run {id} in {}",
-        crate::store::shown(&path)
-    );
-    Ok(())
-}
-
-/// Runs `metrics`.
-pub fn metrics(
-    out: &mut Out,
-    a: &MetricsArgs,
-    opts: &LoadOptions,
-    cfg: &Config,
-    threads: usize,
-) -> u8 {
-    let o = check_paths(&a.paths, opts, cfg, threads);
-    match a.format {
-        MetricsFormat::Json => {
-            let sessions: Vec<_> = o
-                .reports
-                .iter()
-                .map(|r| serde_json::json!({"session_id": r.session_id, "name": r.name, "metrics": r.metrics}))
-                .collect();
-            let doc = serde_json::json!({"overall": o.overall, "sessions": sessions});
-            out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
-        }
-        MetricsFormat::Text => {
-            let pct = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{:.1}%", v * 100.0));
-            let w = o
-                .reports
-                .iter()
-                .map(|r| one_line(&r.name).chars().count())
-                .max()
-                .unwrap_or(7)
-                .max(7);
-            out.line(&format!(
-                "{:<w$}  {:>6}  {:>9}  {:>11}  {:>4} {:>4} {:>4} {:>4}",
-                "SESSION", "CLAIMS", "PRECISION", "WRONG-SRC", "RR", "RW", "WR", "WW"
-            ));
-            let mut rows: Vec<(String, &crate::check::Metrics)> = o
-                .reports
-                .iter()
-                .map(|r| (one_line(&r.name).into_owned(), &r.metrics))
-                .collect();
-            rows.push(("all".into(), &o.overall));
-            for (name, m) in rows {
-                let q: Vec<u64> = crate::check::grid_quadrants()
-                    .iter()
-                    .map(|q| m.quadrants.get(q).copied().unwrap_or(0))
-                    .collect();
-                out.line(&format!(
-                    "{name:<w$}  {:>6}  {:>9}  {:>11}  {:>4} {:>4} {:>4} {:>4}",
-                    m.claims,
-                    pct(m.citation_precision),
-                    pct(m.wrong_source_rate),
-                    q[0],
-                    q[1],
-                    q[2],
-                    q[3]
-                ));
-            }
-            out.line("RR fact right/source right, RW fact right/source wrong, WR fact wrong/source right, WW fact wrong/source wrong");
-            let kinds: Vec<String> = o
-                .overall
-                .kinds
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            if !kinds.is_empty() {
-                out.line(&format!("findings: {}", kinds.join(", ")));
-            }
-        }
-    }
-    report_diagnostics(&o);
-    if o.has_input_errors() {
-        EXIT_INPUT
-    } else {
-        EXIT_OK
-    }
+    hex::encode(h.finalize())
 }

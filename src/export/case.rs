@@ -6,20 +6,100 @@ pub use crate::model::case::{Case, CaseSource, Competitor, Expectation, FORMAT};
 use crate::model::{Session, Timestamp};
 use serde_json::Value;
 
-/// The default file name of a case: `SESSION.CLAIM.TURN.case.json`, with anything but ASCII
-/// letters, digits, `-` and `_` replaced by `_` (names come from logs).
+/// Why a case cannot be exported or read.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// No statement of the claim in the session.
+    #[error("no claim `{claim}` in session {session}")]
+    NoClaim {
+        /// The claim id asked for.
+        claim: String,
+        /// The session id.
+        session: String,
+    },
+    /// The claim is not stated in that turn.
+    #[error("claim `{claim}` is not stated in turn {turn}")]
+    NotInTurn {
+        /// The claim id.
+        claim: String,
+        /// The turn asked for.
+        turn: u32,
+    },
+    /// The claim has no origin, so there is no result to build a case from.
+    #[error("claim `{claim}` (turn {turn}) is unsourced: there is no result to build a case from")]
+    Unsourced {
+        /// The claim id.
+        claim: String,
+        /// Its turn.
+        turn: u32,
+    },
+    /// A case file cannot be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A case file is not a case.
+    #[error("{path}:{line}:{column}: not a provscope case: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A case of another format version.
+    #[error("{path}: format `{found}` is not {FORMAT} (upgrade provscope?)")]
+    Version {
+        /// The file.
+        path: String,
+        /// The format it declares.
+        found: String,
+    },
+}
+
+/// Reads and validates a case file.
+pub fn read(path: &std::path::Path) -> Result<Case, CaseError> {
+    let p = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Read {
+        path: p.clone(),
+        source,
+    })?;
+    let c: Case = serde_json::from_str(&text).map_err(|e| CaseError::Parse {
+        path: p.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    if c.format != FORMAT {
+        return Err(CaseError::Version {
+            path: p,
+            found: c.format,
+        });
+    }
+    Ok(c)
+}
+
+/// The default file name of a case: `SESSION.CLAIM.TURN.case.json`. Names come from logs:
+/// every byte but ASCII letters, digits, `-` and `_` is written `%XX`, so the name is one
+/// path component, safe on every file system, and different claims never share a name.
 pub fn file_name(session_name: &str, claim_id: &str, turn: u32) -> String {
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
+    fn safe(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
     format!("{}.{}.{turn}.case.json", safe(session_name), safe(claim_id))
 }
 
@@ -43,7 +123,7 @@ pub fn export(
     claim_id: &str,
     turn: Option<u32>,
     redact: &[regex::Regex],
-) -> Result<Case, String> {
+) -> Result<Case, CaseError> {
     let statements: Vec<usize> = r
         .claims
         .iter()
@@ -52,14 +132,20 @@ pub fn export(
         .map(|(i, _)| i)
         .collect();
     if statements.is_empty() {
-        return Err(format!("no claim `{claim_id}` in session {}", s.id()));
+        return Err(CaseError::NoClaim {
+            claim: claim_id.to_owned(),
+            session: s.id().to_owned(),
+        });
     }
     let pick = match turn {
         Some(t) => statements
             .iter()
             .copied()
             .find(|&i| r.claims[i].turn == t)
-            .ok_or_else(|| format!("claim `{claim_id}` is not stated in turn {t}"))?,
+            .ok_or_else(|| CaseError::NotInTurn {
+                claim: claim_id.to_owned(),
+                turn: t,
+            })?,
         None => statements
             .iter()
             .copied()
@@ -67,11 +153,9 @@ pub fn export(
             .unwrap_or(statements[0]),
     };
     let v = &r.claims[pick];
-    let cited_id = v.call_id.clone().ok_or_else(|| {
-        format!(
-            "claim `{claim_id}` (turn {}) is unsourced: there is no result to build a case from",
-            v.turn
-        )
+    let cited_id = v.call_id.clone().ok_or_else(|| CaseError::Unsourced {
+        claim: claim_id.to_owned(),
+        turn: v.turn,
     })?;
     let findings: Vec<&crate::check::Finding> = r.findings_for(v).collect();
     // The cited result, then every result a finding names as competing with it.

@@ -2,10 +2,11 @@
 //! (see `docs/verify-json.md`). Serialized straight from the reports, borrowing everything.
 
 use crate::check::{
-    ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Outcome, Quadrant, SessionReport,
-    Severity, SourceVerdict,
+    ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Quadrant, SessionReport, Severity,
+    SourceVerdict,
 };
 use crate::model::{Diagnostic, Timestamp};
+use crate::pipeline::Outcome;
 use serde::Serialize;
 
 /// Schema identifier written in every document.

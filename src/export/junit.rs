@@ -1,82 +1,154 @@
-//! `verify --format junit`: one test suite per session, one test case per claim statement.
-//! A claim fails when it has a finding at or above the failure threshold.
+//! JUnit XML, one writer for every command that speaks it: `verify --format junit` (one suite
+//! per session, one test case per claim statement, failing when a finding reaches the threshold)
+//! and `check --format junit` (one test case per case, session, turn and claim).
 
 use super::xml_escape as x;
-use crate::check::{Outcome, Severity};
+use crate::check::case::CheckResult;
+use crate::check::{Finding, Severity};
 use crate::model::Timestamp;
-use std::fmt::Write;
+use crate::pipeline::Outcome;
+use std::io::{self, Write};
 
-fn describe(f: &crate::check::Finding) -> String {
+/// A test suite.
+pub struct Suite {
+    /// Suite name.
+    pub name: String,
+    /// ISO 8601 timestamp (no zone), when known.
+    pub timestamp: Option<String>,
+    /// Its test cases.
+    pub cases: Vec<TestCase>,
+}
+
+/// A test case.
+pub struct TestCase {
+    /// `classname`.
+    pub classname: String,
+    /// `name`, unique within its suite.
+    pub name: String,
+    /// Set when it failed: (type, message, body).
+    pub failure: Option<(String, String, String)>,
+    /// Extra output (findings below the threshold).
+    pub system_out: Option<String>,
+}
+
+/// Writes `<testsuites>` with every suite.
+pub fn write(w: &mut dyn Write, name: &str, suites: &[Suite]) -> io::Result<()> {
+    let tests: usize = suites.iter().map(|s| s.cases.len()).sum();
+    let failures: usize = suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .filter(|c| c.failure.is_some())
+        .count();
+    writeln!(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    writeln!(
+        w,
+        "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">",
+        x(name)
+    )?;
+    for s in suites {
+        let nf = s.cases.iter().filter(|c| c.failure.is_some()).count();
+        write!(
+            w,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{nf}\" errors=\"0\" skipped=\"0\"",
+            x(&s.name),
+            s.cases.len()
+        )?;
+        if let Some(t) = &s.timestamp {
+            write!(w, " timestamp=\"{}\"", x(t))?;
+        }
+        writeln!(w, ">")?;
+        for c in &s.cases {
+            write!(
+                w,
+                "    <testcase classname=\"{}\" name=\"{}\"",
+                x(&c.classname),
+                x(&c.name)
+            )?;
+            if c.failure.is_none() && c.system_out.is_none() {
+                writeln!(w, "/>")?;
+                continue;
+            }
+            writeln!(w, ">")?;
+            if let Some((kind, message, body)) = &c.failure {
+                writeln!(
+                    w,
+                    "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                    x(kind),
+                    x(message),
+                    x(body)
+                )?;
+            }
+            if let Some(o) = &c.system_out {
+                writeln!(w, "      <system-out>{}</system-out>", x(o))?;
+            }
+            writeln!(w, "    </testcase>")?;
+        }
+        writeln!(w, "  </testsuite>")?;
+    }
+    writeln!(w, "</testsuites>")
+}
+
+fn describe(f: &Finding) -> String {
     format!("{} [{}]: {}", f.kind, f.severity, f.message)
 }
 
-/// Renders JUnit XML.
-pub fn render(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> String {
+/// `verify`'s suites: one per session, one test case per claim statement.
+pub fn verify_suites(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> Vec<Suite> {
     let fails = |s: Severity| fail_on.is_some_and(|t| s <= t);
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let total: usize = o.reports.iter().map(|r| r.claims.len()).sum();
-    let failures: usize = o
-        .reports
+    let stamp = checked_at.to_string().trim_end_matches('Z').to_owned();
+    o.reports
         .iter()
-        .flat_map(|r| {
-            r.claims
+        .map(|r| Suite {
+            name: r.name.clone(),
+            timestamp: Some(stamp.clone()),
+            cases: r
+                .claims
                 .iter()
-                .map(move |c| r.findings_for(c).any(|f| fails(f.severity)))
+                .map(|c| {
+                    let bad: Vec<&Finding> =
+                        r.findings_for(c).filter(|f| fails(f.severity)).collect();
+                    let rest: Vec<String> = r
+                        .findings_for(c)
+                        .filter(|f| !fails(f.severity))
+                        .map(describe)
+                        .collect();
+                    let failure = bad.first().map(|first| {
+                        let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
+                        body.push(format!("at {}:{}", r.file, c.line));
+                        (
+                            first.kind.to_string(),
+                            first.message.clone(),
+                            body.join("\n"),
+                        )
+                    });
+                    TestCase {
+                        classname: r.session_id.clone(),
+                        name: format!("turn {} {}", c.turn, c.claim_id),
+                        failure,
+                        system_out: (!rest.is_empty()).then(|| rest.join("\n")),
+                    }
+                })
+                .collect(),
         })
-        .filter(|b| *b)
-        .count();
-    let _ = writeln!(out, "<testsuites name=\"provscope verify\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\">");
-    for r in &o.reports {
-        let n = r.claims.len();
-        let nf = r
-            .claims
+        .collect()
+}
+
+/// `check`'s suite: one test case per (case, session, turn, claim).
+pub fn check_suites(results: &[CheckResult]) -> Vec<Suite> {
+    vec![Suite {
+        name: "conflicting-source cases".into(),
+        timestamp: None,
+        cases: results
             .iter()
-            .filter(|c| r.findings_for(c).any(|f| fails(f.severity)))
-            .count();
-        let _ = writeln!(
-            out,
-            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{nf}\" errors=\"0\" skipped=\"0\" timestamp=\"{}\">",
-            x(&r.name),
-            &checked_at.to_string().trim_end_matches('Z')
-        );
-        for c in &r.claims {
-            let _ = write!(
-                out,
-                "    <testcase classname=\"{}\" name=\"turn {} {}\"",
-                x(&r.session_id),
-                c.turn,
-                x(&c.claim_id),
-            );
-            let bad: Vec<_> = r.findings_for(c).filter(|f| fails(f.severity)).collect();
-            let rest: Vec<_> = r.findings_for(c).filter(|f| !fails(f.severity)).collect();
-            if bad.is_empty() && rest.is_empty() {
-                out.push_str("/>\n");
-                continue;
-            }
-            out.push_str(">\n");
-            if let Some(first) = bad.first() {
-                let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
-                body.push(format!("at {}:{}", r.file, c.line));
-                let _ = writeln!(
-                    out,
-                    "      <failure type=\"{}\" message=\"{}\">{}</failure>",
-                    first.kind,
-                    x(&first.message),
-                    x(&body.join("\n"))
-                );
-            }
-            if !rest.is_empty() {
-                let body: Vec<String> = rest.iter().map(|f| describe(f)).collect();
-                let _ = writeln!(
-                    out,
-                    "      <system-out>{}</system-out>",
-                    x(&body.join("\n"))
-                );
-            }
-            out.push_str("    </testcase>\n");
-        }
-        out.push_str("  </testsuite>\n");
-    }
-    out.push_str("</testsuites>\n");
-    out
+            .map(|r| TestCase {
+                classname: "provscope.case".into(),
+                name: r.label(),
+                failure: (!r.passed).then(|| {
+                    let msg = r.reasons.join("; ");
+                    ("case".to_owned(), msg.clone(), msg)
+                }),
+                system_out: None,
+            })
+            .collect(),
+    }]
 }

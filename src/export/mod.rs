@@ -3,10 +3,48 @@
 pub mod case;
 pub mod json;
 pub mod junit;
+pub mod metrics;
 pub mod otlp;
 pub mod report;
 pub mod sarif;
 pub mod text;
+pub mod trend;
+
+/// Writes a new file at `path`: never through a symlink planted there, and never over an
+/// existing file unless `force` (then the file is replaced by a rename, which replaces a symlink
+/// itself rather than its target).
+pub fn write_new(path: &std::path::Path, bytes: &[u8], force: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let create = |p: &std::path::Path| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p)
+    };
+    if !force {
+        return match create(path) {
+            Ok(mut f) => f.write_all(bytes).and_then(|()| f.sync_all()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(std::io::Error::new(
+                e.kind(),
+                "it already exists (pass --force to replace it)",
+            )),
+            Err(e) => Err(e),
+        };
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
 
 /// Escapes text for XML attribute and element content, dropping characters XML 1.0 forbids.
 pub fn xml_escape(s: &str) -> String {

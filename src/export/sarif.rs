@@ -1,6 +1,7 @@
 //! `verify --format sarif`: SARIF 2.1.0, one result per finding, located at the log file and line.
 
-use crate::check::{Outcome, Severity, ALL_KINDS};
+use crate::check::{Severity, ALL_KINDS};
+use crate::pipeline::Outcome;
 use serde_json::{json, Value};
 
 fn level(s: Severity) -> &'static str {

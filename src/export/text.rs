@@ -1,92 +1,76 @@
-//! `verify` for people: findings grouped by session and turn, coloured unless NO_COLOR or not a TTY.
+//! `verify` for people: findings grouped by session and turn, written through the sanitizing
+//! [`Term`] boundary (coloured when it allows colour).
 
-use crate::check::{Finding, Outcome, Severity};
-use crate::text::one_line;
-use std::fmt::Write;
-
-/// Whether to colour output.
-#[derive(Clone, Copy, Debug)]
-pub struct Style {
-    /// Emit ANSI colour.
-    pub color: bool,
-}
-
-impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
-        if self.color {
-            format!("\u{1b}[{code}m{s}\u{1b}[0m")
-        } else {
-            s.to_owned()
-        }
-    }
-    fn sev(&self, s: Severity) -> String {
-        match s {
-            Severity::Error => self.paint("1;31", "error"),
-            Severity::Warning => self.paint("33", "warning"),
-            Severity::Info => self.paint("2", "info"),
-        }
-    }
-}
+use crate::check::{Finding, Severity};
+use crate::pipeline::Outcome;
+use crate::text::{Paint, Term};
+use std::io::{self, Write};
 
 fn pct(v: Option<f64>) -> String {
     v.map_or("n/a".into(), |v| format!("{:.0}%", v * 100.0))
 }
 
-fn line_for(out: &mut String, st: Style, f: &Finding, file: &str) {
-    let who = match (&f.claim_id, f.call_ids.first()) {
-        (Some(c), _) => format!("claim {}", one_line(c)),
-        (None, Some(call)) => format!("call {}", one_line(call)),
-        _ => String::new(),
-    };
-    let _ = writeln!(
-        out,
-        "    {} {} {}: {}  {}",
-        st.sev(f.severity),
-        st.paint("1", f.kind.name()),
-        who,
-        one_line(&f.message),
-        st.paint("2", &format!("{}:{}", one_line(file), f.line))
-    );
+fn severity<W: Write>(t: &mut Term<W>, s: Severity) -> io::Result<()> {
+    match s {
+        Severity::Error => t.paint(Paint::Error, "error"),
+        Severity::Warning => t.paint(Paint::Warning, "warning"),
+        Severity::Info => t.paint(Paint::Dim, "info"),
+    }
 }
 
-/// Renders the findings of every session, then totals.
-pub fn render(o: &Outcome, st: Style, min: Severity) -> String {
-    let mut out = String::new();
+fn finding<W: Write>(t: &mut Term<W>, f: &Finding, file: &str) -> io::Result<()> {
+    let who = match (&f.claim_id, f.call_ids.first()) {
+        (Some(c), _) => format!("claim {c}"),
+        (None, Some(call)) => format!("call {call}"),
+        _ => String::new(),
+    };
+    write!(t, "    ")?;
+    severity(t, f.severity)?;
+    write!(t, " ")?;
+    t.paint(Paint::Bold, f.kind.name())?;
+    // One line per finding: the message may not break it.
+    write!(t, " {who}: {}  ", crate::text::one_line(&f.message))?;
+    t.paint(Paint::Dim, &format!("{file}:{}", f.line))?;
+    writeln!(t)
+}
+
+/// Writes the findings of every session at or above `min`, then totals.
+pub fn write<W: Write>(t: &mut Term<W>, o: &Outcome, min: Severity) -> io::Result<()> {
     for r in &o.reports {
         let shown: Vec<&Finding> = r.findings.iter().filter(|f| f.severity <= min).collect();
         let m = &r.metrics;
-        let _ = writeln!(
-            out,
-            "{}  {} claims, citation precision {}, wrong-source rate {}",
-            st.paint("1", &one_line(&r.name)),
+        t.paint(Paint::Bold, &crate::text::one_line(&r.name))?;
+        writeln!(
+            t,
+            "  {} claims, citation precision {}, wrong-source rate {}",
             m.claims,
             pct(m.citation_precision),
             pct(m.wrong_source_rate)
-        );
+        )?;
         if shown.is_empty() {
-            let _ = writeln!(out, "  {}", st.paint("32", "no findings"));
+            write!(t, "  ")?;
+            t.paint(Paint::Good, "no findings")?;
+            writeln!(t)?;
             continue;
         }
         let mut turn = None;
+        let mut first = true;
         for f in shown {
-            if f.turn != turn {
+            if first || f.turn != turn {
+                first = false;
                 turn = f.turn;
                 match turn {
-                    Some(t) => {
-                        let _ = writeln!(out, "  turn {t}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "  session");
-                    }
+                    Some(n) => writeln!(t, "  turn {n}")?,
+                    None => writeln!(t, "  session")?,
                 }
             }
-            line_for(&mut out, st, f, &r.file);
+            finding(t, f, &r.file)?;
         }
     }
     let m = &o.overall;
     let count = |s: Severity| m.severities.get(&s).copied().unwrap_or(0);
-    let _ = writeln!(
-        out,
+    writeln!(
+        t,
         "\n{} sessions, {} claims: {} errors, {} warnings, {} info; citation precision {}, wrong-source rate {}",
         o.reports.len(),
         m.claims,
@@ -95,12 +79,11 @@ pub fn render(o: &Outcome, st: Style, min: Severity) -> String {
         count(Severity::Info),
         pct(m.citation_precision),
         pct(m.wrong_source_rate)
-    );
+    )?;
     let q: Vec<String> = m
         .quadrants
         .iter()
         .map(|(q, n)| format!("{} {n}", q.title().to_lowercase()))
         .collect();
-    let _ = writeln!(out, "grid: {}", q.join(", "));
-    out
+    writeln!(t, "grid: {}", q.join(", "))
 }

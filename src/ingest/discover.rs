@@ -19,7 +19,10 @@ pub struct Loaded {
 impl Loaded {
     /// True when any path or any session had an error-level diagnostic.
     pub fn has_errors(&self) -> bool {
-        !self.input_errors.is_empty() || self.sessions.iter().any(Session::has_errors)
+        self.input_errors
+            .iter()
+            .any(|d| d.level == DiagLevel::Error)
+            || self.sessions.iter().any(Session::has_errors)
     }
 
     /// Every diagnostic, paths first.
@@ -93,6 +96,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
         match e.file_type() {
             Ok(t) if t.is_dir() => walk(&path, out, errors),
             Ok(t) if t.is_file() && is_candidate(&path) => out.push(path),
+            // A FIFO or a device in a scanned directory could block or never end: skipped, said.
+            Ok(t) if !t.is_file() && !t.is_symlink() && has_candidate_extension(&path) => {
+                errors.push(Diagnostic {
+                    level: DiagLevel::Warning,
+                    ..path_error(
+                        &path,
+                        "not a regular file (a FIFO, socket or device): skipped in a directory scan; name it directly to read it".into(),
+                    )
+                })
+            }
             _ => {}
         }
     }
@@ -100,6 +113,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
 
 /// Extensions worth opening in a directory scan; the content decides the format.
 const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
+
+/// True when the file name has an extension worth opening.
+fn has_candidate_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|x| x.to_str())
+        .is_some_and(|x| CANDIDATES.contains(&x))
+}
 
 /// True when a file found in a directory holds a session log or a known format. A `.jsonl` file
 /// that starts like JSON is kept even when unrecognised, so a damaged session log is reported

@@ -49,6 +49,11 @@ impl<R: BufRead> CappedLines<R> {
         }
     }
 
+    /// The wrapped reader.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
     /// Reads the next line; `Ok(None)` at end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));

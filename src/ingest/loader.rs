@@ -1,5 +1,6 @@
 //! The streaming session loader: one pass over the log, every valid event kept, every problem
-//! reported as a diagnostic. It never panics and never stops early.
+//! reported as a diagnostic. It never panics; it stops early only on binary input (one
+//! diagnostic). Files that are not regular files (FIFOs, devices) are read once, up to a cap.
 
 use super::lines::{CappedLines, Line};
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
@@ -15,17 +16,68 @@ use std::sync::Arc;
 /// Default cap on one line: 32 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 32 << 20;
 
+/// What is read at most from a file that is not a regular file (a FIFO, `/dev/stdin`, a device).
+pub const NON_REGULAR_CAP: u64 = 1 << 30;
+
 /// Loader settings.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
     /// Lines longer than this are skipped with a diagnostic.
     pub max_line_bytes: usize,
+    /// Compute each input's SHA-256 while reading it (`Session::content_hash`).
+    pub hash_content: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            hash_content: false,
+        }
+    }
+}
+
+/// Hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    hash: Option<sha2::Sha256>,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(h) = &mut self.hash {
+            sha2::Digest::update(h, &buf[..n]);
+        }
+        Ok(n)
+    }
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// Reads a file that is not a regular file once, up to [`NON_REGULAR_CAP`]; stops at the first
+/// chunk when it holds a NUL byte (binary input: `/dev/zero`, `/dev/urandom`).
+fn read_non_regular(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut f = std::fs::File::open(path)?.take(NON_REGULAR_CAP + 1);
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = f.read(&mut chunk)?;
+        if n == 0 {
+            return Ok((buf, false));
+        }
+        if buf.is_empty() && memchr::memchr(0, &chunk[..n]).is_some() {
+            buf.extend_from_slice(&chunk[..n]);
+            return Ok((buf, true));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if buf.len() as u64 > NON_REGULAR_CAP {
+            buf.truncate(NON_REGULAR_CAP as usize);
+            return Ok((buf, true));
         }
     }
 }
@@ -57,19 +109,49 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Session {
 pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
     use super::import::{self, Detected};
     let source: Arc<str> = Arc::from(path.display().to_string());
+    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    if !regular {
+        // A FIFO can be read only once, and a device may never end: read it once, capped.
+        return match read_non_regular(path) {
+            Ok((bytes, cut)) => {
+                let mut all = load_any_bytes(&session_name(path), &source, &bytes, opts);
+                if cut && !bytes.contains(&0) {
+                    if let Some(s) = all.first_mut() {
+                        s.diagnostics.push(file_diag(
+                            &source,
+                            format!(
+                                "not a regular file: read only its first {NON_REGULAR_CAP} bytes"
+                            ),
+                        ));
+                    }
+                }
+                all
+            }
+            Err(e) => vec![unreadable(path, source, &e)],
+        };
+    }
     match import::detect_file(path) {
         Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],
         Ok(Detected::Import(imp)) => match std::fs::read(path) {
-            Ok(bytes) => import::run(
-                imp,
-                &import::Input {
-                    name: session_name(path),
-                    source,
-                    path: Some(path),
-                    bytes: &bytes,
-                    opts,
-                },
-            ),
+            Ok(bytes) => {
+                let mut all = import::run(
+                    imp,
+                    &import::Input {
+                        name: session_name(path),
+                        source,
+                        path: Some(path),
+                        bytes: &bytes,
+                        opts,
+                    },
+                );
+                if opts.hash_content {
+                    let h = sha256_hex(&bytes);
+                    for s in &mut all {
+                        s.content_hash = Some(h.clone());
+                    }
+                }
+                all
+            }
             Err(e) => vec![unreadable(path, source, &e)],
         },
         Ok(Detected::Unknown) => {
@@ -90,6 +172,22 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
 
 /// Loads every session in `bytes`, whatever its format (tests, embedded data).
 pub fn load_any_bytes(name: &str, source: &str, bytes: &[u8], opts: &LoadOptions) -> Vec<Session> {
+    let mut all = load_any_bytes_unhashed(name, source, bytes, opts);
+    if opts.hash_content {
+        let h = sha256_hex(bytes);
+        for s in &mut all {
+            s.content_hash = Some(h.clone());
+        }
+    }
+    all
+}
+
+fn load_any_bytes_unhashed(
+    name: &str,
+    source: &str,
+    bytes: &[u8],
+    opts: &LoadOptions,
+) -> Vec<Session> {
     use super::import::{self, Detected};
     match import::detect(bytes) {
         Detected::Import(imp) => import::run(
@@ -180,7 +278,13 @@ pub fn load_reader<R: Read>(
     opts: &LoadOptions,
 ) -> Session {
     let mut b = Builder::new(name, source);
-    let reader = BufReader::with_capacity(256 * 1024, reader);
+    let reader = BufReader::with_capacity(
+        256 * 1024,
+        Hashing {
+            inner: reader,
+            hash: opts.hash_content.then(<sha2::Sha256 as sha2::Digest>::new),
+        },
+    );
     let mut lines = CappedLines::new(reader, opts.max_line_bytes);
     loop {
         let line = match lines.next_line() {
@@ -213,15 +317,23 @@ pub fn load_reader<R: Read>(
                 ended,
                 bytes,
             } => {
-                if b.binary {
-                    continue;
-                }
                 b.line(line_no, bytes, ended);
+                if b.binary {
+                    // One diagnostic, then stop: the rest of a binary file is not a log.
+                    break;
+                }
             }
         }
     }
     b.session.bytes = lines.consumed;
-    b.finish()
+    let hash = lines
+        .into_inner()
+        .into_inner()
+        .hash
+        .map(|h| hex::encode(sha2::Digest::finalize(h)));
+    let mut s = b.finish();
+    s.content_hash = hash;
+    s
 }
 
 /// The 1-based character column of byte offset `byte` in `text` (clamped, safe on any offset).

@@ -11,13 +11,19 @@ pub fn files() -> &'static [(&'static str, &'static str)] {
     SAMPLES
 }
 
+/// Loads bundled sample `i` (in [`files`] order).
+pub fn load(i: usize, opts: &LoadOptions) -> Option<Session> {
+    let (name, text) = SAMPLES.get(i)?;
+    let stem = name.strip_suffix(".jsonl").unwrap_or(name);
+    Some(load_bytes(
+        stem,
+        &format!("<samples>/{name}"),
+        text.as_bytes(),
+        opts,
+    ))
+}
+
 /// Loads every bundled sample.
 pub fn load_all(opts: &LoadOptions) -> Vec<Session> {
-    SAMPLES
-        .iter()
-        .map(|(name, text)| {
-            let stem = name.strip_suffix(".jsonl").unwrap_or(name);
-            load_bytes(stem, &format!("<samples>/{name}"), text.as_bytes(), opts)
-        })
-        .collect()
+    (0..SAMPLES.len()).filter_map(|i| load(i, opts)).collect()
 }

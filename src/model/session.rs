@@ -233,6 +233,8 @@ pub struct Session {
     pub source: Arc<str>,
     /// Bytes read.
     pub bytes: u64,
+    /// Lowercase hex SHA-256 of the input, when the loader was asked for it.
+    pub content_hash: Option<String>,
     /// The header, if a valid one was found.
     pub header: Option<SessionHeader>,
     /// Turns in turn order.

@@ -506,6 +506,7 @@ pub fn examine_existing(
         &bytes[..complete_len],
         &crate::ingest::LoadOptions {
             max_line_bytes: usize::MAX,
+            ..crate::ingest::LoadOptions::default()
         },
     );
     let Some(h) = &s.header else {

@@ -11,8 +11,8 @@ pub mod theme;
 pub mod update;
 pub mod views;
 
-use crate::check::{check_session, Config};
-use crate::ingest::{self, LoadOptions};
+use crate::check::Config;
+use crate::ingest::LoadOptions;
 use crate::store::{Classification, SessionRef, Store};
 use action::{Action, View};
 use app::{App, Loaded, Mark, SearchResults};
@@ -63,12 +63,20 @@ pub enum LoadMsg {
     Problem(String),
 }
 
-/// Loads and checks sessions on a background thread, streaming them to the UI.
+/// Loads and checks sessions on a background thread through the pipeline (the same one every
+/// command uses), streaming them to the UI in input order.
 pub fn spawn_loader(paths: Vec<PathBuf>, opts: LoadOptions, cfg: Config) -> Receiver<LoadMsg> {
     let (tx, rx) = channel();
     std::thread::spawn(move || {
-        let check = |s: crate::model::Session| {
-            for d in s
+        let pipeline = crate::pipeline::Pipeline::new(opts, cfg, 0);
+        let inputs = pipeline.discover(&paths);
+        for e in &inputs.errors {
+            let _ = tx.send(LoadMsg::Problem(e.to_string()));
+        }
+        let _ = tx.send(LoadMsg::Total(inputs.len()));
+        pipeline.run(&inputs, |c| {
+            for d in c
+                .session
                 .diagnostics
                 .iter()
                 .filter(|d| d.level == crate::model::DiagLevel::Error)
@@ -76,31 +84,9 @@ pub fn spawn_loader(paths: Vec<PathBuf>, opts: LoadOptions, cfg: Config) -> Rece
             {
                 let _ = tx.send(LoadMsg::Problem(d.to_string()));
             }
-            let r = check_session(&s, &cfg);
-            Box::new(Loaded::new(s, r))
-        };
-        if paths.is_empty() {
-            let files = ingest::samples::files();
-            let _ = tx.send(LoadMsg::Total(files.len()));
-            for s in ingest::samples::load_all(&opts) {
-                if tx.send(LoadMsg::Session(check(s))).is_err() {
-                    return;
-                }
-            }
-            return;
-        }
-        let (files, errors) = ingest::discover(&paths);
-        for e in errors {
-            let _ = tx.send(LoadMsg::Problem(e.to_string()));
-        }
-        let _ = tx.send(LoadMsg::Total(files.len()));
-        for f in files {
-            for s in ingest::load_file_sessions(&f, &opts) {
-                if tx.send(LoadMsg::Session(check(s))).is_err() {
-                    return;
-                }
-            }
-        }
+            tx.send(LoadMsg::Session(Box::new(Loaded::new(c.session, c.report))))
+                .is_ok()
+        });
     });
     rx
 }
@@ -200,10 +186,12 @@ pub fn apply_effect(
                 .iter()
                 .find(|l| &l.report.session_id == sid)
                 .ok_or_else(|| format!("session {sid} is not loaded"))?;
-            let case = crate::export::case::export(&l.session, &l.report, claim, Some(*turn), &[])?;
+            let case = crate::export::case::export(&l.session, &l.report, claim, Some(*turn), &[])
+                .map_err(|e| e.to_string())?;
             let file = crate::export::case::file_name(&l.session.name, claim, *turn);
             let body = serde_json::to_string_pretty(&case).map_err(|e| e.to_string())? + "\n";
-            std::fs::write(&file, body).map_err(|e| format!("cannot write {file}: {e}"))?;
+            crate::export::write_new(std::path::Path::new(&file), body.as_bytes(), false)
+                .map_err(|e| format!("cannot write {file}: {e}"))?;
             Ok(Some(format!(
                 "case written to {file} (run it with `provscope check {file} --against ...`)"
             )))
@@ -384,8 +372,8 @@ pub fn run(opts: Options) -> u8 {
                     }
                 }
                 Effect::LoadSession(path, id) => {
-                    for s in ingest::load_file_sessions(std::path::Path::new(path), &opts.load) {
-                        let r = check_session(&s, &opts.config);
+                    for s in crate::ingest::load_file_sessions(std::path::Path::new(path), &opts.load) {
+                        let r = crate::check::check_session(&s, &opts.config);
                         app.push_session(Loaded::new(s, r));
                     }
                     if !update::select_session(&mut app, id) {

@@ -87,6 +87,7 @@ pub fn load(lines: &[String]) -> Session {
     let text = lines.join("\n") + "\n";
     let opts = LoadOptions {
         max_line_bytes: 512 << 20,
+        ..LoadOptions::default()
     };
     load_bytes("env-test", "env-test.jsonl", text.as_bytes(), &opts)
 }

@@ -53,6 +53,7 @@ fn a_line_over_the_cap_is_skipped_without_buffering() {
     text.insert_str(0, &big);
     let opts = LoadOptions {
         max_line_bytes: 1 << 20,
+        ..LoadOptions::default()
     };
     let s = load_bytes("t", "t.jsonl", text.as_bytes(), &opts);
     assert_eq!(s.diagnostics.len(), 1, "{:?}", messages(&s));

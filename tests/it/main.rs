@@ -1,4 +1,5 @@
 //! provscope integration tests: one binary, one module per area (see each module's doc).
+
 // Test helpers fail a test by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -15,6 +16,7 @@ mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
 mod golden;
+mod hostile;
 mod importers;
 mod importers_otlp;
 mod importers_robust;

@@ -1,0 +1,321 @@
+//! The one way from paths to checked sessions, used by every command and by the explorer:
+//! discover the inputs, load them in parallel, check each session, hand the results over in
+//! input order. One rule decides what an unreadable log is ([`Readability`]).
+
+use crate::check::{check_session, Config, Metrics, SessionReport};
+use crate::ingest::{self, LoadOptions};
+use crate::model::{DiagLevel, Diagnostic, Session};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+
+/// Settings of a run: how to load, how to check, how many threads.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    /// Loader settings.
+    pub load: LoadOptions,
+    /// Check configuration.
+    pub config: Config,
+    /// Threads loading and checking (at least 1).
+    pub threads: usize,
+}
+
+/// What a run reads.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// The files, in order (directories expanded and sorted); empty with `samples`.
+    pub files: Vec<PathBuf>,
+    /// The bundled samples instead of files.
+    pub samples: bool,
+    /// Problems with the paths themselves.
+    pub errors: Vec<Diagnostic>,
+}
+
+impl Inputs {
+    /// How many inputs will be loaded.
+    pub fn len(&self) -> usize {
+        if self.samples {
+            ingest::samples::files().len()
+        } else {
+            self.files.len()
+        }
+    }
+
+    /// True when there is nothing to load.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when a path itself had an error (warnings, such as a skipped FIFO, do not count).
+    pub fn has_errors(&self) -> bool {
+        self.errors.iter().any(|d| d.level == DiagLevel::Error)
+    }
+}
+
+/// How usable a loaded log is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readability {
+    /// Every line read.
+    Clean,
+    /// Some lines could not be used; everything valid was loaded.
+    Damaged,
+    /// Nothing usable: the file cannot be read, is not a known format, or no event loaded.
+    Unreadable,
+}
+
+impl Readability {
+    /// The rule, the same everywhere: unreadable when an error concerns the whole file (line 0)
+    /// or when errors left nothing loaded; damaged when any other error was found.
+    pub fn of(s: &Session) -> Readability {
+        let errors: Vec<&Diagnostic> = s
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == DiagLevel::Error)
+            .collect();
+        if errors.is_empty() {
+            return Readability::Clean;
+        }
+        let nothing = s.header.is_none()
+            && s.turns.is_empty()
+            && s.calls.is_empty()
+            && s.results.is_empty()
+            && s.answers.is_empty();
+        if nothing || errors.iter().any(|d| d.line == 0) {
+            Readability::Unreadable
+        } else {
+            Readability::Damaged
+        }
+    }
+}
+
+/// A loaded session and its report.
+pub struct Checked {
+    /// The session.
+    pub session: Session,
+    /// What the checks found.
+    pub report: SessionReport,
+}
+
+impl Checked {
+    /// How usable the log was.
+    pub fn readability(&self) -> Readability {
+        Readability::of(&self.session)
+    }
+}
+
+/// The outcome of checking a set of inputs, sessions dropped (what `verify` and the exporters
+/// need).
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One report per session, in input order.
+    pub reports: Vec<SessionReport>,
+    /// Diagnostics per report (same order).
+    pub diagnostics: Vec<Vec<Diagnostic>>,
+    /// Problems with the paths themselves.
+    pub input_errors: Vec<Diagnostic>,
+    /// Metrics over every session.
+    pub overall: Metrics,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Each report's input SHA-256, when the loader hashed inputs (same order as `reports`).
+    pub content_hashes: Vec<Option<String>>,
+}
+
+impl Outcome {
+    /// True when any input had an error-level diagnostic.
+    pub fn has_input_errors(&self) -> bool {
+        self.input_errors
+            .iter()
+            .chain(self.diagnostics.iter().flatten())
+            .any(|d| d.level == DiagLevel::Error)
+    }
+
+    /// Adds one checked session, dropping the session itself.
+    pub fn push(&mut self, c: Checked) {
+        self.overall.add(&c.report.metrics);
+        self.bytes += c.session.bytes;
+        self.content_hashes.push(c.session.content_hash);
+        self.diagnostics.push(c.session.diagnostics);
+        self.reports.push(c.report);
+    }
+}
+
+impl Pipeline {
+    /// A pipeline; `threads` of 0 means every core.
+    pub fn new(load: LoadOptions, config: Config, threads: usize) -> Self {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
+        Pipeline {
+            load,
+            config,
+            threads,
+        }
+    }
+
+    /// The inputs under `paths`, or the bundled samples when `paths` is empty.
+    pub fn discover(&self, paths: &[PathBuf]) -> Inputs {
+        if paths.is_empty() {
+            return Inputs {
+                samples: true,
+                ..Inputs::default()
+            };
+        }
+        let (files, errors) = ingest::discover(paths);
+        Inputs {
+            files,
+            samples: false,
+            errors,
+        }
+    }
+
+    /// Loads and checks input `i` (a file may hold several sessions).
+    fn one(&self, inputs: &Inputs, i: usize) -> Vec<Checked> {
+        let sessions = if inputs.samples {
+            ingest::samples::load(i, &self.load).into_iter().collect()
+        } else {
+            inputs
+                .files
+                .get(i)
+                .map(|f| ingest::load_file_sessions(f, &self.load))
+                .unwrap_or_default()
+        };
+        sessions
+            .into_iter()
+            .map(|session| {
+                let report = check_session(&session, &self.config);
+                Checked { session, report }
+            })
+            .collect()
+    }
+
+    /// Loads and checks every input on up to `threads` threads and hands each checked session
+    /// to `sink` in input order. At most a few inputs per thread are held ahead of the one
+    /// `sink` waits for. Stops early when `sink` returns `false`.
+    pub fn run(&self, inputs: &Inputs, mut sink: impl FnMut(Checked) -> bool) {
+        let n = inputs.len();
+        let threads = self.threads.clamp(1, n.max(1));
+        if threads == 1 {
+            for i in 0..n {
+                for c in self.one(inputs, i) {
+                    if !sink(c) {
+                        return;
+                    }
+                }
+            }
+            return;
+        }
+        let window = threads * 4;
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let delivered = (Mutex::new(0usize), Condvar::new());
+        let (tx, rx) = mpsc::channel::<(usize, Vec<Checked>)>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (next, stop, delivered) = (&next, &stop, &delivered);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    {
+                        let (lock, cv) = delivered;
+                        let Ok(mut d) = lock.lock() else { break };
+                        while i >= *d + window && !stop.load(Ordering::Relaxed) {
+                            d = match cv.wait(d) {
+                                Ok(d) => d,
+                                Err(_) => return,
+                            };
+                        }
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if tx.send((i, self.one(inputs, i))).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending: BTreeMap<usize, Vec<Checked>> = BTreeMap::new();
+            let mut want = 0;
+            'recv: for (i, r) in rx.iter() {
+                pending.insert(i, r);
+                while let Some(r) = pending.remove(&want) {
+                    want += 1;
+                    for c in r {
+                        if !sink(c) {
+                            break 'recv;
+                        }
+                    }
+                    let (lock, cv) = &delivered;
+                    if let Ok(mut d) = lock.lock() {
+                        *d = want;
+                    }
+                    cv.notify_all();
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            delivered.1.notify_all();
+            // Dropping the receiver here makes any worker still sending stop.
+            drop(rx);
+        });
+    }
+
+    /// Every checked session, in input order.
+    pub fn collect(&self, inputs: &Inputs) -> Vec<Checked> {
+        let mut out = Vec::with_capacity(inputs.len());
+        self.run(inputs, |c| {
+            out.push(c);
+            true
+        });
+        out
+    }
+
+    /// Checks everything under `paths` (or the samples) keeping only reports and diagnostics.
+    pub fn outcome(&self, paths: &[PathBuf]) -> Outcome {
+        let inputs = self.discover(paths);
+        let mut o = Outcome {
+            input_errors: inputs.errors.clone(),
+            ..Outcome::default()
+        };
+        self.run(&inputs, |c| {
+            o.push(c);
+            true
+        });
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_in_input_order_on_any_number_of_threads_and_stops_early() {
+        let one = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+        let inputs = one.discover(&[]);
+        let names = |p: &Pipeline| -> Vec<String> {
+            p.collect(&inputs)
+                .into_iter()
+                .map(|c| c.session.name)
+                .collect()
+        };
+        let want = names(&one);
+        assert_eq!(want.len(), inputs.len());
+        for t in [2, 3, 8, 64] {
+            let p = Pipeline::new(LoadOptions::default(), Config::default(), t);
+            assert_eq!(names(&p), want, "{t} threads");
+            let mut seen = 0;
+            p.run(&inputs, |_| {
+                seen += 1;
+                seen < 3
+            });
+            assert_eq!(seen, 3);
+        }
+    }
+}
