@@ -372,7 +372,9 @@ pub fn run(opts: Options) -> u8 {
                     }
                 }
                 Effect::LoadSession(path, id) => {
-                    for s in crate::ingest::load_file_sessions(std::path::Path::new(path), &opts.load) {
+                    for s in
+                        crate::ingest::load_file_sessions(std::path::Path::new(path), &opts.load)
+                    {
                         let r = crate::check::check_session(&s, &opts.config);
                         app.push_session(Loaded::new(s, r));
                     }
