@@ -5,8 +5,20 @@ use crate::attest::dsse::{self, Envelope, SigCheck, MAX_PAYLOAD_BYTES};
 use crate::attest::envelope::{self as exec, Attestor, Observed};
 use crate::attest::keys;
 use crate::model::{CallResponse, CallToolResult};
+use crate::text::{one_line, sanitize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+// Everything these commands print for a person about an envelope comes from the envelope (or
+// from a log) and is untrusted: each value is escaped with `text::one_line` (or `sanitize`,
+// keeping the pretty-printer's own newlines) where it is formatted, so a forged payload cannot
+// draw a line of its own, set the terminal title or write the clipboard. The event line `seal`
+// prints is machine output from the serializer, never escaped.
+
+/// A message for stderr, escaped.
+fn err(msg: &str) {
+    eprintln!("provscope: {}", one_line(msg));
+}
 
 /// `provscope envelope ...`.
 #[derive(clap::Subcommand, Debug)]
@@ -107,7 +119,7 @@ fn read_envelope_json(path: &Path) -> FileRead {
 fn load(path: &Path) -> Result<Result<Envelope, String>, u8> {
     match read_envelope_json(path) {
         FileRead::Unreadable(e) => {
-            eprintln!("provscope: {e}");
+            err(&e);
             Err(EXIT_INPUT)
         }
         FileRead::Invalid(e) => Ok(Err(e)),
@@ -121,16 +133,17 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
         match keys::load_public(k) {
             Ok(k) => trusted.push(k),
             Err(e) => {
-                eprintln!("provscope: {e}");
+                err(&e);
                 return EXIT_INPUT;
             }
         }
     }
-    let name = file.display();
+    let shown = file.display().to_string();
+    let name = one_line(&shown);
     let env = match load(file) {
         Err(code) => return code,
         Ok(Err(e)) => {
-            out.line(&format!("{name}: invalid: {e}"));
+            out.line(&format!("{name}: invalid: {}", one_line(&e)));
             return EXIT_FINDINGS;
         }
         Ok(Ok(env)) => env,
@@ -138,7 +151,7 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
     let st = match exec::open(&env) {
         Ok(st) => st,
         Err(e) => {
-            out.line(&format!("{name}: invalid: {e}"));
+            out.line(&format!("{name}: invalid: {}", one_line(&e)));
             return EXIT_FINDINGS;
         }
     };
@@ -174,29 +187,50 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
     }
     out.line(&format!(
         "  call {} ({} {}) in session {}, called {}, returned {}",
-        p.call_id, p.server, p.tool, p.session_id, p.called_at, p.returned_at
+        one_line(&p.call_id),
+        one_line(&p.server),
+        one_line(&p.tool),
+        one_line(&p.session_id),
+        one_line(&p.called_at),
+        one_line(&p.returned_at)
     ));
-    out.line(&format!("  call_hash {}", p.call_hash));
-    out.line(&format!("  result_hash {}", p.result_hash));
+    if let (Some(f), Some(ttl), Some(c)) = (&p.fetched_at, p.ttl_seconds, &p.cache) {
+        out.line(&format!(
+            "  fetched {}, ttl {}, cache {}",
+            one_line(f),
+            ttl.map_or_else(|| "none".to_owned(), |t| format!("{t}s")),
+            match (&c.hit, &c.original_fetched_at) {
+                (true, Some(o)) => format!("hit (originally fetched {})", one_line(o)),
+                (true, None) => "hit".to_owned(),
+                (false, _) => "miss".to_owned(),
+            }
+        ));
+    } else {
+        out.line("  freshness not attested (predicate v1)");
+    }
+    out.line(&format!("  call_hash {}", one_line(&p.call_hash)));
+    out.line(&format!("  result_hash {}", one_line(&p.result_hash)));
     out.line(&format!(
         "  attestor {} ({})",
-        p.attestor.id, p.attestor.key
+        one_line(&p.attestor.id),
+        one_line(&p.attestor.key)
     ));
     out.line("  (the hashes are checked against a recording by `provscope verify SESSION`)");
     EXIT_OK
 }
 
 fn inspect(out: &mut Out, file: &Path) -> u8 {
-    let name = file.display();
+    let shown = file.display().to_string();
+    let name = one_line(&shown);
     let env = match load(file) {
         Err(code) => return code,
         Ok(Err(e)) => {
-            out.line(&format!("{name}: not a valid envelope: {e}"));
+            out.line(&format!("{name}: not a valid envelope: {}", one_line(&e)));
             return EXIT_FINDINGS;
         }
         Ok(Ok(env)) => env,
     };
-    out.line(&format!("payloadType: {}", env.payload_type));
+    out.line(&format!("payloadType: {}", one_line(&env.payload_type)));
     out.line(&format!(
         "signatures: {} (not verified; use `provscope envelope verify FILE --pub KEY`)",
         env.signatures.len()
@@ -204,22 +238,32 @@ fn inspect(out: &mut Out, file: &Path) -> u8 {
     for (j, s) in env.signatures.iter().enumerate() {
         out.line(&format!(
             "  [{j}] keyid {}",
-            s.keyid.as_deref().unwrap_or("(none)")
+            one_line(s.keyid.as_deref().unwrap_or("(none)"))
         ));
     }
     out.line(&format!("payload ({} bytes):", env.payload.len()));
     match serde_json::from_slice::<serde_json::Value>(&env.payload) {
-        Ok(v) => out.line(&serde_json::to_string_pretty(&v).unwrap_or_default()),
+        // JSON escapes C0 controls in strings, not C1 or bidi controls: escaped all the same.
+        Ok(v) => out.line(&sanitize(
+            &serde_json::to_string_pretty(&v).unwrap_or_default(),
+            true,
+        )),
         Err(_) => {
             let text = String::from_utf8_lossy(&env.payload);
             let shown: String = text.chars().take(2000).collect();
-            out.line(&shown);
+            // Its lines are data: each is marked, so none can pass for a verdict line.
+            for l in sanitize(&shown, true).lines() {
+                out.line(&format!("  | {l}"));
+            }
         }
     }
     match exec::open(&env) {
         Ok(_) => EXIT_OK,
         Err(e) => {
-            out.line(&format!("{name}: not a valid execution envelope: {e}"));
+            out.line(&format!(
+                "{name}: not a valid execution envelope: {}",
+                one_line(&e)
+            ));
             EXIT_FINDINGS
         }
     }
@@ -229,25 +273,25 @@ fn seal(out: &mut Out, a: &SealArgs) -> u8 {
     let key = match keys::load_private(&a.key) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("provscope: {e}");
+            err(&e);
             return EXIT_INPUT;
         }
     };
     let s = crate::ingest::load_file(&a.session, &crate::ingest::LoadOptions::default());
     if s.has_errors() {
         for d in &s.diagnostics {
-            eprintln!("{d}");
+            eprintln!("{}", one_line(&d.to_string()));
         }
-        eprintln!(
-            "provscope: {}: the session has errors; not sealing",
+        err(&format!(
+            "{}: the session has errors; not sealing",
             a.session.display()
-        );
+        ));
         return EXIT_INPUT;
     }
     let mut obs = match Observed::from_session(&s, &a.call_id) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("provscope: {}: {e}", a.session.display());
+            err(&format!("{}: {e}", a.session.display()));
             return EXIT_INPUT;
         }
     };
@@ -256,17 +300,17 @@ fn seal(out: &mut Out, a: &SealArgs) -> u8 {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("provscope: {}: cannot read: {e}", path.display());
+                err(&format!("{}: cannot read: {e}", path.display()));
                 return EXIT_INPUT;
             }
         };
         let result: CallToolResult = match serde_json::from_str(&text) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!(
-                    "provscope: {}: not a CallToolResult object: {e}",
+                err(&format!(
+                    "{}: not a CallToolResult object: {e}",
                     path.display()
-                );
+                ));
                 return EXIT_INPUT;
             }
         };
@@ -288,7 +332,7 @@ fn seal(out: &mut Out, a: &SealArgs) -> u8 {
             EXIT_OK
         }
         Err(e) => {
-            eprintln!("provscope: cannot seal {}: {e}", a.call_id);
+            err(&format!("cannot seal {}: {e}", a.call_id));
             EXIT_INPUT
         }
     }

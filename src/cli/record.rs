@@ -56,7 +56,7 @@ pub fn run(a: RecordArgs, max_line_bytes: usize) -> u8 {
     let key = match keys::load_private(&a.key) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("provscope record: {e}");
+            eprintln!("provscope record: {}", crate::text::one_line(&e));
             return EXIT_INPUT;
         }
     };

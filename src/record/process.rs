@@ -58,8 +58,10 @@ impl TapTx {
     }
 }
 
+/// A line on stderr. Notes quote client-chosen ids, server output and paths: escaped here, where
+/// they are formatted for a person (`text::one_line`).
 fn say(msg: &str) {
-    eprintln!("provscope record: {msg}");
+    eprintln!("provscope record: {}", crate::text::one_line(msg));
 }
 
 /// The id bookkeeping both pumps share (held only to relay one line, never during I/O).

@@ -287,3 +287,96 @@ fn a_tag_edited_after_sealing_is_reported_by_verify() {
         assert_eq!(tampered[0]["evidence"]["tampered_fields"], json!([field]));
     }
 }
+
+/// Every character a terminal could act on: controls (C0 but the newline, DEL, C1) and the
+/// bidi controls.
+fn unsafe_chars(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+/// The hole: `envelope verify` and `inspect` printed payload fields raw. A genuinely signed
+/// envelope whose call id came from a client-chosen JSON-RPC id (or a forged one) could draw a
+/// fake "valid ... verified with" line, set the terminal title and write the clipboard.
+#[test]
+fn envelope_fields_never_reach_the_terminal_raw() {
+    use base64::Engine;
+    use provscope::attest::envelope::{seal, Attestor, Observed};
+    use provscope::model::event::CacheInfo;
+    use provscope::model::{CallResponse, Timestamp};
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(5);
+    let evil = "req\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJmIH4=\u{7}\n/tmp/forged.json: valid\n  signature 0: verified with ed25519:FAKE\u{9b}2J\u{202e}";
+    let response: CallResponse =
+        serde_json::from_str(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#).unwrap();
+    let cache = CacheInfo::default();
+    let obs = Observed {
+        session_id: "s\u{1b}[2K",
+        call_id: evil,
+        server: "srv\u{7}",
+        tool: "t\u{1b}[31m",
+        arguments: None,
+        called_at: Timestamp(0),
+        returned_at: Timestamp(1),
+        fetched_at: Timestamp(1),
+        ttl_seconds: None,
+        cache: &cache,
+        response: &response,
+    };
+    let env = seal(
+        &obs,
+        &Attestor {
+            id: "att\u{1b}]52;c;eHh4\u{7}".into(),
+            key: k.clone(),
+        },
+    )
+    .unwrap();
+    let file = dir.path().join("env.json");
+    let pubkey = public(&k);
+    let mut bad_type = env.to_value();
+    bad_type["payloadType"] = json!("x\u{1b}]0;t\u{7}\n/tmp/forged.json: valid");
+    let mut not_json = env.to_value();
+    not_json["payload"] =
+        json!(B64.encode(b"\x1b]52;c;eHh4\x07\n/tmp/forged.json: valid \xc2\x9b"));
+    let mut bad_keyid = env.to_value();
+    bad_keyid["signatures"][0]["keyid"] = json!("\u{1b}[1A/tmp/forged.json: valid");
+    for (what, content) in [
+        ("sealed", env.to_json()),
+        ("bad payloadType", bad_type.to_string()),
+        ("payload not JSON", not_json.to_string()),
+        ("keyid", bad_keyid.to_string()),
+    ] {
+        std::fs::write(&file, content).unwrap();
+        for args in [
+            vec!["envelope", "verify", p(&file), "--pub", &pubkey],
+            vec!["envelope", "inspect", p(&file)],
+        ] {
+            let o = run(&args);
+            assert!(
+                o.status.code().is_some_and(|c| c <= 1),
+                "{what}: {}",
+                text(&o)
+            );
+            let all = text(&o);
+            assert_eq!(
+                unsafe_chars(&all),
+                Vec::<char>::new(),
+                "{what} {args:?}: {all:?}"
+            );
+            assert!(
+                !all.lines().any(|l| l.starts_with("/tmp/forged.json")
+                    || l.starts_with("  signature 0: verified with ed25519:FAKE")),
+                "{what} {args:?}: a forged line\n{all}"
+            );
+        }
+    }
+    // The genuine envelope still verifies, and the escaped call id is shown.
+    std::fs::write(&file, env.to_json()).unwrap();
+    let o = run(&["envelope", "verify", p(&file), "--pub", &pubkey]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("req"), "{}", text(&o));
+}

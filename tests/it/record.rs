@@ -468,3 +468,34 @@ fn a_client_reusing_an_in_flight_id_gets_each_result_paired_with_its_own_request
         assert_eq!(pairs, ["s#7", "s#7#2"]);
     }
 }
+
+/// The hole: `record` printed client-chosen JSON-RPC ids (and other message content) on stderr
+/// raw, so a client could send escape sequences to the terminal of whoever runs the proxy.
+#[test]
+fn record_stderr_never_carries_a_raw_control_character() {
+    let d = Dir::new();
+    let log = d.p("esc.jsonl");
+    let id = "\"\\u001b]0;pwned\\u0007\\u001b]52;c;eHh4\\u0007\\nprovscope record: forged\\u202e\"";
+    // The third is not a valid tools/call: its id is quoted in the note.
+    let bad =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":5}}}}"#);
+    let input = format!(
+        "{}\n{}\n{bad}\n",
+        call(id, "slow", serde_json::json!({"seconds": 0.2})),
+        call(id, "echo", serde_json::json!({})),
+    );
+    let o = d.record(&log, &["--server-name", "s"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let e = err(&o);
+    assert!(e.contains("reused JSON-RPC id"), "{e}");
+    assert!(e.contains("not recordable"), "{e}");
+    assert!(
+        !e.chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{e:?}"
+    );
+    assert!(
+        !e.lines().any(|l| l.starts_with("provscope record: forged")),
+        "{e}"
+    );
+}
