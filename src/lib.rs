@@ -15,6 +15,7 @@ pub mod gen;
 pub mod ingest;
 pub mod model;
 pub mod pipeline;
+mod probe;
 pub mod record;
 pub mod store;
 pub mod text;

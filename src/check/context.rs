@@ -113,7 +113,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let Some(ctx) = ck.s.context(r.claim.turn) else {
             continue;
         };
-        let Some(entry) = ctx.results.iter().find(|e| e.call_id == o.tool_call_id) else {
+        let Some(entry) = ck.s.context_entry(r.claim.turn, &o.tool_call_id) else {
             continue;
         };
         if entry.marker.is_some() {
@@ -156,9 +156,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         )
         .turn(ctx.turn)
         .line(ctx.line);
-        for id in flat {
-            f = f.call(id);
-        }
+        f = f.calls(flat);
         ck.emit(f);
     }
 }
@@ -237,12 +235,20 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             suspects.push((r.call_id(), signals, tier));
         }
     }
+    // call id -> its first suspect.
+    let mut suspect_of: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (i, (id, _, _)) in suspects.iter().enumerate() {
+        suspect_of.entry(*id).or_insert(i);
+    }
     let mut claimed = HashSet::new();
     for r in resolved {
         let Some(o) = &r.claim.stamp.origin else {
             continue;
         };
-        let Some((id, signals, tier)) = suspects.iter().find(|(id, _, _)| *id == o.tool_call_id)
+        crate::probe::steps(1);
+        let Some((id, signals, tier)) = suspect_of
+            .get(o.tool_call_id.as_str())
+            .map(|&i| &suspects[i])
         else {
             continue;
         };

@@ -229,11 +229,21 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             );
         }
     }
+    // The claims citing each tampered call, in claim order, found in one pass.
+    let mut citing: HashMap<&str, Vec<&Resolved>> = HashMap::default();
+    for (call, _) in &tampered {
+        citing.entry(call.id.as_str()).or_default();
+    }
+    if !citing.is_empty() {
+        for r in resolved {
+            crate::probe::steps(1);
+            if let Some(v) = r.call.and_then(|c| citing.get_mut(c.id.as_str())) {
+                v.push(r);
+            }
+        }
+    }
     for (call, f) in tampered {
-        let citing: Vec<&Resolved> = resolved
-            .iter()
-            .filter(|r| r.call.is_some_and(|c| c.id == call.id))
-            .collect();
+        let citing = citing.get(call.id.as_str()).map_or(&[][..], Vec::as_slice);
         if citing.is_empty() {
             ck.emit(f);
             continue;

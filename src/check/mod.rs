@@ -16,6 +16,8 @@ mod envelopes;
 pub mod evidence;
 mod finding;
 mod grid;
+#[cfg(test)]
+mod linear_tests;
 mod metrics;
 mod origin;
 mod parallel;
@@ -237,11 +239,13 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
             b.kind,
         ))
     });
-    let tiers: std::collections::BTreeMap<String, EffectiveTier> = s
-        .calls
-        .iter()
-        .map(|c| (c.server.clone(), ck.effective_tier(c.server.as_str())))
-        .collect();
+    let mut tiers: std::collections::BTreeMap<String, EffectiveTier> = Default::default();
+    let mut called: rustc_hash::FxHashSet<&str> = Default::default();
+    for c in &s.calls {
+        if called.insert(c.server.as_str()) {
+            tiers.insert(c.server.clone(), ck.effective_tier(c.server.as_str()));
+        }
+    }
     let mut claims = grid::verdicts(s, &resolved, &findings);
     for (v, r) in claims.iter_mut().zip(&resolved) {
         if let Some(o) = &r.claim.stamp.origin {

@@ -7,6 +7,7 @@ use super::finding::{Finding, Severity};
 use super::support::{Key, TextIndex, Unit};
 use super::{Checker, Fanout, Resolved};
 use crate::model::{Call, Timestamp};
+use rustc_hash::FxHashMap;
 
 /// Words that show the answer told the user the sources disagree.
 const SURFACED: [&str; 9] = [
@@ -42,8 +43,29 @@ const STATUS: [&str; 11] = [
     "partial",
 ];
 
-/// The calls issued together with `a`: same fan-out group, or overlapping in time in the same turn.
-fn siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
+/// Turns with more calls than this get an index for sibling searches; smaller ones are
+/// scanned (a bounded cost per claim).
+const SMALL_TURN: usize = 32;
+
+/// The calls issued together with `a`: same fan-out group, or overlapping in time in the same
+/// turn, in log order.
+fn siblings<'s>(
+    ck: &Checker<'s>,
+    big_turns: &mut FxHashMap<u32, TurnCalls<'s>>,
+    a: &'s Call,
+) -> Vec<&'s Call> {
+    let n = ck.s.index.calls_by_turn.get(&a.turn).map_or(0, Vec::len);
+    if n > SMALL_TURN {
+        return big_turns
+            .entry(a.turn)
+            .or_insert_with(|| TurnCalls::new(ck, a.turn))
+            .siblings(a);
+    }
+    scan_siblings(ck, a)
+}
+
+/// [`siblings`] by scanning the turn's calls.
+fn scan_siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
     let window = |c: &Call| -> (Timestamp, Timestamp) {
         let end =
             ck.s.result(&c.id)
@@ -59,6 +81,91 @@ fn siblings<'s>(ck: &Checker<'s>, a: &'s Call) -> Vec<&'s Call> {
             same_group || (b0 < a1 && a0 < b1)
         })
         .collect()
+}
+
+/// The calls of one turn, indexed for finding a call's siblings without scanning the turn.
+struct TurnCalls<'s> {
+    /// In log order.
+    calls: Vec<&'s Call>,
+    /// Each call's window: issued, and returned (or issued when no result), same order.
+    win: Vec<(i64, i64)>,
+    /// Positions sorted by the window's start.
+    by_start: Vec<usize>,
+    /// The longest window of the turn, in milliseconds.
+    longest: i64,
+    /// Fan-out group -> positions, in log order.
+    groups: FxHashMap<&'s str, Vec<usize>>,
+    /// Call id -> position.
+    pos: FxHashMap<&'s str, usize>,
+}
+
+impl<'s> TurnCalls<'s> {
+    fn new(ck: &Checker<'s>, turn: u32) -> Self {
+        let calls: Vec<&'s Call> = ck.s.calls_in_turn(turn).collect();
+        let win: Vec<(i64, i64)> = calls
+            .iter()
+            .map(|c| {
+                let end =
+                    ck.s.result(&c.id)
+                        .map_or(c.issued_at, |r| r.tag.returned_at);
+                (c.issued_at.millis(), end.max(c.issued_at).millis())
+            })
+            .collect();
+        let mut by_start: Vec<usize> = (0..calls.len()).collect();
+        by_start.sort_by_key(|&i| win[i].0);
+        let longest = win.iter().map(|(a, b)| b - a).max().unwrap_or(0);
+        let mut groups: FxHashMap<&'s str, Vec<usize>> = FxHashMap::default();
+        let mut pos = FxHashMap::default();
+        for (i, c) in calls.iter().enumerate() {
+            if let Some(g) = &c.fanout {
+                groups.entry(g.as_str()).or_default().push(i);
+            }
+            pos.entry(c.id.as_str()).or_insert(i);
+        }
+        TurnCalls {
+            calls,
+            win,
+            by_start,
+            longest,
+            groups,
+            pos,
+        }
+    }
+
+    /// The calls issued together with `a`: same fan-out group, or overlapping in time, in log
+    /// order. Only the group and the calls that start within the turn's longest window before
+    /// `a` ends are looked at (a binary search finds them).
+    fn siblings(&self, a: &Call) -> Vec<&'s Call> {
+        crate::probe::steps(1);
+        let Some(&p) = self.pos.get(a.id.as_str()) else {
+            return Vec::new();
+        };
+        let (a0, a1) = self.win[p];
+        let mut out: Vec<usize> = a
+            .fanout
+            .as_deref()
+            .and_then(|g| self.groups.get(g))
+            .map_or_else(Vec::new, |g| {
+                g.iter().copied().filter(|&i| i != p).collect()
+            });
+        // An overlapping call starts before `a` ends and ends after `a` starts, so it starts
+        // after a0 - longest.
+        let lo = self
+            .by_start
+            .partition_point(|&i| self.win[i].0 < a0.saturating_sub(self.longest));
+        let hi = self.by_start.partition_point(|&i| self.win[i].0 < a1);
+        for &i in self.by_start.get(lo..hi).unwrap_or(&[]) {
+            crate::probe::steps(1);
+            let (b0, b1) = self.win[i];
+            if i != p && b0 < a1 && a0 < b1 {
+                out.push(i);
+            }
+        }
+        crate::probe::steps(out.len());
+        out.sort_unstable();
+        out.dedup();
+        out.into_iter().map(|i| self.calls[i]).collect()
+    }
 }
 
 /// The status words a text names, in `STATUS` order (whole words, case-insensitive).
@@ -129,10 +236,11 @@ pub(crate) fn check<'s>(
     resolved: &[Resolved<'s>],
 ) -> Vec<(Vec<usize>, Fanout)> {
     let mut fanouts: Vec<(Vec<usize>, Fanout)> = Vec::new();
-    let mut fanout_of: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    let mut fanout_of: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut big_turns: FxHashMap<u32, TurnCalls<'s>> = FxHashMap::default();
     for (ri, r) in resolved.iter().enumerate() {
         let Some(a) = r.call else { continue };
-        let sibs = siblings(ck, a);
+        let sibs = siblings(ck, &mut big_turns, a);
         if sibs.is_empty() {
             continue;
         }
@@ -291,5 +399,51 @@ fn trim_num(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Config;
+    use crate::gen::{write_session, GenSpec};
+    use crate::ingest::{load_bytes, LoadOptions};
+
+    #[test]
+    fn indexed_siblings_are_the_scanned_ones() {
+        let spec = GenSpec {
+            turns: 4,
+            calls: 80,
+            result_bytes: 50,
+            ..GenSpec::default()
+        };
+        let mut bytes = Vec::new();
+        write_session(&mut bytes, &spec, 0).unwrap();
+        let mut s = load_bytes("w", "w.jsonl", &bytes, &LoadOptions::default());
+        // Mixed shapes: some calls in no group (time overlap alone decides), some in other
+        // groups, some issued late and long.
+        for (i, c) in s.calls.iter_mut().enumerate() {
+            match i % 5 {
+                0 | 1 => c.fanout = None,
+                2 => c.fanout = Some(format!("g{}", i % 3)),
+                3 => c.issued_at = Timestamp(c.issued_at.millis() + (i as i64 % 7) * 200),
+                _ => {}
+            }
+        }
+        let cfg = Config::default();
+        let ck = Checker::new(&s, &cfg);
+        let mut big = FxHashMap::default();
+        let mut nonempty = 0;
+        for a in &s.calls {
+            let ids = |v: Vec<&Call>| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+            let want = ids(scan_siblings(&ck, a));
+            let got = ids(big
+                .entry(a.turn)
+                .or_insert_with(|| TurnCalls::new(&ck, a.turn))
+                .siblings(a));
+            assert_eq!(got, want, "{}", a.id);
+            nonempty += usize::from(!want.is_empty() && want.len() < 79);
+        }
+        assert!(nonempty > 10, "{nonempty}");
     }
 }

@@ -793,6 +793,7 @@ impl Builder {
             return;
         }
         let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
+        let mut seen = SeenClaimIds::default();
         for (i, raw) in a.claims.iter().enumerate() {
             // Fast path; on failure, parse again with path tracking to name the field.
             let parsed = serde_json::from_str::<Stamp>(raw.get()).or_else(|_| {
@@ -801,7 +802,7 @@ impl Builder {
             });
             match parsed {
                 Ok(stamp) => {
-                    if claims.iter().any(|c| c.stamp.claim_id == stamp.claim_id) {
+                    if seen.repeats(&claims, &stamp.claim_id) {
                         let msg = format!(
                             "claim id `{}` appears twice in this answer; the second is skipped",
                             stamp.claim_id
@@ -993,6 +994,7 @@ impl Builder {
                 }
             }
         }
+        idx.index_labels_and_contexts(&s.labels, &s.contexts);
         for l in &s.labels {
             if !idx.claim.contains_key(&l.claim_id) {
                 d(
@@ -1006,6 +1008,29 @@ impl Builder {
         s.diagnostics.extend(diags);
         s.diagnostics.sort_by_key(|d| (d.line, d.column));
         self.session
+    }
+}
+
+/// The claim ids of one answer so far, for finding repeats in O(1): by hash, comparing the
+/// texts on a hash match (an answer may state any number of claims).
+#[derive(Default)]
+struct SeenClaimIds(rustc_hash::FxHashMap<u64, usize>);
+
+impl SeenClaimIds {
+    /// True when `id` is already among `claims`; otherwise remembers it as the next claim.
+    fn repeats(&mut self, claims: &[Claim], id: &str) -> bool {
+        use std::hash::BuildHasher;
+        crate::probe::steps(1);
+        let h = rustc_hash::FxBuildHasher.hash_one(id);
+        match self.0.get(&h) {
+            Some(&i) if claims.get(i).is_some_and(|c| c.stamp.claim_id == id) => true,
+            // Two ids with one hash (rare): compare with every claim.
+            Some(_) => claims.iter().any(|c| c.stamp.claim_id == id),
+            None => {
+                self.0.insert(h, claims.len());
+                false
+            }
+        }
     }
 }
 

@@ -222,6 +222,55 @@ pub struct SessionIndex {
     pub calls_by_turn: HashMap<u32, Vec<usize>>,
     /// turn -> indexes into `results`, in log order.
     pub results_by_turn: HashMap<u32, Vec<usize>>,
+    /// claim id -> the labels that can apply to it (see [`Session::label_for`]).
+    pub label: HashMap<String, ClaimLabels>,
+    /// Per context (same order as `contexts`): positions of its entries sorted by call id,
+    /// equal ids in context order, for lookups by call id in O(log n).
+    pub context_entries: Vec<Box<[u32]>>,
+}
+
+/// The labels of one claim id, indexes into `labels`.
+#[derive(Clone, Debug, Default)]
+pub struct ClaimLabels {
+    /// The last session-wide label (no turn).
+    pub general: Option<usize>,
+    /// The first label of each turn, sorted by turn.
+    pub by_turn: Vec<(u32, usize)>,
+}
+
+impl SessionIndex {
+    /// Builds the lookups over labels and contexts (the loader and the importers call this once
+    /// the session is complete).
+    pub fn index_labels_and_contexts(&mut self, labels: &[Label], contexts: &[Context]) {
+        self.label.clear();
+        for (i, l) in labels.iter().enumerate() {
+            let e = self.label.entry(l.claim_id.clone()).or_default();
+            match l.turn {
+                None => e.general = Some(i),
+                Some(t) => e.by_turn.push((t, i)),
+            }
+        }
+        for e in self.label.values_mut() {
+            // Stable: the first label of a turn stays first, and dedup keeps it.
+            e.by_turn.sort_by_key(|&(t, _)| t);
+            e.by_turn.dedup_by_key(|&mut (t, _)| t);
+            e.by_turn.shrink_to_fit();
+        }
+        self.context_entries = contexts
+            .iter()
+            .map(|c| {
+                let mut pos: Vec<u32> = (0..c.results.len())
+                    .filter_map(|i| u32::try_from(i).ok())
+                    .collect();
+                pos.sort_by(|&a, &b| {
+                    c.results[a as usize]
+                        .call_id
+                        .cmp(&c.results[b as usize].call_id)
+                });
+                pos.into_boxed_slice()
+            })
+            .collect();
+    }
 }
 
 /// A loaded session.
@@ -272,16 +321,19 @@ impl Session {
 
     /// The call with this id.
     pub fn call(&self, id: &str) -> Option<&Call> {
+        crate::probe::steps(1);
         self.index.call.get(id).map(|&i| &self.calls[i])
     }
 
     /// The result of the call with this id.
     pub fn result(&self, call_id: &str) -> Option<&ToolResult> {
+        crate::probe::steps(1);
         self.index.result.get(call_id).map(|&i| &self.results[i])
     }
 
     /// The envelopes attesting this call.
     pub fn envelopes_for(&self, call_id: &str) -> impl Iterator<Item = &EnvelopeRecord> {
+        crate::probe::steps(1);
         self.index
             .envelope
             .get(call_id)
@@ -298,6 +350,7 @@ impl Session {
             .into_iter()
             .flatten()
             .map(|&i| &self.calls[i])
+            .inspect(|_| crate::probe::steps(1))
     }
 
     /// The results of a turn, in log order.
@@ -308,33 +361,65 @@ impl Session {
             .into_iter()
             .flatten()
             .map(|&i| &self.results[i])
+            .inspect(|_| crate::probe::steps(1))
     }
 
     /// The answer of a turn.
     pub fn answer(&self, turn: u32) -> Option<&Answer> {
+        crate::probe::steps(1);
         self.index.answer.get(&turn).map(|&i| &self.answers[i])
     }
 
     /// The context recorded for a turn's answer.
     pub fn context(&self, turn: u32) -> Option<&Context> {
+        crate::probe::steps(1);
         self.index.context.get(&turn).map(|&i| &self.contexts[i])
     }
 
     /// Whether `call_id` was in context when the turn's answer was generated; `None` when no
     /// context was recorded for the turn.
     pub fn in_context(&self, turn: u32, call_id: &str) -> Option<bool> {
-        self.context(turn)
-            .map(|c| c.results.iter().any(|e| e.call_id == call_id))
+        let i = *self.index.context.get(&turn)?;
+        Some(self.context_entry_at(i, call_id).is_some())
+    }
+
+    /// The first entry for `call_id` in the context recorded for a turn's answer; `None` when
+    /// no context was recorded for the turn or the call was not in it.
+    pub fn context_entry(&self, turn: u32, call_id: &str) -> Option<&ContextEntry> {
+        let i = *self.index.context.get(&turn)?;
+        self.context_entry_at(i, call_id)
+    }
+
+    /// The first entry for `call_id` in context `i`: a binary search over its sorted positions.
+    fn context_entry_at(&self, i: usize, call_id: &str) -> Option<&ContextEntry> {
+        crate::probe::steps(1);
+        let ctx = self.contexts.get(i)?;
+        let sorted = self.index.context_entries.get(i)?;
+        let id = |p: u32| {
+            ctx.results
+                .get(p as usize)
+                .map_or("", |e| e.call_id.as_str())
+        };
+        let k = sorted.partition_point(|&p| {
+            crate::probe::steps(1);
+            id(p) < call_id
+        });
+        let p = *sorted.get(k)?;
+        (id(p) == call_id).then(|| &ctx.results[p as usize])
     }
 
     /// The turn with this index.
     pub fn turn(&self, index: u32) -> Option<&Turn> {
+        crate::probe::steps(1);
         self.index.turn.get(&index).map(|&i| &self.turns[i])
     }
 
     /// Every claim, in turn order.
     pub fn claims(&self) -> impl Iterator<Item = &Claim> {
-        self.answers.iter().flat_map(|a| a.claims.iter())
+        self.answers
+            .iter()
+            .flat_map(|a| a.claims.iter())
+            .inspect(|_| crate::probe::steps(1))
     }
 
     /// Number of claims.
@@ -344,6 +429,7 @@ impl Session {
 
     /// Every statement of a claim id across turns, in turn order.
     pub fn claim_history(&self, claim_id: &str) -> impl Iterator<Item = &Claim> {
+        crate::probe::steps(1);
         self.index
             .claim
             .get(claim_id)
@@ -354,6 +440,7 @@ impl Session {
 
     /// The header's description of a server.
     pub fn server(&self, name: &str) -> Option<&ServerInfo> {
+        crate::probe::steps(1);
         let h = self.header.as_ref()?;
         self.index.server.get(name).map(|&i| &h.servers[i])
     }
@@ -369,16 +456,20 @@ impl Session {
     }
 
     /// Labels that apply to a claim stated at `turn`: turn-specific labels win over session-wide ones.
+    /// The first label for that turn, else the last session-wide one; O(log n) in the claim's
+    /// labels through the index.
     pub fn label_for(&self, claim_id: &str, turn: u32) -> Option<&Label> {
-        let mut general = None;
-        for l in self.labels.iter().filter(|l| l.claim_id == claim_id) {
-            match l.turn {
-                Some(t) if t == turn => return Some(l),
-                None => general = Some(l),
-                _ => {}
-            }
-        }
-        general
+        crate::probe::steps(1);
+        let e = self.index.label.get(claim_id)?;
+        let k = e.by_turn.partition_point(|&(t, _)| {
+            crate::probe::steps(1);
+            t < turn
+        });
+        let i = match e.by_turn.get(k) {
+            Some(&(t, i)) if t == turn => i,
+            _ => e.general?,
+        };
+        self.labels.get(i)
     }
 
     /// True when any diagnostic is an error.
@@ -386,5 +477,78 @@ impl Session {
         self.diagnostics
             .iter()
             .any(|d| d.level == super::DiagLevel::Error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(claim: &str, turn: Option<u32>, fact: Fact, line: u64) -> Label {
+        Label {
+            claim_id: claim.into(),
+            turn,
+            fact,
+            source: None,
+            line,
+        }
+    }
+
+    #[test]
+    fn label_for_prefers_the_first_label_of_the_turn_then_the_last_session_wide_one() {
+        let mut s = Session {
+            labels: vec![
+                label("a", None, Fact::Right, 1),
+                label("a", Some(3), Fact::Wrong, 2),
+                label("b", Some(3), Fact::Right, 3),
+                label("a", Some(3), Fact::Right, 4),
+                label("a", None, Fact::Wrong, 5),
+                label("a", Some(1), Fact::Right, 6),
+            ],
+            ..Session::default()
+        };
+        s.index.index_labels_and_contexts(&s.labels, &s.contexts);
+        let line = |c: &str, t: u32| s.label_for(c, t).map(|l| l.line);
+        assert_eq!(line("a", 3), Some(2));
+        assert_eq!(line("a", 1), Some(6));
+        assert_eq!(line("a", 2), Some(5));
+        assert_eq!(line("b", 3), Some(3));
+        assert_eq!(line("b", 2), None);
+        assert_eq!(line("c", 3), None);
+    }
+
+    #[test]
+    fn context_lookups_find_the_first_entry_of_a_call() {
+        let entry = |id: &str, marker: Option<&str>| ContextEntry {
+            call_id: id.into(),
+            marker: marker.map(str::to_owned),
+        };
+        let mut s = Session {
+            contexts: vec![Context {
+                turn: 2,
+                results: vec![
+                    entry("c9", Some("[1]")),
+                    entry("c1", None),
+                    entry("c5", Some("[2]")),
+                    entry("c1", Some("[3]")),
+                ],
+                line: 7,
+            }],
+            ..Session::default()
+        };
+        s.index.context.insert(2, 0);
+        s.index.index_labels_and_contexts(&s.labels, &s.contexts);
+        assert_eq!(s.in_context(2, "c5"), Some(true));
+        assert_eq!(s.in_context(2, "c2"), Some(false));
+        assert_eq!(s.in_context(1, "c5"), None);
+        assert_eq!(
+            s.context_entry(2, "c1").map(|e| e.marker.is_none()),
+            Some(true)
+        );
+        assert_eq!(
+            s.context_entry(2, "c9").and_then(|e| e.marker.as_deref()),
+            Some("[1]")
+        );
+        assert!(s.context_entry(2, "c0").is_none());
     }
 }

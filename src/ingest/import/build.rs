@@ -624,6 +624,7 @@ fn index(s: &mut Session) {
             idx.server.insert(sv.name.clone(), i);
         }
     }
+    idx.index_labels_and_contexts(&s.labels, &s.contexts);
 }
 
 /// A text content block.

@@ -1,0 +1,23 @@
+//! A deterministic count of the work done by lookups, for tests that prove a lookup does not
+//! scan (the count of a session twice as long must be about twice as large). Compiled to
+//! nothing outside tests.
+
+#[cfg(test)]
+thread_local! {
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Records `n` elements visited (compared, hashed or probed) by a lookup.
+#[inline(always)]
+pub(crate) fn steps(n: usize) {
+    #[cfg(test)]
+    STEPS.with(|s| s.set(s.get() + n as u64));
+    #[cfg(not(test))]
+    let _ = n;
+}
+
+/// The steps recorded on this thread so far.
+#[cfg(test)]
+pub(crate) fn count() -> u64 {
+    STEPS.with(|s| s.get())
+}
