@@ -132,6 +132,18 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
     }
     match import::detect_file(path) {
         Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],
+        // Line formats are streamed (memory stays low) unless the bytes must be hashed as read.
+        Ok(Detected::Import(imp)) if imp.streams && !opts.hash_content => import::run(
+            imp,
+            &import::Input {
+                name: session_name(path),
+                source,
+                path: Some(path),
+                bytes: &[],
+                stream: true,
+                opts,
+            },
+        ),
         Ok(Detected::Import(imp)) => match std::fs::read(path) {
             Ok(bytes) => {
                 let mut all = import::run(
@@ -141,6 +153,7 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
                         source,
                         path: Some(path),
                         bytes: &bytes,
+                        stream: false,
                         opts,
                     },
                 );
@@ -197,6 +210,7 @@ fn load_any_bytes_unhashed(
                 source: Arc::from(source),
                 path: None,
                 bytes,
+                stream: false,
                 opts,
             },
         ),

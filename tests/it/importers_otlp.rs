@@ -262,3 +262,86 @@ fn a_malformed_span_costs_only_itself() {
         .expect("an error for the bad span");
     assert_eq!(d.path, "resourceSpans[0].scopeSpans[0].spans[1]");
 }
+
+#[test]
+fn a_damaged_first_line_of_a_collector_file_costs_only_itself() {
+    // Read from disk, as the loader streams line formats: the first request is cut off in the
+    // middle, so the file is neither one document nor a clean first line.
+    let dir = tempfile::tempdir().unwrap();
+    let first = stdio_example("aaaa", Some("conv-1"), true).to_string();
+    let lines = [
+        first[..first.len() / 2].to_owned(),
+        stdio_example("bbbb", Some("conv-2"), true).to_string(),
+        stdio_example("cccc", Some("conv-3"), true).to_string(),
+    ];
+    let p = dir.path().join("traces.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    assert_eq!(
+        v.iter().map(|s| s.format()).collect::<Vec<_>>(),
+        ["otlp-json"; 2]
+    );
+    assert_eq!(v.iter().map(|s| s.calls.len()).sum::<usize>(), 2);
+    let errors: Vec<_> = v
+        .iter()
+        .flat_map(|s| &s.diagnostics)
+        .filter(|d| d.level == DiagLevel::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].line, 1);
+    assert!(
+        errors[0].message.contains("not an OTLP export request"),
+        "{}",
+        errors[0].message
+    );
+}
+
+#[test]
+fn a_pretty_printed_document_on_disk_loads_and_a_broken_one_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("trace.json");
+    let doc = serde_json::to_string_pretty(&stdio_example("t1", None, true)).unwrap();
+    std::fs::write(&p, &doc).unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    assert_eq!((v.len(), v[0].calls.len()), (1, 1));
+    assert!(v[0].diagnostics.iter().all(|d| d.level != DiagLevel::Error));
+    // Cut inside the document: one error with the line and column where it broke.
+    std::fs::write(&p, &doc[..doc.len() * 2 / 3]).unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    let errors: Vec<_> = v[0]
+        .diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].line > 1, "{:?}", errors[0]);
+    assert!(
+        errors[0].message.contains("not an OTLP/JSON export"),
+        "{}",
+        errors[0].message
+    );
+}
+
+#[test]
+fn bare_attribute_values_are_read_as_plain_json() {
+    // Some emitters write `"value": "..."` instead of an AnyValue object: kept, not fatal.
+    let mut doc = stdio_example("t1", None, true);
+    for sp in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array_mut()
+        .unwrap()
+    {
+        for a in sp["attributes"].as_array_mut().unwrap() {
+            if let Some(s) = a["value"]["stringValue"].as_str() {
+                a["value"] = json!(s);
+            }
+        }
+    }
+    let s = load_json(&doc).remove(0);
+    assert!(
+        s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
+        "{:?}",
+        s.diagnostics
+    );
+    assert_eq!(s.calls.len(), 1);
+    assert_eq!(s.calls[0].request.params.name, "get-weather");
+}

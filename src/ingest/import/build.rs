@@ -105,6 +105,7 @@ pub struct Builder {
     calls: Vec<PendingCall>,
     call_ids: HashSet<String>,
     results: Vec<PendingResult>,
+    result_ids: HashSet<String>,
     answers: Vec<(u32, PendingAnswer)>,
     notes: Vec<String>,
 }
@@ -133,6 +134,7 @@ impl Builder {
             calls: Vec::new(),
             call_ids: HashSet::default(),
             results: Vec::new(),
+            result_ids: HashSet::default(),
             answers: Vec::new(),
             notes: Vec::new(),
         }
@@ -264,6 +266,7 @@ impl Builder {
             self.saw_time(t);
         }
         let turn = self.current_turn(r.at, r.line);
+        self.result_ids.insert(r.call_id.clone());
         self.results.push(PendingResult { result: r, turn });
     }
 
@@ -289,7 +292,7 @@ impl Builder {
 
     /// True when a result for this call was recorded.
     pub fn has_result(&self, call_id: &str) -> bool {
-        self.results.iter().any(|r| r.result.call_id == call_id)
+        self.result_ids.contains(call_id)
     }
 
     fn answer_mut(&mut self, at: Option<Timestamp>, line: u64) -> &mut PendingAnswer {
@@ -391,6 +394,7 @@ impl Builder {
         let mut no_args = 0usize;
         let mut call_time: HashMap<String, (Timestamp, String, String, String)> =
             HashMap::default();
+        let mut request_ids: HashMap<String, RpcId> = HashMap::default();
         for PendingCall { call: c, turn } in self.calls.drain(..) {
             let issued_at = time(c.at, &mut prev);
             let hash = match &c.arguments {
@@ -404,6 +408,8 @@ impl Builder {
                 c.id.clone(),
                 (issued_at, c.server.clone(), c.tool.clone(), hash),
             );
+            let rpc_id = c.rpc_id.unwrap_or_else(|| RpcId::Str(c.id.clone()));
+            request_ids.insert(c.id.clone(), rpc_id.clone());
             s.calls.push(Call {
                 id: c.id.clone(),
                 turn,
@@ -412,7 +418,7 @@ impl Builder {
                 fanout: None,
                 request: CallRequest {
                     jsonrpc: Some("2.0".into()),
-                    id: c.rpc_id.unwrap_or(RpcId::Str(c.id)),
+                    id: rpc_id,
                     method: "tools/call".into(),
                     params: CallParams {
                         name: c.tool,
@@ -448,12 +454,7 @@ impl Builder {
                 Some((_, server, tool, hash)) => (server.clone(), tool.clone(), hash.clone()),
                 None => (String::new(), String::new(), String::new()),
             };
-            let request_id = s
-                .calls
-                .iter()
-                .rev()
-                .find(|c| c.id == r.call_id)
-                .map(|c| c.request.id.clone());
+            let request_id = request_ids.get(&r.call_id).cloned();
             let id = r
                 .rpc_id
                 .or(request_id)

@@ -8,7 +8,7 @@ use super::build::Builder;
 use super::sniff::Head;
 use super::util::{s, time_str};
 use super::Input;
-use crate::ingest::lines::{CappedLines, Line};
+use crate::ingest::lines::Line;
 use crate::model::{DiagLevel, Session, SubSession, Timestamp};
 use serde::Deserialize;
 use serde_json::Value;
@@ -79,13 +79,21 @@ pub fn import(input: &Input) -> Vec<Session> {
         last_message: None,
         sub_agent: false,
     };
-    let first = input
-        .bytes
-        .iter()
-        .copied()
-        .find(|c| !c.is_ascii_whitespace() && *c != 0xef);
-    if first == Some(b'[') {
-        match serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(input.bytes) {
+    let whole = match input.all_if_array() {
+        Ok(w) => w,
+        Err(e) => {
+            st.b.diag(
+                0,
+                0,
+                "",
+                DiagLevel::Error,
+                format!("cannot read the file: {e}"),
+            );
+            return vec![st.b.finish()];
+        }
+    };
+    if let Some(whole) = whole {
+        match serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(&whole) {
             Ok(items) => {
                 for (i, raw) in items.iter().enumerate() {
                     st.record(raw.get(), 0, &format!("[{i}]"));
@@ -100,7 +108,19 @@ pub fn import(input: &Input) -> Vec<Session> {
             ),
         }
     } else {
-        let mut lines = CappedLines::new(input.bytes, input.opts.max_line_bytes);
+        let mut lines = match input.lines() {
+            Ok(l) => l,
+            Err(e) => {
+                st.b.diag(
+                    0,
+                    0,
+                    "",
+                    DiagLevel::Error,
+                    format!("cannot read the file: {e}"),
+                );
+                return vec![st.b.finish()];
+            }
+        };
         loop {
             match lines.next_line() {
                 Ok(Some(Line::Text {

@@ -7,7 +7,7 @@ use super::build::{Builder, NewCall, NewResult};
 use super::sniff::Head;
 use super::util::time_str;
 use super::Input;
-use crate::ingest::lines::{CappedLines, Line};
+use crate::ingest::lines::Line;
 use crate::model::{CallToolResult, DiagLevel, RpcId, Session};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
@@ -70,7 +70,19 @@ pub fn import(input: &Input) -> Vec<Session> {
     let mut pending: HashMap<(u32, String), String> = HashMap::default();
     let mut noise = 0u64;
     let mut truncated = 0u64;
-    let mut lines = CappedLines::new(input.bytes, input.opts.max_line_bytes);
+    let mut lines = match input.lines() {
+        Ok(l) => l,
+        Err(e) => {
+            b.diag(
+                0,
+                0,
+                "",
+                DiagLevel::Error,
+                format!("cannot read the file: {e}"),
+            );
+            return vec![b.finish()];
+        }
+    };
     loop {
         let (line_no, bytes) = match lines.next_line() {
             Ok(Some(Line::Text { line_no, bytes, .. })) => (line_no, bytes),

@@ -16,6 +16,76 @@ use crate::model::{DiagLevel, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::Value;
 
+/// Every attribute the importer reads; spans keep only these.
+const KEYS: &[&str] = &[
+    "gen_ai.operation.name",
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.conversation.id",
+    "gen_ai.agent.name",
+    "gen_ai.request.model",
+    "mcp.method.name",
+    "mcp.session.id",
+    "mcp.server.name",
+    "jsonrpc.request.id",
+    "server.address",
+    "error.type",
+    "otel.status_code",
+    "ai.toolCall.name",
+    "ai.toolCall.id",
+    "ai.toolCall.args",
+    "ai.toolCall.result",
+    "ai.prompt.messages",
+    "ai.response.text",
+    "tool_arguments",
+    "tool_response",
+    "input.value",
+    "output.value",
+    "tool.name",
+    "openinference.span.kind",
+];
+
+/// A span's attributes: the ones the importer reads, keyed by static names (a trace export
+/// holds many spans; their other attributes are dropped as they are read).
+#[derive(Debug, Default)]
+pub struct Attrs(Vec<(&'static str, Value)>);
+
+impl Attrs {
+    /// The known name for `key` (trimmed: some emitters pad attribute keys), if it is read.
+    pub fn known(key: &str) -> Option<&'static str> {
+        let k = key.trim();
+        KEYS.iter().copied().find(|x| *x == k)
+    }
+
+    /// Sets an attribute the importer reads; a second value for a key is ignored.
+    pub fn set(&mut self, key: &str, v: Value) {
+        if let Some(k) = Attrs::known(key) {
+            if self.get(k).is_none() {
+                self.0.push((k, v));
+            }
+        }
+    }
+
+    /// The value of an attribute.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The value of an attribute, mutably.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.0.iter_mut().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// True when the attribute is set.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
 /// One span, from whichever source.
 #[derive(Debug, Default)]
 pub struct SpanRec {
@@ -33,8 +103,8 @@ pub struct SpanRec {
     pub start: Option<Timestamp>,
     /// End time.
     pub end: Option<Timestamp>,
-    /// Attributes, flattened to JSON values.
-    pub attrs: HashMap<String, Value>,
+    /// The attributes the importer reads, as JSON values.
+    pub attrs: Attrs,
     /// Langfuse observation type (`TOOL`, `GENERATION`, `SPAN`, `AGENT`), if any.
     pub obs_type: Option<String>,
     /// Langfuse observation input, if any.
@@ -235,6 +305,41 @@ fn part(m: &mut Msg, p: &Value) {
             }
         }
     }
+}
+
+/// Shrinks a chat span's input messages to what the importer reads (the last user message and
+/// the tool responses), so a large trace export keeps little of its repeated history.
+pub fn compact_input(v: &mut Value) {
+    let msgs = messages(v);
+    if msgs.len() <= 1 {
+        return;
+    }
+    let mut out = Vec::new();
+    if let Some(u) = msgs
+        .iter()
+        .rev()
+        .find(|m| m.role == "user" && !m.texts.is_empty())
+    {
+        let parts: Vec<Value> = u
+            .texts
+            .iter()
+            .map(|t| serde_json::json!({"type": "text", "content": t}))
+            .collect();
+        out.push(serde_json::json!({"role": "user", "parts": parts}));
+    }
+    for m in &msgs {
+        for (id, r) in &m.results {
+            out.push(serde_json::json!({"role": "tool", "parts": [{"type": "tool_call_response", "id": id, "response": r}]}));
+        }
+    }
+    // The last message's role decides whether a span starts a turn: keep it last.
+    if msgs.last().is_some_and(|m| m.role == "user") {
+        if let Some(pos) = out.iter().position(|m| m["role"] == "user") {
+            let u = out.remove(pos);
+            out.push(u);
+        }
+    }
+    *v = Value::Array(out);
 }
 
 /// Ids in some emitters' output carry stray whitespace (` call_...`): match them trimmed.
@@ -442,7 +547,7 @@ fn tool_args(sp: &SpanRec) -> Option<Value> {
         "input.value",
     ]
     .iter()
-    .find_map(|k| sp.attrs.get(*k))
+    .find_map(|k| sp.attrs.get(k))
     .cloned()
     .or_else(|| {
         sp.input.as_ref().map(|v| {
@@ -498,7 +603,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         "output.value",
     ]
     .iter()
-    .find_map(|k| sp.attrs.get(*k))
+    .find_map(|k| sp.attrs.get(k))
     .cloned()
     .or_else(|| sp.output.clone());
     if arguments.is_none() && result.is_none() {

@@ -3,7 +3,7 @@
 //! like OTLP spans (see `genai.rs`); `TOOL` observations are tool calls.
 
 use super::build::Builder;
-use super::genai::{self, unstring, SpanRec};
+use super::genai::{self, unstring, Attrs, SpanRec};
 use super::sniff::Head;
 use super::util::{s, time_str};
 use super::Input;
@@ -77,15 +77,15 @@ pub fn import(input: &Input) -> Vec<Session> {
             continue;
         };
         let meta = o.get("metadata").map(unstring).unwrap_or(Value::Null);
-        let attrs = meta
+        let mut attrs = Attrs::default();
+        for (k, v) in meta
             .get("attributes")
             .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.trim().to_owned(), v.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .into_iter()
+            .flatten()
+        {
+            attrs.set(k, v.clone());
+        }
         spans.push(SpanRec {
             trace_id: s(&o, "traceId").unwrap_or(&trace_id).to_owned(),
             span_id: id.to_owned(),

@@ -37,10 +37,72 @@ pub struct Input<'a> {
     pub source: Arc<str>,
     /// The file's path, when it is on disk (to find sibling files such as sub-agent transcripts).
     pub path: Option<&'a Path>,
-    /// The bytes.
+    /// The bytes; empty when `stream` is set.
     pub bytes: &'a [u8],
+    /// Read the file at `path` as a stream instead of `bytes` (line formats keep memory low).
+    pub stream: bool,
     /// Loader options.
     pub opts: &'a LoadOptions,
+}
+
+impl Input<'_> {
+    /// The whole input: the bytes, or the file read once.
+    pub fn all(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        match (self.stream, self.path) {
+            (true, Some(p)) => std::fs::read(p).map(std::borrow::Cow::Owned),
+            _ => Ok(std::borrow::Cow::Borrowed(self.bytes)),
+        }
+    }
+
+    /// The input as capped lines, streamed from the file when `stream` is set.
+    pub fn lines(
+        &self,
+    ) -> std::io::Result<super::lines::CappedLines<Box<dyn std::io::BufRead + '_>>> {
+        let r: Box<dyn std::io::BufRead + '_> = match (self.stream, self.path) {
+            (true, Some(p)) => Box::new(std::io::BufReader::with_capacity(
+                256 * 1024,
+                std::fs::File::open(p)?,
+            )),
+            _ => Box::new(self.bytes),
+        };
+        Ok(super::lines::CappedLines::new(r, self.opts.max_line_bytes))
+    }
+
+    /// The whole input when it is a JSON array (its first non-blank byte is `[`), else `None`.
+    pub fn all_if_array(&self) -> std::io::Result<Option<std::borrow::Cow<'_, [u8]>>> {
+        let first = |b: &[u8]| {
+            b.iter()
+                .copied()
+                .find(|c| !c.is_ascii_whitespace() && !matches!(c, 0xef | 0xbb | 0xbf))
+        };
+        let head = match (self.stream, self.path) {
+            (true, Some(p)) => {
+                use std::io::Read;
+                let mut buf = Vec::new();
+                std::fs::File::open(p)?.take(4096).read_to_end(&mut buf)?;
+                first(&buf)
+            }
+            _ => first(self.bytes),
+        };
+        if head == Some(b'[') {
+            self.all().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The input's size in bytes.
+    pub fn len(&self) -> u64 {
+        match (self.stream, self.path) {
+            (true, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            _ => self.bytes.len() as u64,
+        }
+    }
+
+    /// True when the input is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// One importer: a name, a content test and a reader.
@@ -51,6 +113,8 @@ pub struct Importer {
     pub label: &'static str,
     sniff: fn(&Head) -> bool,
     run: fn(&Input) -> Vec<Session>,
+    /// Reads its input as a stream of lines (the loader then does not read the file whole).
+    pub streams: bool,
 }
 
 /// Every importer, in detection order.
@@ -60,42 +124,49 @@ pub static IMPORTERS: &[Importer] = &[
         label: "OpenTelemetry OTLP/JSON traces (GenAI and MCP conventions)",
         sniff: otlp::sniff,
         run: otlp::import,
+        streams: true,
     },
     Importer {
         name: "langfuse",
         label: "Langfuse trace export ({trace, observations})",
         sniff: langfuse::sniff,
         run: langfuse::import,
+        streams: false,
     },
     Importer {
         name: "claude-code",
         label: "Claude Code transcript (~/.claude/projects) or stream-json",
         sniff: claude_code::sniff,
         run: claude_code::import,
+        streams: true,
     },
     Importer {
         name: "anthropic-messages",
         label: "Anthropic Messages API response or VCR cassette",
         sniff: anthropic::sniff,
         run: anthropic::import,
+        streams: false,
     },
     Importer {
         name: "openai-responses",
         label: "OpenAI Responses API response or VCR cassette",
         sniff: openai::sniff,
         run: openai::import,
+        streams: false,
     },
     Importer {
         name: "gemini",
         label: "Gemini generateContent response or VCR cassette",
         sniff: gemini::sniff,
         run: gemini::import,
+        streams: false,
     },
     Importer {
         name: "claude-desktop-log",
         label: "Claude Desktop mcp-server-<name>.log",
         sniff: desktop_log::sniff,
         run: desktop_log::import,
+        streams: true,
     },
 ];
 
@@ -157,7 +228,7 @@ pub fn run(importer: &Importer, input: &Input) -> Vec<Session> {
         let mut s = Session {
             name: input.name.clone(),
             source: input.source.clone(),
-            bytes: input.bytes.len() as u64,
+            bytes: input.len(),
             import: Some(crate::model::ImportInfo {
                 format: importer.name,
                 notes: Vec::new(),
@@ -175,8 +246,9 @@ pub fn run(importer: &Importer, input: &Input) -> Vec<Session> {
         out.push(s);
     }
     // The file's bytes count once, on its first session.
+    let len = input.len();
     for (i, s) in out.iter_mut().enumerate() {
-        s.bytes = if i == 0 { input.bytes.len() as u64 } else { 0 };
+        s.bytes = if i == 0 { len } else { 0 };
     }
     out
 }

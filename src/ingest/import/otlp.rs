@@ -4,11 +4,11 @@
 //! (`gen_ai.conversation.id`, else the trace), its traces in time order.
 
 use super::build::Builder;
-use super::genai::{self, SpanRec};
+use super::genai::{self, Attrs, SpanRec};
 use super::sniff::Head;
 use super::util::time_nanos;
 use super::Input;
-use crate::ingest::lines::{CappedLines, Line};
+use crate::ingest::lines::Line;
 use crate::model::{DiagLevel, Diagnostic, Session};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
@@ -38,10 +38,12 @@ struct ResourceSpans<'a> {
     scope_spans: Vec<ScopeSpans<'a>>,
 }
 
+/// Spans parsed typed in one pass; when any is malformed the list is re-read span by span so
+/// that only the bad one is lost (and named).
 #[derive(Deserialize)]
 struct ScopeSpans<'a> {
     #[serde(default, borrow)]
-    spans: Vec<&'a RawValue>,
+    spans: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -78,54 +80,149 @@ struct SpanEvent {
 struct KeyValue {
     key: String,
     #[serde(default)]
-    value: Value,
+    value: AnyValue,
 }
 
-/// An OTLP `AnyValue` as plain JSON.
-fn any_value(v: &Value) -> Value {
-    let Some(o) = v.as_object() else {
-        return v.clone();
-    };
-    if let Some(s) = o.get("stringValue") {
-        return s.clone();
+/// An OTLP `AnyValue`. Read leniently: a field of an unexpected type, or a bare JSON value where
+/// an `AnyValue` object belongs, is kept as plain JSON rather than failing the span.
+#[derive(Default)]
+struct AnyValue {
+    string: Option<Value>,
+    int: Option<Value>,
+    double: Option<Value>,
+    boolean: Option<Value>,
+    array: Option<ArrayValue>,
+    kvlist: Option<KvList>,
+    bytes: Option<Value>,
+    /// A bare value (not an `AnyValue` object).
+    plain: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for AnyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        #[derive(Deserialize)]
+        #[serde(field_identifier, rename_all = "camelCase")]
+        enum Field {
+            StringValue,
+            IntValue,
+            DoubleValue,
+            BoolValue,
+            ArrayValue,
+            KvlistValue,
+            BytesValue,
+            #[serde(other)]
+            Other,
+        }
+        fn plain(v: Value) -> AnyValue {
+            AnyValue {
+                plain: Some(v),
+                ..AnyValue::default()
+            }
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = AnyValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an OTLP AnyValue")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
+                let mut v = AnyValue::default();
+                while let Some(k) = m.next_key::<Field>()? {
+                    match k {
+                        Field::StringValue => v.string = Some(m.next_value()?),
+                        Field::IntValue => v.int = Some(m.next_value()?),
+                        Field::DoubleValue => v.double = Some(m.next_value()?),
+                        Field::BoolValue => v.boolean = Some(m.next_value()?),
+                        Field::ArrayValue => v.array = Some(m.next_value()?),
+                        Field::KvlistValue => v.kvlist = Some(m.next_value()?),
+                        Field::BytesValue => v.bytes = Some(m.next_value()?),
+                        Field::Other => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(v)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut sq: A) -> Result<AnyValue, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = sq.next_element::<Value>()? {
+                    out.push(x);
+                }
+                Ok(plain(Value::Array(out)))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<AnyValue, E> {
+                Ok(plain(Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<AnyValue, E> {
+                Ok(plain(Value::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<AnyValue, E> {
+                Ok(plain(Value::from(n)))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<AnyValue, E> {
+                Ok(plain(Value::from(n)))
+            }
+            fn visit_str<E>(self, t: &str) -> Result<AnyValue, E> {
+                Ok(plain(Value::String(t.to_owned())))
+            }
+            fn visit_string<E>(self, t: String) -> Result<AnyValue, E> {
+                Ok(plain(Value::String(t)))
+            }
+            fn visit_unit<E>(self) -> Result<AnyValue, E> {
+                Ok(AnyValue::default())
+            }
+            fn visit_none<E>(self) -> Result<AnyValue, E> {
+                Ok(AnyValue::default())
+            }
+        }
+        d.deserialize_any(V)
     }
-    if let Some(i) = o.get("intValue") {
+}
+
+#[derive(Deserialize, Default)]
+struct ArrayValue {
+    #[serde(default)]
+    values: Vec<AnyValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct KvList {
+    #[serde(default)]
+    values: Vec<KeyValue>,
+}
+
+/// An OTLP `AnyValue` as plain JSON (strings moved, not copied).
+fn any_value(v: AnyValue) -> Value {
+    if let Some(p) = v.plain {
+        return p;
+    }
+    if let Some(s) = v.string {
+        return s;
+    }
+    if let Some(i) = v.int {
         return match i {
-            Value::String(t) => t.parse::<i64>().map_or_else(|_| i.clone(), Value::from),
-            other => other.clone(),
+            Value::String(t) => t.parse::<i64>().map_or(Value::String(t), Value::from),
+            other => other,
         };
     }
-    if let Some(d) = o.get("doubleValue").or_else(|| o.get("boolValue")) {
-        return d.clone();
+    if let Some(d) = v.double {
+        return d;
     }
-    if let Some(a) = o.get("arrayValue") {
-        let vals = a
-            .get("values")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        return Value::Array(vals.iter().map(any_value).collect());
+    if let Some(b) = v.boolean {
+        return b;
     }
-    if let Some(k) = o.get("kvlistValue") {
+    if let Some(a) = v.array {
+        return Value::Array(a.values.into_iter().map(any_value).collect());
+    }
+    if let Some(k) = v.kvlist {
         let mut m = Map::new();
-        for kv in k
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(key) = kv.get("key").and_then(Value::as_str) {
-                m.insert(
-                    key.to_owned(),
-                    any_value(kv.get("value").unwrap_or(&Value::Null)),
-                );
-            }
+        for kv in k.values {
+            m.insert(kv.key, any_value(kv.value));
         }
         return Value::Object(m);
     }
-    if let Some(b) = o.get("bytesValue") {
-        return b.clone();
-    }
-    Value::Null
+    v.bytes.unwrap_or(Value::Null)
 }
 
 fn kind_name(v: &Option<Value>) -> String {
@@ -144,6 +241,65 @@ fn kind_name(v: &Option<Value>) -> String {
     }
 }
 
+/// How the line pass ended.
+enum Pass {
+    /// Every line read as one export request (bad lines named and skipped); how many were.
+    Lines(usize),
+    /// The first non-blank line is not an export request: the file may be one document.
+    NotLines,
+}
+
+/// Reads one export request per line. With `probe`, stops at a first line that is not one
+/// (nothing recorded for it) so the caller can try the file as one document.
+fn read_lines(
+    input: &Input,
+    probe: bool,
+    spans: &mut Vec<SpanRec>,
+    diag: &mut impl FnMut(u64, u64, String, String),
+) -> Pass {
+    let mut lines = match input.lines() {
+        Ok(l) => l,
+        Err(e) => {
+            diag(0, 0, String::new(), format!("cannot read the file: {e}"));
+            return Pass::Lines(0);
+        }
+    };
+    let mut first = true;
+    let mut read = 0usize;
+    loop {
+        match lines.next_line() {
+            Ok(Some(Line::Text { line_no, bytes, ended })) => {
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match serde_json::from_slice::<Export>(bytes) {
+                    Ok(doc) => {
+                        read += 1;
+                        read_export(doc, line_no, spans, diag)
+                    }
+                    Err(_) if first && probe => return Pass::NotLines,
+                    Err(e) => {
+                        let msg = if !ended && e.is_eof() {
+                            "truncated line: the file ends in the middle of an export request; line skipped".to_owned()
+                        } else {
+                            format!("not an OTLP export request ({e}); line skipped")
+                        };
+                        diag(line_no, e.column() as u64, String::new(), msg)
+                    }
+                }
+                first = false;
+            }
+            Ok(Some(Line::TooLong { .. })) if first && probe => return Pass::NotLines,
+            Ok(Some(Line::TooLong { line_no, bytes })) => diag(line_no, 1, String::new(), format!("line is {bytes} bytes, over the {} byte cap; skipped (raise --max-line-bytes to load it)", input.opts.max_line_bytes)),
+            Ok(None) => return Pass::Lines(read),
+            Err(e) => {
+                diag(0, 0, String::new(), format!("read error: {e}"));
+                return Pass::Lines(read);
+            }
+        }
+    }
+}
+
 pub fn import(input: &Input) -> Vec<Session> {
     let mut spans: Vec<SpanRec> = Vec::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
@@ -157,45 +313,46 @@ pub fn import(input: &Input) -> Vec<Session> {
             message: msg,
         })
     };
-    // One document, or one export request per line.
-    let trimmed = input
-        .bytes
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(0);
-    let one_doc = serde_json::from_slice::<Export>(&input.bytes[trimmed..]).ok();
-    match one_doc {
-        Some(doc) => read_export(doc, 0, &mut spans, &mut diag),
-        None => {
-            let mut lines = CappedLines::new(input.bytes, input.opts.max_line_bytes);
-            loop {
-                match lines.next_line() {
-                    Ok(Some(Line::Text { line_no, bytes, ended })) => {
-                        if bytes.iter().all(u8::is_ascii_whitespace) {
-                            continue;
-                        }
-                        match serde_json::from_slice::<Export>(bytes) {
-                            Ok(doc) => read_export(doc, line_no, &mut spans, &mut diag),
-                            Err(e) => {
-                                let msg = if !ended && e.is_eof() {
-                                    "truncated line: the file ends in the middle of an export request; line skipped".to_owned()
-                                } else {
-                                    format!("not an OTLP export request ({e}); line skipped")
-                                };
-                                diag(line_no, e.column() as u64, String::new(), msg)
-                            }
-                        }
-                    }
-                    Ok(Some(Line::TooLong { line_no, bytes })) => diag(line_no, 1, String::new(), format!("line is {bytes} bytes, over the {} byte cap; skipped (raise --max-line-bytes to load it)", input.opts.max_line_bytes)),
-                    Ok(None) => break,
-                    Err(e) => {
-                        diag(0, 0, String::new(), format!("read error: {e}"));
-                        break;
-                    }
+    // One export request per line (the Collector's file exporter), or one document.
+    if let Pass::NotLines = read_lines(input, true, &mut spans, &mut diag) {
+        let doc_error = match input.all() {
+            Ok(all) => match serde_json::from_slice::<Export>(&all) {
+                Ok(doc) => {
+                    read_export(doc, 0, &mut spans, &mut diag);
+                    None
                 }
+                Err(e) => Some((e.line() as u64, e.column() as u64, e.to_string())),
+            },
+            Err(e) => Some((0, 0, format!("cannot read the file: {e}"))),
+        };
+        if let Some((line, column, e)) = doc_error {
+            // Neither one document nor a clean first line: read every line that is an export
+            // request (a damaged first line loses only itself); when none is, one error.
+            let mut line_diags = Vec::new();
+            let mut line_diag =
+                |l: u64, c: u64, p: String, m: String| line_diags.push((l, c, p, m));
+            let read = match read_lines(input, false, &mut spans, &mut line_diag) {
+                Pass::Lines(n) => n,
+                Pass::NotLines => 0,
+            };
+            if read > 0 {
+                for (l, c, p, m) in line_diags {
+                    diag(l, c, p, m);
+                }
+            } else {
+                diag(
+                    line,
+                    column,
+                    String::new(),
+                    format!("not an OTLP/JSON export ({e}); nothing read"),
+                );
             }
         }
     }
+    finish(input, spans, diags)
+}
+
+fn finish(input: &Input, spans: Vec<SpanRec>, diags: Vec<Diagnostic>) -> Vec<Session> {
     // One session per conversation.
     let mut conv_of_trace: HashMap<String, String> = HashMap::default();
     for sp in &spans {
@@ -266,26 +423,50 @@ fn read_export(
 ) {
     for (ri, rs) in doc.resource_spans.iter().enumerate() {
         for (si, ss) in rs.scope_spans.iter().enumerate() {
-            for (pi, raw) in ss.spans.iter().enumerate() {
-                let path = format!("resourceSpans[{ri}].scopeSpans[{si}].spans[{pi}]");
-                let sp: OSpan = match serde_json::from_str(raw.get()) {
+            let path = |pi: usize| format!("resourceSpans[{ri}].scopeSpans[{si}].spans[{pi}]");
+            let Some(list) = ss.spans else { continue };
+            let all: Vec<Result<OSpan, serde_json::Error>> =
+                match serde_json::from_str::<Vec<OSpan>>(list.get()) {
+                    Ok(v) => v.into_iter().map(Ok).collect(),
+                    Err(_) => match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+                        Ok(raws) => raws
+                            .into_iter()
+                            .map(|r| serde_json::from_str::<OSpan>(r.get()))
+                            .collect(),
+                        Err(e) => {
+                            diag(
+                                line,
+                                0,
+                                format!("resourceSpans[{ri}].scopeSpans[{si}].spans"),
+                                format!("not a list of spans ({e}); skipped"),
+                            );
+                            continue;
+                        }
+                    },
+                };
+            for (pi, sp) in all.into_iter().enumerate() {
+                let sp = match sp {
                     Ok(s) => s,
                     Err(e) => {
-                        diag(line, 0, path, format!("not an OTLP span ({e}); skipped"));
+                        diag(
+                            line,
+                            0,
+                            path(pi),
+                            format!("not an OTLP span ({e}); skipped"),
+                        );
                         continue;
                     }
                 };
-                let mut attrs: HashMap<String, Value> = HashMap::default();
-                for kv in &sp.attributes {
-                    attrs.insert(kv.key.trim().to_owned(), any_value(&kv.value));
-                }
+                let mut attrs = Attrs::default();
                 // GenAI content may be recorded on events instead of the span.
-                for ev in &sp.events {
-                    for kv in &ev.attributes {
-                        attrs
-                            .entry(kv.key.trim().to_owned())
-                            .or_insert_with(|| any_value(&kv.value));
+                let events = sp.events.into_iter().flat_map(|e| e.attributes);
+                for kv in sp.attributes.into_iter().chain(events) {
+                    if Attrs::known(&kv.key).is_some() {
+                        attrs.set(&kv.key, any_value(kv.value));
                     }
+                }
+                if let Some(v) = attrs.get_mut("gen_ai.input.messages") {
+                    genai::compact_input(v);
                 }
                 if sp
                     .status
@@ -293,7 +474,7 @@ fn read_export(
                     .and_then(|s| s.get("code"))
                     .is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR")
                 {
-                    attrs.insert("otel.status_code".into(), Value::from("ERROR"));
+                    attrs.set("otel.status_code", Value::from("ERROR"));
                 }
                 out.push(SpanRec {
                     trace_id: sp.trace_id,
@@ -305,7 +486,7 @@ fn read_export(
                     end: sp.end.as_ref().and_then(time_nanos),
                     attrs,
                     line,
-                    path,
+                    path: if line == 0 { path(pi) } else { String::new() },
                     ..SpanRec::default()
                 });
             }

@@ -70,32 +70,39 @@ pub fn blocks(v: &Value) -> Vec<ContentBlock> {
 /// One content block from JSON: MCP blocks as they are; a bare string as text; anything else as
 /// a block of its own `type` (or `json`) with every field kept.
 pub fn block(v: &Value) -> ContentBlock {
-    if let Value::String(t) = v {
-        return super::build::text_block(t.clone());
-    }
-    if let Ok(b) = serde_json::from_value::<ContentBlock>(v.clone()) {
-        if b.text.is_some() || b.kind != "text" {
-            return b;
+    let Value::Object(o) = v else {
+        if let Value::String(t) = v {
+            return super::build::text_block(t.clone());
         }
-    }
-    let kind = s(v, "type").unwrap_or("json").to_owned();
-    let mut extra = Vec::new();
-    if let Some(obj) = v.as_object() {
-        for (k, x) in obj {
-            if k != "type" {
-                if let Some(r) = raw(x) {
-                    extra.push((k.clone(), r));
-                }
-            }
-        }
-    } else if let Some(r) = raw(v) {
-        extra.push(("value".to_owned(), r));
-    }
-    ContentBlock {
-        kind,
-        extra,
+        return ContentBlock {
+            kind: "json".into(),
+            extra: raw(v)
+                .map(|r| ("value".to_owned(), r))
+                .into_iter()
+                .collect(),
+            ..ContentBlock::default()
+        };
+    };
+    let mut b = ContentBlock {
+        kind: o
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("json")
+            .to_owned(),
         ..ContentBlock::default()
+    };
+    for (k, x) in o {
+        match (k.as_str(), x) {
+            ("type", Value::String(_)) => {}
+            ("text", Value::String(t)) => b.text = Some(t.clone()),
+            ("resource", Value::Object(_)) => match serde_json::from_value(x.clone()) {
+                Ok(r) => b.resource = Some(r),
+                Err(_) => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
+            },
+            _ => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
+        }
     }
+    b
 }
 
 /// A text output (a tool's `output` string, OTel `result`): text as it is, JSON as its text.
