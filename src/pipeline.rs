@@ -120,6 +120,8 @@ pub struct Outcome {
     pub bytes: u64,
     /// Each report's input SHA-256, when the loader hashed inputs (same order as `reports`).
     pub content_hashes: Vec<Option<String>>,
+    /// The metric gates judged on `overall` (set by the command that applies them).
+    pub gates: Vec<crate::check::gates::GateResult>,
 }
 
 impl Outcome {
@@ -129,6 +131,11 @@ impl Outcome {
             .iter()
             .chain(self.diagnostics.iter().flatten())
             .any(|d| d.level == DiagLevel::Error)
+    }
+
+    /// True when a metric gate failed.
+    pub fn gate_failed(&self) -> bool {
+        self.gates.iter().any(|g| !g.passed)
     }
 
     /// Adds one checked session, dropping the session itself.

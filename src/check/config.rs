@@ -8,11 +8,78 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Which way a metric gate fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateBound {
+    /// Fails when the metric is below the threshold (`--fail-under`).
+    Under,
+    /// Fails when the metric is above the threshold (`--fail-over`).
+    Over,
+}
+
+/// Where a gate was set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateSource {
+    /// `[gates]` in provscope.toml.
+    Config,
+    /// `--fail-under` / `--fail-over` on the command line.
+    Flag,
+}
+
+/// A threshold on one of the run's rates (the rollout plan's CI gate).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Gate {
+    /// The rate, one of [`super::metrics::GATE_METRICS`].
+    pub metric: String,
+    /// Which way it fails.
+    pub bound: GateBound,
+    /// The threshold, in `[0, 1]`.
+    pub threshold: f64,
+    /// Where it was set.
+    pub from: GateSource,
+}
+
+impl Gate {
+    /// Parses `NAME=VALUE` as given to `--fail-under` / `--fail-over`.
+    pub fn parse_flag(text: &str, bound: GateBound) -> Result<Gate, String> {
+        let (name, value) = text.split_once('=').ok_or_else(|| {
+            format!("`{text}`: expected METRIC=VALUE, e.g. citation_precision=0.9")
+        })?;
+        let (metric, threshold) = gate_value(name.trim(), value.trim().parse::<f64>().ok())?;
+        Ok(Gate {
+            metric,
+            bound,
+            threshold,
+            from: GateSource::Flag,
+        })
+    }
+}
+
+/// Checks a gate's metric name and threshold.
+fn gate_value(name: &str, value: Option<f64>) -> Result<(String, f64), String> {
+    if !super::metrics::GATE_METRICS.contains(&name) {
+        return Err(format!(
+            "`{name}` is not a gated metric ({})",
+            super::metrics::GATE_METRICS.join(", ")
+        ));
+    }
+    match value {
+        Some(v) if (0.0..=1.0).contains(&v) => Ok((name.to_owned(), v)),
+        _ => Err(format!(
+            "{name}: the threshold must be a number between 0 and 1"
+        )),
+    }
+}
+
 /// Checked configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Tier overrides by server name or glob, first match wins (config beats the session header).
     pub tiers: Vec<(String, GlobMatcher, Tier)>,
+    /// Metric gates from `[gates]`.
+    pub gates: Vec<Gate>,
     /// TTL for results whose tag and stamp carry none.
     pub default_ttl_seconds: u64,
     /// Render policy for stamps with none, when the session header sets none either.
@@ -37,6 +104,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             tiers: Vec::new(),
+            gates: Vec::new(),
             default_ttl_seconds: 3600,
             default_policy: "require_tier_gte_1".into(),
             support_threshold: 0.6,
@@ -55,6 +123,8 @@ impl Default for Config {
 struct RawConfig {
     #[serde(default)]
     tiers: BTreeMap<String, String>,
+    #[serde(default)]
+    gates: Option<RawGates>,
     default_ttl_seconds: Option<u64>,
     default_policy: Option<String>,
     support_threshold: Option<f64>,
@@ -68,6 +138,16 @@ struct RawConfig {
     keys: Option<toml::Table>,
     #[serde(default)]
     colors: Option<toml::Table>,
+}
+
+/// `[gates]`: `fail_under = { citation_precision = 0.9 }`, `fail_over = { ... }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGates {
+    #[serde(default)]
+    fail_under: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    fail_over: BTreeMap<String, toml::Value>,
 }
 
 /// A configuration problem, located at the line (and column, when known) that causes it.
@@ -149,7 +229,7 @@ impl Config {
                     let sets_key = key.strip_prefix(needle).is_some_and(|rest| {
                         rest.trim_start_matches('"').trim_start().starts_with('=')
                     });
-                    sets_key || t.contains(&format!("\"{needle}\""))
+                    sets_key || t.contains(&format!("\"{needle}\"")) || assigns(t, needle)
                 })
                 .map_or(1, |i| i + 1)
         };
@@ -171,6 +251,28 @@ impl Config {
         c.tiers.sort_by(|(a, _, _), (b, _, _)| {
             pattern_rank(a).cmp(&pattern_rank(b)).then_with(|| a.cmp(b))
         });
+        if let Some(g) = raw.gates {
+            for (bound, table, key) in [
+                (GateBound::Under, g.fail_under, "fail_under"),
+                (GateBound::Over, g.fail_over, "fail_over"),
+            ] {
+                for (name, v) in table {
+                    let value = match v {
+                        toml::Value::Float(f) => Some(f),
+                        toml::Value::Integer(i) => Some(i as f64),
+                        _ => None,
+                    };
+                    let (metric, threshold) = gate_value(&name, value)
+                        .map_err(|e| ConfigError::at(at(&name), format!("gates.{key}.{e}")))?;
+                    c.gates.push(Gate {
+                        metric,
+                        bound,
+                        threshold,
+                        from: GateSource::Config,
+                    });
+                }
+            }
+        }
         if let Some(t) = raw.default_ttl_seconds {
             c.default_ttl_seconds = t;
         }
@@ -226,6 +328,23 @@ impl Config {
             .map(|(_, _, t)| *t)
     }
 
+    /// The gates to apply: `[gates]`, with each flag replacing the config's gate on the same
+    /// metric in the same direction.
+    pub fn gates_with(&self, flags: &[Gate]) -> Vec<Gate> {
+        let mut out: Vec<Gate> = self
+            .gates
+            .iter()
+            .filter(|g| {
+                !flags
+                    .iter()
+                    .any(|f| f.metric == g.metric && f.bound == g.bound)
+            })
+            .cloned()
+            .collect();
+        out.extend(flags.iter().cloned());
+        out
+    }
+
     /// Applies severity overrides.
     pub fn severity_of(&self, kind: Kind, default: Severity) -> Severity {
         self.severity.get(&kind).copied().unwrap_or(default)
@@ -250,6 +369,16 @@ fn pattern_rank(p: &str) -> (bool, std::cmp::Reverse<usize>) {
 pub fn parse_policy(p: &str) -> Option<u8> {
     let n: u8 = p.trim().strip_prefix("require_tier_gte_")?.parse().ok()?;
     (n <= 3).then_some(n)
+}
+
+/// Whether `line` assigns `key` somewhere (an inline table: `fail_under = { key = 0.9 }`).
+fn assigns(line: &str, key: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    line.match_indices(key).any(|(i, _)| {
+        let before_ok = line[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = line[i + key.len()..].trim_start();
+        before_ok && rest.starts_with('=')
+    })
 }
 
 fn line_col(text: &str, byte: usize) -> (usize, usize) {
@@ -309,6 +438,28 @@ span_unsupported = "error"
         assert_eq!(c.tier_override("example.com"), Some(Tier::T2));
         assert_eq!(c.tier_override("community-pricing-mcp"), Some(Tier::T2));
         assert_eq!(c.tier_override("anything-else"), Some(Tier::T3));
+    }
+
+    #[test]
+    fn gates_from_config_and_flags() {
+        let c = Config::parse(
+            "[gates]\nfail_under = { citation_precision = 0.9 }\nfail_over = { wrong_source_rate = 0.05 }\n",
+        )
+        .unwrap();
+        assert_eq!(c.gates.len(), 2);
+        let flag = Gate::parse_flag("citation_precision=0.8", GateBound::Under).unwrap();
+        let all = c.gates_with(&[flag]);
+        assert_eq!(all.len(), 2);
+        assert!(all
+            .iter()
+            .any(|g| g.metric == "citation_precision" && g.threshold == 0.8));
+        let e = Config::parse("[gates]\nfail_under = { precision = 0.9 }\n").unwrap_err();
+        assert!(e.message.contains("not a gated metric"), "{e}");
+        assert_eq!(e.line, 2, "{e}");
+        let e = Config::parse("[gates]\nfail_over = { wrong_source_rate = 5 }\n").unwrap_err();
+        assert!(e.message.contains("between 0 and 1"), "{e}");
+        assert!(Gate::parse_flag("citation_precision", GateBound::Under).is_err());
+        assert!(Gate::parse_flag("citation_precision=high", GateBound::Under).is_err());
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod drift;
 mod envelopes;
 pub mod evidence;
 mod finding;
+pub mod gates;
 mod grid;
 #[cfg(test)]
 mod linear_tests;
@@ -25,7 +26,7 @@ pub use parallel::surfaces_conflict;
 pub mod support;
 mod verdict;
 
-pub use config::{parse_policy, Config, ConfigError, CONFIG_FILE};
+pub use config::{parse_policy, Config, ConfigError, Gate, GateBound, GateSource, CONFIG_FILE};
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
@@ -38,7 +39,7 @@ pub use verdict::{
 pub fn grid_quadrants() -> [Quadrant; 4] {
     QUADRANTS
 }
-pub use metrics::Metrics;
+pub use metrics::{Metrics, GATE_METRICS, WRONG_ORIGIN_KINDS};
 
 use crate::model::{Call, Claim, Session, Tier, ToolResult};
 use rustc_hash::FxHashMap as HashMap;

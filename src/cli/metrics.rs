@@ -1,7 +1,9 @@
 //! `provscope metrics`: citation precision, wrong-source rate and the grid per session and overall.
 
 use super::{CliError, CmdResult, Ctx, Exit, Settings};
+use crate::check::{gates, Gate, GateBound};
 use crate::export;
+use crate::pipeline::Outcome;
 use std::path::PathBuf;
 
 /// Arguments of `provscope metrics`.
@@ -12,6 +14,49 @@ pub struct MetricsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = MetricsFormat::Text)]
     pub format: MetricsFormat,
+    /// Metric gates.
+    #[command(flatten)]
+    pub gates: GateArgs,
+}
+
+/// `--fail-under` / `--fail-over`: the rollout plan's CI thresholds (also `[gates]` in
+/// provscope.toml; a flag replaces the config's gate on the same metric and direction).
+#[derive(clap::Args, Debug, Default)]
+pub struct GateArgs {
+    /// Exit 1 when the run's METRIC is below VALUE (repeatable), e.g. citation_precision=0.9.
+    #[arg(long, value_name = "METRIC=VALUE", value_parser = under)]
+    pub fail_under: Vec<Gate>,
+    /// Exit 1 when the run's METRIC is above VALUE (repeatable), e.g. wrong_source_rate=0.05.
+    #[arg(long, value_name = "METRIC=VALUE", value_parser = over)]
+    pub fail_over: Vec<Gate>,
+}
+
+fn under(s: &str) -> Result<Gate, String> {
+    Gate::parse_flag(s, GateBound::Under)
+}
+
+fn over(s: &str) -> Result<Gate, String> {
+    Gate::parse_flag(s, GateBound::Over)
+}
+
+impl GateArgs {
+    /// Judges the gates (config and flags) on the run's overall metrics, prints every failed
+    /// gate on stderr, and keeps the results in the outcome for the reports.
+    pub fn apply(&self, ctx: &mut Ctx, st: &Settings, o: &mut Outcome) {
+        let flags: Vec<Gate> = self
+            .fail_under
+            .iter()
+            .chain(&self.fail_over)
+            .cloned()
+            .collect();
+        o.gates = gates::evaluate(&st.config().gates_with(&flags), &o.overall);
+        for g in o.gates.iter().filter(|g| !g.passed) {
+            let _ = ctx
+                .err
+                .paint(crate::text::Paint::Error, "provscope: gate failed: ");
+            let _ = std::io::Write::write_fmt(&mut ctx.err, format_args!("{}\n", g.message));
+        }
+    }
 }
 
 /// Output formats of `metrics` and `trend`.
@@ -25,7 +70,10 @@ pub enum MetricsFormat {
 
 /// Runs `metrics`.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &MetricsArgs) -> CmdResult {
-    let o = st.pipeline.outcome(&a.paths);
+    let mut o = st.pipeline.outcome(&a.paths);
+    // Diagnostics first: a gate's verdict is the last thing on stderr.
+    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
+    a.gates.apply(ctx, st, &mut o);
     match a.format {
         MetricsFormat::Json => {
             serde_json::to_writer_pretty(&mut ctx.out, &export::metrics::document(&o))
@@ -36,10 +84,9 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &MetricsArgs) -> CmdResult {
             export::metrics::write_table(&mut ctx.human(), &o).map_err(CliError::stdout)?;
         }
     }
-    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
     Ok(if o.has_input_errors() {
         Exit::InputErrors
     } else {
-        Exit::Ok
+        Exit::findings_if(o.gate_failed())
     })
 }

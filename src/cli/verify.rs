@@ -70,6 +70,9 @@ pub struct VerifyArgs {
     /// OpenTelemetry output.
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
+    /// Metric gates (as in `metrics`): a failed gate exits 1 and appears in every format.
+    #[command(flatten)]
+    pub gates: super::metrics::GateArgs,
 }
 
 /// Parses `--now`.
@@ -95,6 +98,8 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
         true
     });
     let now = a.now.unwrap_or_else(Timestamp::now);
+    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
+    a.gates.apply(ctx, st, &mut o);
     if a.record_run {
         record_run(ctx, st, &a.paths, &o, now)?;
     }
@@ -115,7 +120,6 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
             write_report(&mut ctx.out, &o, a, now, color).map_err(CliError::stdout)?;
         }
     }
-    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
     if o.has_input_errors() {
         return Ok(Exit::InputErrors);
     }
@@ -125,7 +129,7 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
             .flat_map(|r| &r.findings)
             .any(|f| f.severity <= t)
     });
-    Ok(Exit::findings_if(failing))
+    Ok(Exit::findings_if(failing || o.gate_failed()))
 }
 
 /// Writes the report in the chosen format: text through the sanitizing boundary, machine

@@ -1,6 +1,7 @@
 //! `verify --format json`: the stable, documented schema `provscope.verify/1`
 //! (see `docs/verify-json.md`). Serialized straight from the reports, borrowing everything.
 
+use crate::check::gates::GateResult;
 use crate::check::{
     ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Quadrant, SessionReport, Severity,
     SourceVerdict,
@@ -74,6 +75,7 @@ pub struct Document<'a> {
     provscope_version: &'static str,
     checked_at: String,
     metrics: &'a Metrics,
+    gates: &'a [GateResult],
     sessions: Vec<SessionDoc<'a>>,
     input_errors: &'a [Diagnostic],
 }
@@ -118,6 +120,7 @@ pub fn document(o: &Outcome, checked_at: Timestamp) -> Document<'_> {
         provscope_version: env!("CARGO_PKG_VERSION"),
         checked_at: checked_at.to_string(),
         metrics: &o.overall,
+        gates: &o.gates,
         sessions: o
             .reports
             .iter()

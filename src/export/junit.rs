@@ -96,7 +96,8 @@ fn describe(f: &Finding) -> String {
 pub fn verify_suites(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> Vec<Suite> {
     let fails = |s: Severity| fail_on.is_some_and(|t| s <= t);
     let stamp = checked_at.to_string().trim_end_matches('Z').to_owned();
-    o.reports
+    let mut suites: Vec<Suite> = o
+        .reports
         .iter()
         .map(|r| Suite {
             name: r.name.clone(),
@@ -130,7 +131,31 @@ pub fn verify_suites(o: &Outcome, fail_on: Option<Severity>, checked_at: Timesta
                 })
                 .collect(),
         })
-        .collect()
+        .collect();
+    if !o.gates.is_empty() {
+        suites.push(gate_suite(o, stamp));
+    }
+    suites
+}
+
+/// The metric gates as one suite, `provscope gates`: a test case per gate, failing with the
+/// figure and the threshold.
+fn gate_suite(o: &Outcome, stamp: String) -> Suite {
+    Suite {
+        name: "provscope gates".into(),
+        timestamp: Some(stamp),
+        cases: o
+            .gates
+            .iter()
+            .map(|g| TestCase {
+                classname: "provscope.gate".into(),
+                name: crate::check::gates::title(g),
+                failure: (!g.passed)
+                    .then(|| ("gate".to_owned(), g.message.clone(), g.message.clone())),
+                system_out: g.passed.then(|| g.message.clone()),
+            })
+            .collect(),
+    }
 }
 
 /// `check`'s suite: one test case per (case, session, turn, claim).

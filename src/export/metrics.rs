@@ -1,5 +1,6 @@
 //! `provscope metrics` output: the per-session and overall rates and grid, as a table or JSON.
 
+use crate::check::gates::{title, GateResult};
 use crate::check::{Metrics, QUADRANTS};
 use crate::pipeline::Outcome;
 use crate::text::Term;
@@ -11,6 +12,7 @@ use std::io::{self, Write};
 pub struct Document<'a> {
     overall: &'a Metrics,
     sessions: Vec<SessionMetrics<'a>>,
+    gates: &'a [GateResult],
 }
 
 #[derive(Serialize)]
@@ -33,7 +35,22 @@ pub fn document(o: &Outcome) -> Document<'_> {
                 metrics: &r.metrics,
             })
             .collect(),
+        gates: &o.gates,
     }
+}
+
+/// One line per gate: `gate citation_precision >= 0.9: FAILED: citation_precision is ...`.
+pub fn write_gates<W: Write>(t: &mut Term<W>, gates: &[GateResult]) -> io::Result<()> {
+    for g in gates {
+        write!(t, "gate {}: ", title(g))?;
+        if g.passed {
+            t.paint(crate::text::Paint::Good, "passed")?;
+        } else {
+            t.paint(crate::text::Paint::Error, "FAILED")?;
+        }
+        writeln!(t, ": {}", g.message)?;
+    }
+    Ok(())
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -93,5 +110,5 @@ pub fn write_table<W: Write>(t: &mut Term<W>, o: &Outcome) -> io::Result<()> {
     if !kinds.is_empty() {
         writeln!(t, "findings: {}", kinds.join(", "))?;
     }
-    Ok(())
+    write_gates(t, &o.gates)
 }

@@ -4,6 +4,9 @@ use crate::check::{Severity, ALL_KINDS};
 use crate::pipeline::Outcome;
 use serde_json::{json, Value};
 
+/// The SARIF rule of a failed metric gate (after the finding kinds).
+pub const GATE_RULE: &str = "metric_gate";
+
 fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -38,7 +41,7 @@ fn description(k: crate::check::Kind) -> &'static str {
 
 /// Renders a SARIF 2.1.0 log.
 pub fn render(o: &Outcome) -> Value {
-    let rules: Vec<Value> = ALL_KINDS
+    let mut rules: Vec<Value> = ALL_KINDS
         .iter()
         .map(|k| {
             json!({
@@ -48,6 +51,11 @@ pub fn render(o: &Outcome) -> Value {
             })
         })
         .collect();
+    rules.push(json!({
+        "id": GATE_RULE,
+        "name": GATE_RULE,
+        "shortDescription": {"text": "A run's metric is past a gate (--fail-under, --fail-over, [gates])."},
+    }));
     let mut results = Vec::new();
     for r in &o.reports {
         for f in &r.findings {
@@ -80,6 +88,16 @@ pub fn render(o: &Outcome) -> Value {
             }));
         }
     }
+    // A failed gate concerns the whole run: a result with no location.
+    for g in o.gates.iter().filter(|g| !g.passed) {
+        results.push(json!({
+            "ruleId": GATE_RULE,
+            "ruleIndex": ALL_KINDS.len(),
+            "level": "error",
+            "message": {"text": g.message},
+            "properties": {"gate": g},
+        }));
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -90,6 +108,7 @@ pub fn render(o: &Outcome) -> Value {
                 "rules": rules,
             }},
             "results": results,
+            "properties": {"gates": o.gates},
         }],
     })
 }

@@ -85,5 +85,6 @@ pub fn write<W: Write>(t: &mut Term<W>, o: &Outcome, min: Severity) -> io::Resul
         .iter()
         .map(|(q, n)| format!("{} {n}", q.title().to_lowercase()))
         .collect();
-    writeln!(t, "grid: {}", q.join(", "))
+    writeln!(t, "grid: {}", q.join(", "))?;
+    super::metrics::write_gates(t, &o.gates)
 }

@@ -21,6 +21,7 @@ mod importers;
 mod importers_otlp;
 mod importers_robust;
 mod otlp;
+mod playbook;
 mod receipts;
 mod record;
 mod record_interop;
