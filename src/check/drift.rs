@@ -64,9 +64,9 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) -> Vec<
                 .map(|o| o.tool_call_id.as_str());
             let finding = match (k, prev, binding) {
                 (_, _, Some(b))
-                    if recorded(ck, b) && ck.s.in_context(r.claim.turn, b) == Some(false) =>
+                    if answered(ck, b) && ck.s.in_context(r.claim.turn, b) == Some(false) =>
                 {
-                    let from = ck.s.call(b).map(|c| c.turn);
+                    let from = ck.s.result(b).map(|res| res.turn);
                     let when = match from {
                         Some(t) if t < r.claim.turn => format!(" (fetched in turn {t})"),
                         _ => String::new(),
@@ -142,7 +142,9 @@ fn history_window<'r, 's: 'r>(
 /// How many earlier statements a drift finding's evidence carries.
 const HISTORY_WINDOW: usize = 8;
 
-/// Whether the call or its result was recorded at all (dangling origins are reported elsewhere).
-fn recorded(ck: &Checker, call: &str) -> bool {
-    ck.s.call(call).is_some() || ck.s.result(call).is_some()
+/// Whether the call's result was recorded. A call that never returned is a dangling origin
+/// (`dangling_origin` reports it): it was never fetched, so it cannot have left the context, and
+/// drift does not report the same cause a second time.
+fn answered(ck: &Checker, call: &str) -> bool {
+    ck.s.result(call).is_some()
 }

@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{Fx, FxCall, FxClaim};
+use common::{of_kind, Fx, FxCall, FxClaim};
+use provscope::check::{Config, Kind};
+use provscope::ingest::LoadOptions;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -213,4 +215,52 @@ fn verify_carries_the_gates_in_junit_sarif_and_json() {
     );
     assert_eq!(o.status.code(), Some(0));
     assert!(!text(&o.stdout).contains("provscope gates"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. dangling_origin and citation_drift never both fire for the same cause.
+
+#[test]
+fn a_call_that_never_returned_is_dangling_not_drift() {
+    let mut fx = Fx::baseline();
+    fx.turns = 2;
+    fx.claims.push(FxClaim::new(
+        "clm_price",
+        2,
+        "Team seats cost $19 per user per month",
+        "req_1",
+        "seats cost $19 per user per month",
+    ));
+    fx.context = vec![(2, vec![])];
+    // Drop req_1's result: the call never returned.
+    let lines: Vec<Value> = fx
+        .lines()
+        .into_iter()
+        .filter(|v| v["event"] != "tool_result")
+        .collect();
+    let body: String = lines.iter().map(|v| v.to_string() + "\n").collect();
+    let s =
+        provscope::ingest::load_bytes("fx", "fx.jsonl", body.as_bytes(), &LoadOptions::default());
+    let r = provscope::check::check_session(&s, &Config::default());
+    assert_eq!(
+        of_kind(&r, Kind::DanglingOrigin).len(),
+        2,
+        "{:#?}",
+        r.findings
+    );
+    assert!(
+        of_kind(&r, Kind::CitationDrift).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    assert!(r.findings.iter().all(|f| !f.message.contains("fetched")));
+    // Near miss: with its result recorded, the turn-2 statement is restated from memory.
+    let r = fx.report();
+    let f = of_kind(&r, Kind::CitationDrift);
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].message.contains("fetched in turn 1"),
+        "{}",
+        f[0].message
+    );
 }
