@@ -139,11 +139,13 @@ impl Outcome {
     }
 
     /// Adds one checked session, dropping the session itself.
-    pub fn push(&mut self, c: Checked) {
+    pub fn push(&mut self, mut c: Checked) {
         self.overall.add(&c.report.metrics);
         self.bytes += c.session.bytes;
         self.content_hashes.push(c.session.content_hash);
-        self.diagnostics.push(c.session.diagnostics);
+        let mut d = c.session.diagnostics;
+        d.append(&mut c.report.diagnostics);
+        self.diagnostics.push(d);
         self.reports.push(c.report);
     }
 }

@@ -2,11 +2,33 @@
 //! Every default is documented in `docs/configuration.md`.
 
 use super::finding::{Kind, Severity};
-use crate::model::Tier;
+use crate::model::{Tier, Timestamp};
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// One `[tiers]` entry: a server name or glob, its tier, and when its tier was last reviewed.
+#[derive(Clone, Debug)]
+pub struct TierRule {
+    /// The pattern as written.
+    pub pattern: String,
+    /// The compiled pattern.
+    pub glob: GlobMatcher,
+    /// The tier it grants.
+    pub tier: Tier,
+    /// When the grant was last reviewed (`reviewed = 2026-07-01`), midnight UTC.
+    pub reviewed: Option<Timestamp>,
+    /// How often it must be reviewed, in seconds (`review_every = "90d"`).
+    pub review_every: Option<u64>,
+}
+
+impl TierRule {
+    /// When the next review is due, when the entry has a schedule.
+    pub fn review_due(&self) -> Option<Timestamp> {
+        Some(self.reviewed?.plus_seconds(self.review_every?))
+    }
+}
 
 /// Which way a metric gate fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -76,8 +98,9 @@ fn gate_value(name: &str, value: Option<f64>) -> Result<(String, f64), String> {
 /// Checked configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Tier overrides by server name or glob, first match wins (config beats the session header).
-    pub tiers: Vec<(String, GlobMatcher, Tier)>,
+    /// Tier overrides by server name or glob, most specific first (config beats the session
+    /// header).
+    pub tiers: Vec<TierRule>,
     /// Metric gates from `[gates]`.
     pub gates: Vec<Gate>,
     /// TTL for results whose tag and stamp carry none.
@@ -121,8 +144,9 @@ impl Default for Config {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
+    /// `"name" = "T0"`, or `"name" = { tier = "T1", reviewed = 2026-07-01, review_every = "90d" }`.
     #[serde(default)]
-    tiers: BTreeMap<String, String>,
+    tiers: BTreeMap<String, toml::Value>,
     #[serde(default)]
     gates: Option<RawGates>,
     default_ttl_seconds: Option<u64>,
@@ -234,22 +258,66 @@ impl Config {
                 .map_or(1, |i| i + 1)
         };
         let mut c = Config::default();
-        for (pat, tier) in raw.tiers {
-            let t = Tier::parse(&tier).ok_or_else(|| {
-                ConfigError::at(
-                    at(&pat),
-                    format!("tiers.\"{pat}\": `{tier}` is not a tier (T0..T3 or unknown)"),
-                )
-            })?;
+        for (pat, value) in raw.tiers {
+            let bad = |msg: String| ConfigError::at(at(&pat), format!("tiers.\"{pat}\": {msg}"));
+            let (tier_text, reviewed, every) = match &value {
+                toml::Value::String(t) => (t.clone(), None, None),
+                toml::Value::Table(t) => {
+                    if let Some(k) = t
+                        .keys()
+                        .find(|k| !["tier", "reviewed", "review_every"].contains(&k.as_str()))
+                    {
+                        return Err(bad(format!(
+                            "unknown key `{k}` (expected tier, reviewed, review_every)"
+                        )));
+                    }
+                    let tier = match t.get("tier") {
+                        Some(toml::Value::String(s)) => s.clone(),
+                        _ => return Err(bad("`tier` (a string such as \"T1\") is required".into())),
+                    };
+                    let reviewed = match t.get("reviewed") {
+                        None => None,
+                        Some(v) => Some(review_date(v).map_err(&bad)?),
+                    };
+                    let every = match t.get("review_every") {
+                        None => None,
+                        Some(toml::Value::String(d)) => Some(parse_interval(d).map_err(&bad)?),
+                        Some(_) => {
+                            return Err(bad("`review_every` must be a string such as \"90d\"".into()))
+                        }
+                    };
+                    if every.is_some() && reviewed.is_none() {
+                        return Err(bad(
+                            "`review_every` needs `reviewed` (the date of the last review)".into(),
+                        ));
+                    }
+                    (tier, reviewed, every)
+                }
+                _ => {
+                    return Err(bad(
+                        "expected a tier (\"T1\") or a table { tier = \"T1\", reviewed = 2026-07-01, review_every = \"90d\" }".into(),
+                    ))
+                }
+            };
+            let t = Tier::parse(&tier_text)
+                .ok_or_else(|| bad(format!("`{tier_text}` is not a tier (T0..T3 or unknown)")))?;
             let g = Glob::new(&pat)
-                .map_err(|e| ConfigError::at(at(&pat), format!("tiers.\"{pat}\": bad glob: {e}")))?
+                .map_err(|e| bad(format!("bad glob: {e}")))?
                 .compile_matcher();
-            c.tiers.push((pat, g, t));
+            c.tiers.push(TierRule {
+                pattern: pat,
+                glob: g,
+                tier: t,
+                reviewed,
+                review_every: every,
+            });
         }
         // The most specific pattern wins: exact names, then globs with more literal characters
         // (a catch-all "*" comes last wherever it is written); ties in byte order of the pattern.
-        c.tiers.sort_by(|(a, _, _), (b, _, _)| {
-            pattern_rank(a).cmp(&pattern_rank(b)).then_with(|| a.cmp(b))
+        c.tiers.sort_by(|a, b| {
+            pattern_rank(&a.pattern)
+                .cmp(&pattern_rank(&b.pattern))
+                .then_with(|| a.pattern.cmp(&b.pattern))
         });
         if let Some(g) = raw.gates {
             for (bound, table, key) in [
@@ -322,10 +390,12 @@ impl Config {
 
     /// The configured tier of a server, if the config names it.
     pub fn tier_override(&self, server: &str) -> Option<Tier> {
-        self.tiers
-            .iter()
-            .find(|(_, g, _)| g.is_match(server))
-            .map(|(_, _, t)| *t)
+        self.tier_rule(server).map(|r| r.tier)
+    }
+
+    /// The `[tiers]` entry that decides a server's tier, if any.
+    pub fn tier_rule(&self, server: &str) -> Option<&TierRule> {
+        self.tiers.iter().find(|r| r.glob.is_match(server))
     }
 
     /// The gates to apply: `[gates]`, with each flag replacing the config's gate on the same
@@ -379,6 +449,41 @@ fn assigns(line: &str, key: &str) -> bool {
         let rest = line[i + key.len()..].trim_start();
         before_ok && rest.starts_with('=')
     })
+}
+
+/// `reviewed`: a TOML date (`2026-07-01`), or a string holding a date or an RFC 3339 time.
+fn review_date(v: &toml::Value) -> Result<Timestamp, String> {
+    let text = match v {
+        toml::Value::Datetime(d) => d.to_string(),
+        toml::Value::String(s) => s.clone(),
+        _ => return Err("`reviewed` must be a date such as 2026-07-01".into()),
+    };
+    let full = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.clone()
+    };
+    Timestamp::parse(&full)
+        .map_err(|_| format!("`reviewed`: `{text}` is not a date such as 2026-07-01"))
+}
+
+/// `review_every`: a whole number of days, weeks or hours: `90d`, `12w`, `36h`.
+pub fn parse_interval(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let bad = || {
+        format!("`review_every`: `{text}` is not an interval such as \"90d\", \"12w\" or \"36h\"")
+    };
+    let unit = match t.chars().last() {
+        Some('d') => 86_400,
+        Some('w') => 7 * 86_400,
+        Some('h') => 3_600,
+        _ => return Err(bad()),
+    };
+    let n: u64 = t[..t.len() - 1].parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(bad());
+    }
+    n.checked_mul(unit).ok_or_else(bad)
 }
 
 fn line_col(text: &str, byte: usize) -> (usize, usize) {
@@ -438,6 +543,51 @@ span_unsupported = "error"
         assert_eq!(c.tier_override("example.com"), Some(Tier::T2));
         assert_eq!(c.tier_override("community-pricing-mcp"), Some(Tier::T2));
         assert_eq!(c.tier_override("anything-else"), Some(Tier::T3));
+    }
+
+    #[test]
+    fn tier_entries_carry_review_metadata_and_plain_entries_still_work() {
+        let c = Config::parse(
+            r#"
+[tiers]
+"pricing.internal" = "T0"
+"status.vendor.com" = { tier = "T1", reviewed = 2026-07-01, review_every = "90d" }
+"community-*" = { tier = "T2", reviewed = "2026-09-01" }
+"#,
+        )
+        .unwrap();
+        let r = c.tier_rule("status.vendor.com").unwrap();
+        assert_eq!(r.tier, Tier::T1);
+        assert_eq!(
+            r.review_due(),
+            Some(Timestamp::parse("2026-09-29T00:00:00Z").unwrap())
+        );
+        assert_eq!(c.tier_rule("community-x").unwrap().review_due(), None);
+        assert_eq!(c.tier_override("pricing.internal"), Some(Tier::T0));
+        for (bad, want) in [
+            (
+                "\"x\" = { tier = \"T1\", review_every = \"90d\" }",
+                "needs `reviewed`",
+            ),
+            (
+                "\"x\" = { tier = \"T1\", reviewed = 2026-07-01, review_every = \"3 months\" }",
+                "not an interval",
+            ),
+            (
+                "\"x\" = { tier = \"T1\", reviewed = \"July\" }",
+                "not a date",
+            ),
+            ("\"x\" = { reviewed = 2026-07-01 }", "`tier`"),
+            (
+                "\"x\" = { tier = \"T1\", owner = \"ana\" }",
+                "unknown key `owner`",
+            ),
+            ("\"x\" = 1", "expected a tier"),
+        ] {
+            let e = Config::parse(&format!("[tiers]\n{bad}\n")).unwrap_err();
+            assert_eq!(e.line, 2, "{e}");
+            assert!(e.message.contains(want), "{bad}: {e}");
+        }
     }
 
     #[test]

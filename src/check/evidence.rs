@@ -5,6 +5,7 @@
 //! use the fields, never string keys.
 
 use super::finding::Kind;
+use super::verdict::TierSource;
 use crate::model::{Tier, Timestamp};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -45,6 +46,14 @@ pub enum Evidence {
     ResultTampered(ResultTampered),
     /// `envelope_partial`.
     EnvelopePartial(EnvelopePartial),
+    /// `answer_mismatch`.
+    AnswerMismatch(AnswerMismatch),
+    /// `tier_rendering`.
+    TierRendering(TierRendering),
+    /// `tier_review_overdue`.
+    TierReviewOverdue(TierReviewOverdue),
+    /// `untrusted_context`.
+    UntrustedContext(UntrustedContext),
 }
 
 impl Evidence {
@@ -67,6 +76,10 @@ impl Evidence {
             Evidence::EnvelopeInvalid(_) => Kind::EnvelopeInvalid,
             Evidence::ResultTampered(_) => Kind::ResultTampered,
             Evidence::EnvelopePartial(_) => Kind::EnvelopePartial,
+            Evidence::AnswerMismatch(_) => Kind::AnswerMismatch,
+            Evidence::TierRendering(_) => Kind::TierRendering,
+            Evidence::TierReviewOverdue(_) => Kind::TierReviewOverdue,
+            Evidence::UntrustedContext(_) => Kind::UntrustedContext,
         }
     }
 
@@ -521,4 +534,96 @@ pub struct EnvelopePartial {
     /// `inexact_numbers`: the inexact numbers the log holds now, as `path = number`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub numbers: Option<Vec<String>>,
+}
+
+/// What is wrong between the answer text and its stamps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerReason {
+    /// The stamp's marker does not appear in the answer text.
+    MarkerAbsent,
+    /// The answer text at the marker states another value (number, date) than the claim.
+    Contradicted,
+    /// The answer text at the marker does not state the claim.
+    NotStated,
+    /// The answer says something at a marker that none of that marker's stamps state.
+    Unstamped,
+}
+
+/// `answer_mismatch`: the marker, the answer passage and the values that disagree.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnswerMismatch {
+    /// Why.
+    pub reason: AnswerReason,
+    /// The marker (several, space-separated, for a passage closed by adjacent markers).
+    pub marker: Option<String>,
+    /// The answer text at the marker (null when the marker is absent).
+    pub passage: Option<String>,
+    /// `contradicted`: the claim's values the passage lacks; `not_stated`: its missing tokens.
+    pub claim_values: Vec<String>,
+    /// `contradicted`: the passage's values in their place; `unstamped`: every value it states.
+    pub answer_values: Vec<String>,
+    /// `unstamped`: the claims stamped with the marker.
+    pub claims: Vec<String>,
+}
+
+/// Which tier rendering rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TierRule {
+    /// T1: stamped and labelled (the marker shown, or the source named).
+    T1Label,
+    /// T2: facts only, attributed (an attribution phrase or the source named).
+    T2Attribution,
+}
+
+/// `tier_rendering`: the rule, the server and what the answer shows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TierRendering {
+    /// The rule broken.
+    pub rule: TierRule,
+    /// Origin server.
+    pub server: String,
+    /// Its effective tier.
+    pub tier: Tier,
+    /// The stamp's marker, if any.
+    pub marker: Option<String>,
+    /// The answer text where the claim is stated (its marker's passage, or its best sentence).
+    pub passage: Option<String>,
+}
+
+/// `tier_review_overdue`: the `[tiers]` entry and its schedule.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TierReviewOverdue {
+    /// Origin server.
+    pub server: String,
+    /// The `[tiers]` pattern that grants its tier.
+    pub pattern: String,
+    /// The tier granted.
+    pub tier: Tier,
+    /// Last review (`reviewed`).
+    pub reviewed: Timestamp,
+    /// `review_every`, in seconds.
+    pub review_every_seconds: u64,
+    /// `reviewed + review_every`.
+    pub due: Timestamp,
+    /// When the answer was generated.
+    pub generated_at: Timestamp,
+}
+
+/// `untrusted_context`: the server, its tier and where it came from, the policy, the turns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UntrustedContext {
+    /// The result's server.
+    pub server: String,
+    /// Its effective tier.
+    pub tier: Tier,
+    /// Where the tier came from (`undeclared`: nowhere).
+    pub tier_from: TierSource,
+    /// The session's render policy (header, else `default_policy`).
+    pub policy: String,
+    /// Every turn whose context held the result.
+    pub turns: Vec<u32>,
+    /// Claims citing it (empty: background only).
+    pub cited_by: Vec<String>,
 }

@@ -206,6 +206,7 @@ pub(crate) fn verdicts(
                 in_context: None,
                 drift_group: None,
                 fanout: None,
+                answer: None,
             }
         })
         .collect()

@@ -7,7 +7,10 @@
 //! - `drift.rs`: citation_drift
 //! - `parallel.rs`: parallel_conflict
 //! - `envelopes.rs`: envelope_missing, envelope_invalid, result_tampered (via `crate::attest`)
+//! - `answer.rs`: answer_mismatch, tier_rendering (the answer text against its stamps)
+//! - `trust.rs`: untrusted_context, tier_review_overdue, and the defaulted-TTL diagnostic
 
+mod answer;
 pub mod case;
 mod config;
 mod context;
@@ -22,17 +25,20 @@ mod linear_tests;
 mod metrics;
 mod origin;
 mod parallel;
+mod trust;
 pub use parallel::surfaces_conflict;
 pub mod support;
 mod verdict;
 
-pub use config::{parse_policy, Config, ConfigError, Gate, GateBound, GateSource, CONFIG_FILE};
+pub use config::{
+    parse_policy, Config, ConfigError, Gate, GateBound, GateSource, TierRule, CONFIG_FILE,
+};
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
 pub use verdict::{
-    CitedSpan, ClaimVerdict, DriftGroup, EffectiveQuadrant, EffectiveTier, EnvelopeStatus, Fanout,
-    Freshness, Policy, PolicySource, TierSource, TtlSource,
+    AnswerPassage, CitedSpan, ClaimVerdict, DriftGroup, EffectiveQuadrant, EffectiveTier,
+    EnvelopeStatus, Fanout, Freshness, Policy, PolicySource, TierSource, TtlSource,
 };
 
 /// The four quadrants in the playbook's order.
@@ -72,6 +78,9 @@ pub struct SessionReport {
     /// Calls issued together with a cited call, as grouped for parallel conflicts.
     #[serde(skip)]
     pub fanouts: Vec<Fanout>,
+    /// Diagnostics the checks add to the loader's (a defaulted TTL, once per server).
+    #[serde(skip)]
+    pub diagnostics: Vec<crate::model::Diagnostic>,
 }
 
 impl SessionReport {
@@ -90,6 +99,7 @@ impl SessionReport {
         self.tiers.get(server).copied().unwrap_or(EffectiveTier {
             tier: Tier::Unknown,
             from: TierSource::Undeclared,
+            review_due: None,
         })
     }
 
@@ -169,19 +179,22 @@ impl<'s> Checker<'s> {
         if let Some(t) = self.tiers.get(server) {
             return *t;
         }
-        let t = match self.cfg.tier_override(server) {
-            Some(tier) => EffectiveTier {
-                tier,
+        let t = match self.cfg.tier_rule(server) {
+            Some(rule) => EffectiveTier {
+                tier: rule.tier,
                 from: TierSource::Config,
+                review_due: rule.review_due(),
             },
             None => match self.s.server(server) {
                 Some(info) => EffectiveTier {
                     tier: info.tier,
                     from: TierSource::Header,
+                    review_due: None,
                 },
                 None => EffectiveTier {
                     tier: Tier::Unknown,
                     from: TierSource::Undeclared,
+                    review_due: None,
                 },
             },
         };
@@ -228,9 +241,12 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         origin::check_claim(&mut ck, r);
     }
     context::check(&mut ck, &resolved);
+    let answers = answer::check(&mut ck, &resolved);
+    trust::check(&mut ck, &resolved);
     let drift_groups = drift::check(&mut ck, &resolved);
     let fanouts = parallel::check(&mut ck, &resolved);
     envelopes::check(&mut ck, &resolved);
+    let diagnostics = trust::ttl_diagnostics(&ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
     findings.sort_by(|a, b| {
         (a.turn.unwrap_or(0), a.line, a.severity, a.kind).cmp(&(
@@ -248,6 +264,9 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         }
     }
     let mut claims = grid::verdicts(s, &resolved, &findings);
+    for (v, a) in claims.iter_mut().zip(answers) {
+        v.answer = a;
+    }
     for (v, r) in claims.iter_mut().zip(&resolved) {
         if let Some(o) = &r.claim.stamp.origin {
             let server = r.call.map_or(o.server.as_str(), |c| c.server.as_str());
@@ -284,6 +303,7 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         envelopes,
         drift_groups,
         fanouts,
+        diagnostics,
     }
 }
 

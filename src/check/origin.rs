@@ -387,17 +387,17 @@ fn stale(ck: &mut Checker, r: &Resolved) {
     ck.emit(f);
 }
 
-const HEDGES: [&str; 9] = [
-    "according to",
-    "reportedly",
-    "community",
-    "unverified",
-    "might",
-    "may be",
-    "some users",
-    "third-party",
-    "unofficial",
-];
+/// Whether the tier passes the claim's render policy (when it does not, `below_tier` reports
+/// it, and the rendering rules of `tier_rendering` are not judged on top).
+pub(crate) fn tier_allowed(r: &Resolved, tier: Tier) -> bool {
+    if matches!(tier, Tier::Unknown | Tier::T3) {
+        return false;
+    }
+    match r.policy.required {
+        Some(n) => tier.satisfies(n),
+        None => r.policy.from != PolicySource::Stamp,
+    }
+}
 
 fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
     let c = r.claim;
@@ -441,20 +441,6 @@ fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
             ck.emit(base(format!(
                 "unknown render policy `{policy}`: cannot judge the tier, treated as a failure"
             )));
-        }
-        _ if tier == Tier::T2 => {
-            let text = c.stamp.claim_text.to_lowercase();
-            let user_facing = c
-                .stamp
-                .render
-                .as_ref()
-                .and_then(|r| r.marker.as_ref())
-                .is_some();
-            if user_facing && !HEDGES.iter().any(|h| text.contains(h)) {
-                ck.emit(base(format!(
-                    "a T2 (community) result from `{server}` backs a definitive user-facing claim; T2 may only back attributed facts"
-                )));
-            }
         }
         _ => {}
     }

@@ -61,6 +61,28 @@ pub struct ClaimVerdict {
     /// Index into the report's fan-outs, when the cited call was issued with others.
     #[serde(skip)]
     pub fanout: Option<usize>,
+    /// Where the answer text states the claim, as the answer checks read it.
+    #[serde(skip)]
+    pub answer: Option<AnswerPassage>,
+}
+
+/// What the answer text shows of a claim statement (`answer_mismatch`, `tier_rendering`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerPassage {
+    /// Whether the stamp's marker appears in the answer text (`None`: the stamp has no marker).
+    pub marker_shown: Option<bool>,
+    /// Byte range in the answer text of the passage that states the claim (its marker's
+    /// passage, or for a claim without a marker the sentence that states it best).
+    pub range: Option<Range<usize>>,
+    /// Whether a passage of its marker states the claim.
+    pub stated: bool,
+}
+
+impl AnswerPassage {
+    /// The passage's text in the answer it was computed from.
+    pub fn text<'a>(&self, answer: &'a str) -> Option<&'a str> {
+        answer.get(self.range.clone()?)
+    }
 }
 
 impl ClaimVerdict {
@@ -181,6 +203,10 @@ pub struct EffectiveTier {
     pub tier: Tier,
     /// Where it came from.
     pub from: TierSource,
+    /// When the `[tiers]` entry that grants it is due for review (`reviewed + review_every`),
+    /// when it has a schedule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review_due: Option<Timestamp>,
 }
 
 /// Where a claim's render policy came from.

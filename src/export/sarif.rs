@@ -36,6 +36,10 @@ fn description(k: crate::check::Kind) -> &'static str {
         EnvelopeInvalid => "An execution envelope does not verify.",
         ResultTampered => "The delivered result or its ingestion tag differs from what was sealed.",
         EnvelopePartial => "An envelope verifies but does not vouch for every recorded value.",
+        AnswerMismatch => "The answer text does not show or state what its stamps say.",
+        TierRendering => "A T1 claim is not labelled, or a T2 claim not attributed, in the answer.",
+        TierReviewOverdue => "The review of the cited server's tier was overdue at answer time.",
+        UntrustedContext => "A result from an untrusted or undeclared server reached the context.",
     }
 }
 

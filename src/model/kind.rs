@@ -40,10 +40,19 @@ pub enum Kind {
     ResultTampered,
     /// An envelope verifies but does not vouch for everything the log states about its call.
     EnvelopePartial,
+    /// The answer text does not show a stamp's marker, states another value than the stamp, or
+    /// says something at a marker that none of its stamps state.
+    AnswerMismatch,
+    /// A T1 claim is not labelled, or a T2 claim not attributed, where the answer states it.
+    TierRendering,
+    /// The configured review of the cited server's tier was overdue at answer time.
+    TierReviewOverdue,
+    /// A result from a server below the render policy, or undeclared, was in the model's context.
+    UntrustedContext,
 }
 
 /// Every kind, in documentation order.
-pub const ALL_KINDS: [Kind; 16] = [
+pub const ALL_KINDS: [Kind; 20] = [
     Kind::Unsourced,
     Kind::DanglingOrigin,
     Kind::OriginMismatch,
@@ -60,6 +69,10 @@ pub const ALL_KINDS: [Kind; 16] = [
     Kind::EnvelopeInvalid,
     Kind::ResultTampered,
     Kind::EnvelopePartial,
+    Kind::AnswerMismatch,
+    Kind::TierRendering,
+    Kind::TierReviewOverdue,
+    Kind::UntrustedContext,
 ];
 
 impl Kind {
@@ -82,6 +95,10 @@ impl Kind {
             Kind::EnvelopeInvalid => "envelope_invalid",
             Kind::ResultTampered => "result_tampered",
             Kind::EnvelopePartial => "envelope_partial",
+            Kind::AnswerMismatch => "answer_mismatch",
+            Kind::TierRendering => "tier_rendering",
+            Kind::TierReviewOverdue => "tier_review_overdue",
+            Kind::UntrustedContext => "untrusted_context",
         }
     }
 

@@ -151,6 +151,10 @@ impl Theme {
             Kind::EnvelopeInvalid => "✗",
             Kind::ResultTampered => "⚑",
             Kind::EnvelopePartial => "◐",
+            Kind::AnswerMismatch => "≟",
+            Kind::TierRendering => "⚐",
+            Kind::TierReviewOverdue => "⌛",
+            Kind::UntrustedContext => "⚠",
         };
         format!("{sym} {}", short(k))
     }
@@ -186,5 +190,9 @@ fn short(k: Kind) -> &'static str {
         Kind::EnvelopeInvalid => "bad-envelope",
         Kind::ResultTampered => "tampered",
         Kind::EnvelopePartial => "partial-envelope",
+        Kind::AnswerMismatch => "answer",
+        Kind::TierRendering => "label",
+        Kind::TierReviewOverdue => "review",
+        Kind::UntrustedContext => "context",
     }
 }

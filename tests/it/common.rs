@@ -181,10 +181,14 @@ impl Fx {
                 .find(|(at, _)| *at == t)
                 .map(|(_, s)| s.clone())
                 .unwrap_or_else(|| {
+                    // As a renderer writes it: each claim, then its marker.
                     self.claims
                         .iter()
                         .filter(|c| c.turn == t)
-                        .map(|c| c.text.clone())
+                        .map(|c| match &c.marker {
+                            Some(m) => format!("{} {m}", c.text),
+                            None => c.text.clone(),
+                        })
                         .collect::<Vec<_>>()
                         .join(". ")
                 });

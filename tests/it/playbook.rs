@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{of_kind, Fx, FxCall, FxClaim};
-use provscope::check::{Config, Kind};
+use provscope::check::{Config, Kind, Severity, SourceVerdict};
 use provscope::ingest::LoadOptions;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -215,6 +215,362 @@ fn verify_carries_the_gates_in_junit_sarif_and_json() {
     );
     assert_eq!(o.status.code(), Some(0));
     assert!(!text(&o.stdout).contains("provscope gates"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Trust gates context.
+
+fn with_background(server: &str) -> Fx {
+    let mut fx = Fx::baseline();
+    let mut c = FxCall::new("req_bg", 1, server, "Seat prices vary by region.");
+    c.tool = "scrape".into();
+    c.issued = "2026-10-02T14:01:10Z".into();
+    c.returned = "2026-10-02T14:01:11Z".into();
+    fx.calls.push(c);
+    fx
+}
+
+#[test]
+fn untrusted_context_fires_for_uncited_results_of_untrusted_servers() {
+    // Undeclared server, never cited.
+    let r = with_background("deals-scraper").report();
+    let f = of_kind(&r, Kind::UntrustedContext);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert_eq!(f[0].call_ids, ["req_bg"]);
+    assert!(f[0].claim_id.is_none());
+    assert!(
+        f[0].message.contains("declared nowhere"),
+        "{}",
+        f[0].message
+    );
+    assert_eq!(f[0].evidence.to_json()["cited_by"], json!([]));
+    // T3 from the config: denied by default.
+    let cfg = Config::parse("[tiers]\n\"deals-*\" = \"T3\"\n").unwrap();
+    let r = with_background("deals-scraper").report_with(&cfg);
+    assert_eq!(
+        of_kind(&r, Kind::UntrustedContext)[0].severity,
+        Severity::Warning
+    );
+    // A declared T2 result below require_tier_gte_1 is background the playbook allows: info.
+    let r = with_background("community-prices").report();
+    assert_eq!(
+        of_kind(&r, Kind::UntrustedContext)[0].severity,
+        Severity::Info
+    );
+    // Severity is configurable.
+    let cfg = Config::parse("[severity]\nuntrusted_context = \"error\"\n").unwrap();
+    let r = with_background("deals-scraper").report_with(&cfg);
+    assert_eq!(
+        of_kind(&r, Kind::UntrustedContext)[0].severity,
+        Severity::Error
+    );
+}
+
+#[test]
+fn untrusted_context_near_misses() {
+    // T1 under require_tier_gte_1.
+    assert!(of_kind(
+        &with_background("mirror.vendor.com").report(),
+        Kind::UntrustedContext
+    )
+    .is_empty());
+    // Recorded, but not in the turn's context.
+    let mut fx = with_background("deals-scraper");
+    fx.context = vec![(1, vec![("req_1".into(), Some("[1]".into()))])];
+    assert!(of_kind(&fx.report(), Kind::UntrustedContext).is_empty());
+    // The config declares it.
+    let cfg = Config::parse("[tiers]\n\"deals-scraper\" = \"T1\"\n").unwrap();
+    assert!(of_kind(
+        &with_background("deals-scraper").report_with(&cfg),
+        Kind::UntrustedContext
+    )
+    .is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Tier rendering and review schedules.
+
+#[test]
+fn t1_claims_must_show_their_marker_or_label() {
+    let mut fx = Fx::baseline();
+    fx.calls[0].server = "mirror.vendor.com".into();
+    fx.claims[0].marker = None;
+    let r = fx.report();
+    let f = of_kind(&r, Kind::TierRendering);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Error);
+    assert_eq!(f[0].evidence.to_json()["rule"], "t1_label");
+    // Marker in the stamp but not in the answer text: still unlabelled, reported once.
+    fx.claims[0].marker = Some("[1]".into());
+    fx.answer_text = vec![(1, "Team seats cost $19 per user per month.".into())];
+    let r = fx.report();
+    assert_eq!(of_kind(&r, Kind::TierRendering).len(), 1);
+    assert!(
+        of_kind(&r, Kind::AnswerMismatch).is_empty(),
+        "one cause, one finding"
+    );
+    // Near misses: the marker shown; or the source named where the claim is stated.
+    fx.answer_text = vec![(1, "Team seats cost $19 per user per month [1].".into())];
+    assert!(of_kind(&fx.report(), Kind::TierRendering).is_empty());
+    fx.claims[0].marker = None;
+    fx.answer_text = vec![(
+        1,
+        "Per mirror.vendor.com, Team seats cost $19 per user per month.".into(),
+    )];
+    assert!(of_kind(&fx.report(), Kind::TierRendering).is_empty());
+}
+
+#[test]
+fn t2_claims_must_be_attributed_in_the_answer_text() {
+    let mut fx = Fx::baseline();
+    fx.calls[0].server = "community-prices".into();
+    fx.claims[0].policy = "require_tier_gte_2".into();
+    let r = fx.report();
+    let f = of_kind(&r, Kind::TierRendering);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence.to_json()["rule"], "t2_attribution");
+    assert_eq!(r.claims[0].source_verdict, SourceVerdict::Wrong);
+    // A hedged claim text does not help: the answer text is what the user reads.
+    fx.claims[0].text =
+        "According to community reports, Team seats cost $19 per user per month".into();
+    fx.answer_text = vec![(1, "Team seats cost $19 per user per month [1].".into())];
+    assert_eq!(of_kind(&fx.report(), Kind::TierRendering).len(), 1);
+    // Near misses: attributed in the answer text; or without a marker, in its sentence.
+    fx.answer_text = vec![(
+        1,
+        "According to a community price list, Team seats cost $19 per user per month [1].".into(),
+    )];
+    assert!(of_kind(&fx.report(), Kind::TierRendering).is_empty());
+    fx.claims[0].marker = None;
+    fx.answer_text = vec![(
+        1,
+        "Plans differ. Reportedly, Team seats cost $19 per user per month.".into(),
+    )];
+    assert!(of_kind(&fx.report(), Kind::TierRendering).is_empty());
+    // Below the policy: below_tier only.
+    let mut fx = Fx::baseline();
+    fx.calls[0].server = "community-prices".into();
+    let r = fx.report();
+    assert_eq!(of_kind(&r, Kind::BelowTier).len(), 1);
+    assert!(of_kind(&r, Kind::TierRendering).is_empty());
+}
+
+#[test]
+fn overdue_tier_reviews_warn_on_every_claim_citing_the_server() {
+    let mut fx = Fx::baseline();
+    fx.claims.push(FxClaim::new(
+        "clm_again",
+        1,
+        "Seats cost $19 per user per month",
+        "req_1",
+        "seats cost $19 per user per month",
+    ));
+    let cfg = Config::parse(
+        "[tiers]\n\"pricing.internal\" = { tier = \"T0\", reviewed = 2026-06-01, review_every = \"90d\" }\n",
+    )
+    .unwrap();
+    let r = fx.report_with(&cfg);
+    let f = of_kind(&r, Kind::TierReviewOverdue);
+    assert_eq!(f.len(), 2, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert!(f[0].message.contains("due 2026-08-30"), "{}", f[0].message);
+    assert_eq!(
+        r.claims[0].source_verdict,
+        SourceVerdict::Right,
+        "a warning"
+    );
+    assert!(r.claims[0].tier.unwrap().review_due.is_some());
+    // Near misses: reviewed recently enough; no schedule; the plain form.
+    for toml in [
+        "[tiers]\n\"pricing.internal\" = { tier = \"T0\", reviewed = 2026-06-01, review_every = \"180d\" }\n",
+        "[tiers]\n\"pricing.internal\" = { tier = \"T0\", reviewed = 2020-01-01 }\n",
+        "[tiers]\n\"pricing.internal\" = \"T0\"\n",
+    ] {
+        let cfg = Config::parse(toml).unwrap();
+        assert!(of_kind(&fx.report_with(&cfg), Kind::TierReviewOverdue).is_empty(), "{toml}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. A missing TTL is a diagnostic.
+
+fn without_ttls(fx: &Fx) -> String {
+    fx.lines()
+        .into_iter()
+        .map(|mut v| {
+            if v["event"] == "tool_result" {
+                v["tag"].as_object_mut().unwrap().remove("ttl_seconds");
+            }
+            if v["event"] == "answer" {
+                for c in v["claims"].as_array_mut().unwrap() {
+                    if let Some(o) = c["origin"].as_object_mut() {
+                        o.remove("ttl_seconds");
+                    }
+                }
+            }
+            v.to_string() + "\n"
+        })
+        .collect()
+}
+
+#[test]
+fn a_missing_ttl_is_one_diagnostic_per_server_naming_the_default() {
+    let mut fx = Fx::baseline();
+    fx.calls.push(FxCall::new(
+        "req_2",
+        1,
+        "pricing.internal",
+        "Team plan: annual billing is $15 per user per month.",
+    ));
+    fx.claims.push(FxClaim::new(
+        "clm_annual",
+        1,
+        "Annual billing is $15 per user per month",
+        "req_2",
+        "annual billing is $15 per user per month",
+    ));
+    let s = provscope::ingest::load_bytes(
+        "fx",
+        "fx.jsonl",
+        without_ttls(&fx).as_bytes(),
+        &LoadOptions::default(),
+    );
+    let cfg = Config::parse("default_ttl_seconds = 900\n").unwrap();
+    let r = provscope::check::check_session(&s, &cfg);
+    assert_eq!(r.diagnostics.len(), 1, "{:#?}", r.diagnostics);
+    let d = &r.diagnostics[0];
+    assert!(
+        d.message.contains("`pricing.internal`") && d.message.contains("900 s"),
+        "{}",
+        d.message
+    );
+    assert!(d.message.contains("2 cited result(s)"), "{}", d.message);
+    assert_eq!(d.path, "tool_result.tag.ttl_seconds");
+    // Near miss: the tag has a TTL.
+    assert!(fx.report().diagnostics.is_empty());
+    // `verify` prints it as a warning diagnostic and exits 0.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.jsonl"), without_ttls(&fx)).unwrap();
+    let o = provscope(dir.path(), &["verify", "s.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("warning: tool_result.tag.ttl_seconds: server `pricing.internal`")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. The answer text against its stamps.
+
+fn answer(text: &str) -> Fx {
+    let mut fx = Fx::baseline();
+    fx.answer_text = vec![(1, text.into())];
+    fx
+}
+
+#[test]
+fn answer_mismatch_marker_absent() {
+    let r = answer("Team seats cost $19 per user per month.").report();
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert_eq!(f[0].evidence.to_json()["reason"], "marker_absent");
+    assert_eq!(
+        r.claims[0].answer.as_ref().unwrap().marker_shown,
+        Some(false)
+    );
+}
+
+#[test]
+fn answer_mismatch_contradicted_and_unstamped_text() {
+    // The case: the answer says 60 business days at [1]; the stamp says 5.
+    let mut fx = Fx::baseline();
+    fx.calls[0].text = "Premium refunds are processed within 5 business days of approval.".into();
+    fx.claims[0].text = "Premium refunds are processed within 5 business days".into();
+    fx.claims[0].cite = Some((
+        "req_1".into(),
+        "Premium refunds are processed within 5 business days".into(),
+    ));
+    fx.answer_text = vec![(
+        1,
+        "Premium refunds take 60 business days and are not refundable [1].".into(),
+    )];
+    let r = fx.report();
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Error);
+    let e = f[0].evidence.to_json();
+    assert_eq!(e["reason"], "contradicted");
+    assert_eq!(e["answer_values"], json!(["60 day(s)"]));
+    assert_eq!(e["claim_values"], json!(["5 day(s)"]));
+    assert_eq!(r.claims[0].source_verdict, SourceVerdict::Wrong);
+    assert_eq!(
+        r.metrics.citation_precision,
+        Some(1.0),
+        "the stamp itself is supported"
+    );
+    // A second passage at the same marker that no stamp states.
+    fx.answer_text = vec![(
+        1,
+        "Premium refunds are processed within 5 business days [1]. Refunds over $500 need 30 days [1].".into(),
+    )];
+    let r = fx.report();
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert!(f[0].claim_id.is_none());
+    let e = f[0].evidence.to_json();
+    assert_eq!(e["reason"], "unstamped");
+    assert_eq!(e["passage"], "Refunds over $500 need 30 days");
+    assert_eq!(e["claims"], json!(["clm_price"]));
+    assert_eq!(f[0].severity, Severity::Error);
+}
+
+#[test]
+fn answer_mismatch_not_stated() {
+    let r = answer("Call our sales team today [1].").report();
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence.to_json()["reason"], "not_stated");
+    assert_eq!(f[0].severity, Severity::Warning);
+}
+
+#[test]
+fn answer_mismatch_near_misses() {
+    for text in [
+        // Same values, other words.
+        "Yes. Team seats are $19 per user, billed per month [1].",
+        // The marker after the sentence's full stop.
+        "For the email: \"Team seats cost $19 per user per month.\" [1]",
+        // Adjacent markers share a passage.
+        "Team seats cost $19 per user per month [1][2].",
+        // Unmarked text around it is not checked.
+        "Good news. Team seats cost $19 per user per month [1]. Prices may change in 2027.",
+    ] {
+        let r = answer(text).report();
+        assert!(
+            of_kind(&r, Kind::AnswerMismatch).is_empty(),
+            "{text}: {:#?}",
+            r.findings
+        );
+    }
+    // A more specific claim than the answer text (an id the user gave) is not contradicted.
+    let mut fx = Fx::baseline();
+    fx.calls[0].text = "Order A-10482 belongs to Zoë Lindqvist.".into();
+    fx.claims[0].text = "Order A-10482 belongs to Zoë Lindqvist".into();
+    fx.claims[0].cite = Some((
+        "req_1".into(),
+        "Order A-10482 belongs to Zoë Lindqvist".into(),
+    ));
+    fx.answer_text = vec![(1, "Yes. The order belongs to Zoë Lindqvist [1].".into())];
+    assert!(of_kind(&fx.report(), Kind::AnswerMismatch).is_empty());
+    // A bare-digit marker is never found inside a number.
+    let mut fx = answer("In 2026 Team seats cost $19 per user per month.");
+    fx.claims[0].marker = Some("1".into());
+    let r = fx.report();
+    assert_eq!(
+        of_kind(&r, Kind::AnswerMismatch)[0].evidence.to_json()["reason"],
+        "marker_absent"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
