@@ -2,11 +2,12 @@
 //! discover the inputs, load them in parallel, check each session, hand the results over in
 //! input order. One rule decides what an unreadable log is ([`Readability`]).
 
-use crate::check::{check_session, Config, Metrics, SessionReport};
+use crate::check::sub::{SubCheck, SubOutcome, SubProblem};
+use crate::check::{check_session_with, Config, Metrics, SessionReport};
 use crate::ingest::{self, LoadOptions};
 use crate::model::{DiagLevel, Diagnostic, Session};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
@@ -87,6 +88,25 @@ impl Readability {
             Readability::Damaged
         }
     }
+}
+
+/// How bundled samples name their source.
+const SAMPLES_PREFIX: &str = "<samples>/";
+
+/// Where a sub-session link leads.
+enum Located {
+    /// A bundled sample, by index.
+    Sample(usize),
+    /// A file, canonical.
+    File(PathBuf),
+}
+
+/// A log's identity on a chain of sub-agents: its canonical path, or its name for samples.
+fn identity(source: &str) -> String {
+    if source.starts_with(SAMPLES_PREFIX) {
+        return source.to_owned();
+    }
+    std::fs::canonicalize(source).map_or_else(|_| source.to_owned(), |p| p.display().to_string())
 }
 
 /// A loaded session and its report.
@@ -195,10 +215,166 @@ impl Pipeline {
         sessions
             .into_iter()
             .map(|session| {
-                let report = check_session(&session, &self.config);
+                let report = self.check(&session);
                 Checked { session, report }
             })
             .collect()
+    }
+
+    /// Checks one loaded session, following its calls' links to sub-agent sessions (see
+    /// `docs/checks.md`, `sub_agent_source`): at most `[sub_sessions] max_depth` levels, each
+    /// log at most once on a chain (a cycle is reported, not followed), and never outside the
+    /// referring log's directory unless `allow_outside`.
+    pub fn check(&self, s: &Session) -> SessionReport {
+        let mut chain = Vec::new();
+        self.check_at(s, &mut chain, 0)
+    }
+
+    fn check_at(&self, s: &Session, chain: &mut Vec<String>, depth: u32) -> SessionReport {
+        let links: Vec<(&str, &crate::model::SubSession)> = s
+            .calls
+            .iter()
+            .filter_map(|c| c.sub_session.as_ref().map(|l| (c.id.as_str(), l)))
+            .collect();
+        if links.is_empty() {
+            return check_session_with(s, &self.config, &[]);
+        }
+        chain.push(identity(&s.source));
+        let subs: Vec<SubCheck> = links
+            .into_iter()
+            .map(|(call_id, link)| SubCheck {
+                call_id: call_id.to_owned(),
+                link: link.clone(),
+                outcome: self.follow(s, link, chain, depth),
+            })
+            .collect();
+        chain.pop();
+        check_session_with(s, &self.config, &subs)
+    }
+
+    /// Loads and checks the session a link names, or says why it cannot.
+    fn follow(
+        &self,
+        from: &Session,
+        link: &crate::model::SubSession,
+        chain: &mut Vec<String>,
+        depth: u32,
+    ) -> SubOutcome {
+        let unresolved = |problem, detail: String| SubOutcome::Unresolved { problem, detail };
+        let Some(rel) = link.path.as_deref() else {
+            return unresolved(SubProblem::NoPath, format!("session `{}`", link.id));
+        };
+        if depth + 1 > self.config.sub_sessions.max_depth {
+            return unresolved(
+                SubProblem::TooDeep,
+                format!(
+                    "{rel} would be at depth {}; max_depth is {}",
+                    depth + 1,
+                    self.config.sub_sessions.max_depth
+                ),
+            );
+        }
+        let sessions = match self.locate(from, rel) {
+            Err((p, d)) => return unresolved(p, d),
+            Ok(Located::Sample(i)) => crate::ingest::samples::load(i, &self.load)
+                .into_iter()
+                .collect(),
+            Ok(Located::File(path)) => {
+                if chain.contains(&identity(&path.display().to_string())) {
+                    return unresolved(SubProblem::Cycle, rel.to_owned());
+                }
+                ingest::load_file_sessions(&path, &self.load)
+            }
+        };
+        if let Some(first) = sessions.first() {
+            if chain.contains(&identity(&first.source)) {
+                return unresolved(SubProblem::Cycle, rel.to_owned());
+            }
+        }
+        let n = sessions.len();
+        let Some(sub) = sessions
+            .into_iter()
+            .find(|x| x.id() == link.id || n == 1 && x.header.is_none() && x.name == link.id)
+        else {
+            return unresolved(
+                SubProblem::IdMismatch,
+                format!("{rel} holds no session `{}`", link.id),
+            );
+        };
+        if Readability::of(&sub) == Readability::Unreadable {
+            let why = sub
+                .diagnostics
+                .iter()
+                .find(|d| d.level == DiagLevel::Error)
+                .map_or_else(String::new, |d| format!(": {}", d.message));
+            return unresolved(SubProblem::Unreadable, format!("{rel}{why}"));
+        }
+        let report = self.check_at(&sub, chain, depth + 1);
+        SubOutcome::Checked {
+            path: sub.source.to_string(),
+            depth: depth + 1,
+            session: Box::new(sub),
+            report: Box::new(report),
+        }
+    }
+
+    /// Where a link's path leads from the session that names it: relative to that log's
+    /// directory (an imported session's links were already resolved by its importer), never
+    /// outside it without consent; a bundled sample links to another sample by name.
+    fn locate(&self, from: &Session, rel: &str) -> Result<Located, (SubProblem, String)> {
+        if let Some(name) = from.source.strip_prefix(SAMPLES_PREFIX) {
+            let _ = name;
+            return crate::ingest::samples::files()
+                .iter()
+                .position(|(n, _)| *n == rel)
+                .map(Located::Sample)
+                .ok_or((SubProblem::NotFound, rel.to_owned()));
+        }
+        let base = Path::new(&*from.source)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let given = Path::new(rel);
+        let candidate = if from.import.is_some() || given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            base.join(given)
+        };
+        let target = match std::fs::canonicalize(&candidate) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err((SubProblem::NotFound, candidate.display().to_string()))
+            }
+            Err(e) => {
+                return Err((
+                    SubProblem::Unreadable,
+                    format!("{}: {e}", candidate.display()),
+                ))
+            }
+        };
+        if !self.config.sub_sessions.allow_outside {
+            let dir = std::fs::canonicalize(if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                &base
+            });
+            let inside = dir.as_ref().is_ok_and(|d| target.starts_with(d));
+            if !inside || given.is_absolute() && from.import.is_none() {
+                return Err((
+                    SubProblem::Outside,
+                    format!(
+                        "{} is outside {} (allow with --follow-outside or [sub_sessions] allow_outside = true)",
+                        candidate.display(),
+                        if base.as_os_str().is_empty() {
+                            ".".into()
+                        } else {
+                            base.display().to_string()
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(Located::File(target))
     }
 
     /// Loads and checks every input on up to `threads` threads and hands each checked session

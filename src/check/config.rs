@@ -115,6 +115,10 @@ pub struct Config {
     pub disabled: Vec<Kind>,
     /// Require an execution envelope for every call, whatever the session header says.
     pub require_envelopes: bool,
+    /// ArkForge receipt issuer keys pinned here (besides the session header's `receipt_keys`).
+    pub receipt_keys: Vec<crate::attest::keys::PublicKey>,
+    /// How far sub-agent session links are followed.
+    pub sub_sessions: SubSessionPolicy,
     /// Where it came from, for messages.
     pub source: Option<PathBuf>,
     /// The explorer's `[keys]` overrides.
@@ -134,6 +138,8 @@ impl Default for Config {
             severity: BTreeMap::new(),
             disabled: Vec::new(),
             require_envelopes: false,
+            receipt_keys: Vec::new(),
+            sub_sessions: SubSessionPolicy::default(),
             source: None,
             keys: None,
             colors: None,
@@ -157,11 +163,42 @@ struct RawConfig {
     #[serde(default)]
     disable: Vec<String>,
     require_envelopes: Option<bool>,
+    #[serde(default)]
+    receipt_keys: Vec<String>,
+    #[serde(default)]
+    sub_sessions: Option<RawSubSessions>,
     /// The explorer's key and colour overrides (validated by the explorer).
     #[serde(default)]
     keys: Option<toml::Table>,
     #[serde(default)]
     colors: Option<toml::Table>,
+}
+
+/// `[sub_sessions]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSubSessions {
+    max_depth: Option<u32>,
+    allow_outside: Option<bool>,
+}
+
+/// How `verify` follows links from a call to the session log of the sub-agent it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubSessionPolicy {
+    /// How many levels of sub-agents are followed (0: none).
+    pub max_depth: u32,
+    /// Follow links that lead outside the referring log's directory (absolute paths, `..`,
+    /// symlinks out): the user's consent, `--follow-outside` or `allow_outside = true`.
+    pub allow_outside: bool,
+}
+
+impl Default for SubSessionPolicy {
+    fn default() -> Self {
+        SubSessionPolicy {
+            max_depth: 3,
+            allow_outside: false,
+        }
+    }
 }
 
 /// `[gates]`: `fail_under = { citation_precision = 0.9 }`, `fail_over = { ... }`.
@@ -382,6 +419,26 @@ impl Config {
         }
         if let Some(r) = raw.require_envelopes {
             c.require_envelopes = r;
+        }
+        if let Some(sp) = raw.sub_sessions {
+            if let Some(d) = sp.max_depth {
+                if d > 16 {
+                    return Err(ConfigError::at(
+                        at("max_depth"),
+                        "sub_sessions.max_depth must be between 0 and 16",
+                    ));
+                }
+                c.sub_sessions.max_depth = d;
+            }
+            if let Some(a) = sp.allow_outside {
+                c.sub_sessions.allow_outside = a;
+            }
+        }
+        for (i, k) in raw.receipt_keys.iter().enumerate() {
+            let key = crate::attest::keys::parse_public(k).map_err(|e| {
+                ConfigError::at(at("receipt_keys"), format!("receipt_keys[{i}]: {e}"))
+            })?;
+            c.receipt_keys.push(key);
         }
         c.keys = raw.keys;
         c.colors = raw.colors;

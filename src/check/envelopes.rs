@@ -16,7 +16,7 @@ use crate::attest::envelope::{
     compare_call, compare_freshness, compare_result, open, Mismatch, Statement,
 };
 use crate::attest::keys::{self, PublicKey};
-use crate::model::{Call, EnvelopeRecord, ToolResult};
+use crate::model::{Call, EnvelopeForm, EnvelopeRecord, ToolResult};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The keys the header declares for one server.
@@ -79,6 +79,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
     }
     let mut keys_of: HashMap<&'s str, ServerKeys> = HashMap::default();
     let mut opened: Vec<Opened<'s>> = Vec::new();
+    let mut receipts: Vec<(&'s EnvelopeRecord, &'s Call)> = Vec::new();
     for rec in &s.envelopes {
         let Some(call) = s.call(&rec.call_id) else {
             ck.emit(invalid(
@@ -92,6 +93,10 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             ));
             continue;
         };
+        if rec.form == EnvelopeForm::ArkforgeReceipt {
+            receipts.push((rec, call));
+            continue;
+        }
         let env = match Envelope::parse(rec.raw.get()) {
             Ok(e) => e,
             Err(e) => {
@@ -227,6 +232,16 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 .turn(result.turn)
                 .line(o.rec.line),
             );
+        }
+    }
+    if !receipts.is_empty() {
+        let pins = super::receipts::pinned(ck);
+        for (rec, call) in receipts {
+            match super::receipts::check(ck, rec, call, &pins) {
+                super::receipts::Verdict::Finding(f) => ck.emit(f),
+                super::receipts::Verdict::Tampered(f) => tampered.push((call, f)),
+                super::receipts::Verdict::Verified => {}
+            }
         }
     }
     // The claims citing each tampered call, in claim order, found in one pass.
@@ -414,11 +429,11 @@ fn short(h: &str) -> &str {
 }
 
 /// Evidence of an invalid envelope for a recorded call, with only the reason set.
-fn reason(rec: &EnvelopeRecord, call: &Call, why: InvalidReason) -> ev::EnvelopeInvalid {
+pub(super) fn reason(rec: &EnvelopeRecord, call: &Call, why: InvalidReason) -> ev::EnvelopeInvalid {
     ev::EnvelopeInvalid::new(rec.line, Some(call.server.clone()), why)
 }
 
-fn invalid(
+pub(super) fn invalid(
     rec: &EnvelopeRecord,
     call: Option<&Call>,
     evidence: ev::EnvelopeInvalid,

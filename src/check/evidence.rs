@@ -54,6 +54,8 @@ pub enum Evidence {
     TierReviewOverdue(TierReviewOverdue),
     /// `untrusted_context`.
     UntrustedContext(UntrustedContext),
+    /// `sub_agent_source`.
+    SubAgentSource(SubAgentSource),
 }
 
 impl Evidence {
@@ -80,6 +82,7 @@ impl Evidence {
             Evidence::TierRendering(_) => Kind::TierRendering,
             Evidence::TierReviewOverdue(_) => Kind::TierReviewOverdue,
             Evidence::UntrustedContext(_) => Kind::UntrustedContext,
+            Evidence::SubAgentSource(_) => Kind::SubAgentSource,
         }
     }
 
@@ -401,6 +404,9 @@ pub enum InvalidReason {
     UntrustedKey,
     /// A signature verifies under no known key.
     BadSignature,
+    /// An ArkForge receipt fails a step of its own verification (structure, field formats,
+    /// chain hash); `field` names the step.
+    ReceiptInvalid,
 }
 
 /// One sealed field that differs from the recording.
@@ -454,6 +460,9 @@ pub struct EnvelopeInvalid {
     /// `call_mismatch` on the call hash: recomputed value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded_call_hash: Option<String>,
+    /// An ArkForge receipt's `proof_id`, when the envelope event carries a receipt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_id: Option<String>,
 }
 
 impl EnvelopeInvalid {
@@ -473,6 +482,7 @@ impl EnvelopeInvalid {
             signature: None,
             sealed_call_hash: None,
             recorded_call_hash: None,
+            proof_id: None,
         }
     }
 }
@@ -512,6 +522,9 @@ pub enum PartialReason {
     /// The arguments or the result hold numbers RFC 8785 cannot represent exactly, so the
     /// hashes do not see their exact value.
     InexactNumbers,
+    /// An ArkForge receipt whose chain hash is the legacy concatenation, which does not
+    /// separate its fields.
+    LegacyReceipt,
 }
 
 /// `envelope_partial`: a verified envelope, and what it does not vouch for.
@@ -525,7 +538,8 @@ pub struct EnvelopePartial {
     pub keyid: String,
     /// Line of the envelope.
     pub envelope_line: u64,
-    /// `freshness_unattested`: the predicate type.
+    /// `freshness_unattested`: the predicate type; `legacy_receipt`: the receipt's
+    /// `spec_version`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate_type: Option<String>,
     /// What is not vouched for: tag fields, or the paths of the numbers
@@ -626,4 +640,48 @@ pub struct UntrustedContext {
     pub turns: Vec<u32>,
     /// Claims citing it (empty: background only).
     pub cited_by: Vec<String>,
+}
+
+/// Why a claim citing a sub-agent is flagged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubReason {
+    /// The sub-agent's own stamp for the claim has a wrong source.
+    WrongStamp,
+    /// No stamp of the sub-agent states the claim.
+    Unstamped,
+    /// The sub-agent's session could not be followed.
+    Unresolved,
+}
+
+/// A sub-agent stamp a claim rests on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SubClaimRef {
+    /// The sub-agent's claim id.
+    pub claim_id: String,
+    /// Its turn.
+    pub turn: u32,
+    /// Its source verdict in the sub-session.
+    pub source_verdict: super::grid::SourceVerdict,
+    /// Its error findings, as `kind: message`.
+    pub findings: Vec<String>,
+}
+
+/// `sub_agent_source`: the sub-session, how it was followed, and the stamps the claim rests on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SubAgentSource {
+    /// Why.
+    pub reason: SubReason,
+    /// The linked session id.
+    pub sub_session_id: String,
+    /// The log followed (null when unresolved).
+    pub path: Option<String>,
+    /// Its depth (1: a sub-agent of the session given).
+    pub depth: Option<u32>,
+    /// `unresolved`: why it could not be followed.
+    pub problem: Option<super::sub::SubProblem>,
+    /// `unresolved`: details.
+    pub detail: Option<String>,
+    /// The sub-agent stamps that state the claim.
+    pub sub_claims: Vec<SubClaimRef>,
 }

@@ -207,6 +207,7 @@ pub(crate) fn verdicts(
                 drift_group: None,
                 fanout: None,
                 answer: None,
+                sub_claim: None,
             }
         })
         .collect()

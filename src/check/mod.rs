@@ -25,20 +25,24 @@ mod linear_tests;
 mod metrics;
 mod origin;
 mod parallel;
+mod receipts;
+pub mod sub;
 mod trust;
 pub use parallel::surfaces_conflict;
 pub mod support;
 mod verdict;
 
 pub use config::{
-    parse_policy, Config, ConfigError, Gate, GateBound, GateSource, TierRule, CONFIG_FILE,
+    parse_policy, Config, ConfigError, Gate, GateBound, GateSource, SubSessionPolicy, TierRule,
+    CONFIG_FILE,
 };
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
 pub use verdict::{
     AnswerPassage, CitedSpan, ClaimVerdict, DriftGroup, EffectiveQuadrant, EffectiveTier,
-    EnvelopeStatus, Fanout, Freshness, Policy, PolicySource, TierSource, TtlSource,
+    EnvelopeStatus, Fanout, Freshness, Policy, PolicySource, SubClaim, SubSessionLink, SubStatus,
+    TierSource, TtlSource,
 };
 
 /// The four quadrants in the playbook's order.
@@ -81,6 +85,9 @@ pub struct SessionReport {
     /// Diagnostics the checks add to the loader's (a defaulted TTL, once per server).
     #[serde(skip)]
     pub diagnostics: Vec<crate::model::Diagnostic>,
+    /// Every call's link to a sub-agent's session, as followed.
+    #[serde(skip)]
+    pub sub_sessions: Vec<SubSessionLink>,
 }
 
 impl SessionReport {
@@ -233,8 +240,15 @@ impl<'s> Checker<'s> {
     }
 }
 
-/// Runs every check on one session.
+/// Runs every check on one session (sub-agent links are not followed: see
+/// [`check_session_with`] and `Pipeline::check`).
 pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
+    check_session_with(s, cfg, &[])
+}
+
+/// Runs every check on one session, judging claims that cite a sub-agent against the sub-agent
+/// sessions the pipeline followed.
+pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> SessionReport {
     let mut ck = Checker::new(s, cfg);
     let resolved: Vec<Resolved> = s.claims().map(|c| origin::resolve(&ck, c)).collect();
     for r in &resolved {
@@ -246,6 +260,7 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
     let drift_groups = drift::check(&mut ck, &resolved);
     let fanouts = parallel::check(&mut ck, &resolved);
     envelopes::check(&mut ck, &resolved);
+    let (sub_sessions, sub_claims) = sub::check(&mut ck, &resolved, subs);
     let diagnostics = trust::ttl_diagnostics(&ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
     findings.sort_by(|a, b| {
@@ -264,8 +279,9 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         }
     }
     let mut claims = grid::verdicts(s, &resolved, &findings);
-    for (v, a) in claims.iter_mut().zip(answers) {
+    for ((v, a), sc) in claims.iter_mut().zip(answers).zip(sub_claims) {
         v.answer = a;
+        v.sub_claim = sc;
     }
     for (v, r) in claims.iter_mut().zip(&resolved) {
         if let Some(o) = &r.claim.stamp.origin {
@@ -304,6 +320,7 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
         drift_groups,
         fanouts,
         diagnostics,
+        sub_sessions,
     }
 }
 

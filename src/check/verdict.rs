@@ -64,6 +64,58 @@ pub struct ClaimVerdict {
     /// Where the answer text states the claim, as the answer checks read it.
     #[serde(skip)]
     pub answer: Option<AnswerPassage>,
+    /// When the claim cites a sub-agent's answer: the sub-agent's own stamp it rests on.
+    #[serde(skip)]
+    pub sub_claim: Option<SubClaim>,
+}
+
+/// The sub-agent's stamp a claim citing its answer rests on (`sub_agent_source`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubClaim {
+    /// The sub-agent's session id (open it with the call's sub-session link).
+    pub session_id: String,
+    /// The sub-agent's claim id (the first, when several state it).
+    pub claim_id: String,
+    /// Its turn.
+    pub turn: u32,
+    /// Its source verdict in the sub-session (wrong when any matching stamp is wrong).
+    pub source_verdict: SourceVerdict,
+}
+
+/// A call's link to the session of the sub-agent it ran, as `verify` followed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubSessionLink {
+    /// The call.
+    pub call_id: String,
+    /// The linked session id.
+    pub id: String,
+    /// What following it gave.
+    pub status: SubStatus,
+}
+
+/// The outcome of following a sub-session link.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubStatus {
+    /// Loaded and checked.
+    Checked {
+        /// The log, as followed.
+        path: String,
+        /// 1 for a sub-agent of the session given, 2 for its sub-agents, ...
+        depth: u32,
+        /// Its claim statements.
+        claims: usize,
+        /// Its findings.
+        findings: usize,
+        /// Its most serious finding.
+        worst: Option<super::Severity>,
+    },
+    /// Not followed.
+    Unresolved {
+        /// Why.
+        problem: super::sub::SubProblem,
+        /// Details.
+        detail: String,
+    },
 }
 
 /// What the answer text shows of a claim statement (`answer_mismatch`, `tier_rendering`).

@@ -66,6 +66,10 @@ pub struct Cli {
     /// When to colour output.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Follow links to sub-agent session logs even outside the referring log's directory
+    /// (absolute paths, `..`, symlinks out); without it such links are reported, not followed.
+    #[arg(long, global = true)]
+    pub follow_outside: bool,
     /// Threads used to load several files (default: all cores).
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
@@ -263,11 +267,12 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
             | Some(Command::Trend(_))
             | Some(Command::Db(_))
     );
-    let config = if needs_config {
+    let mut config = if needs_config {
         crate::check::Config::discover(cli.config.as_deref())?
     } else {
         crate::check::Config::default()
     };
+    config.sub_sessions.allow_outside |= cli.follow_outside;
     let st = Settings {
         pipeline: crate::pipeline::Pipeline::new(load, config, cli.threads.unwrap_or(0)),
         db: cli.db.clone(),
@@ -330,7 +335,7 @@ fn load_one(
             path.display()
         )));
     }
-    let report = crate::check::check_session(&s, st.config());
+    let report = st.pipeline.check(&s);
     Ok(crate::pipeline::Checked { session: s, report })
 }
 

@@ -40,6 +40,7 @@ fn description(k: crate::check::Kind) -> &'static str {
         TierRendering => "A T1 claim is not labelled, or a T2 claim not attributed, in the answer.",
         TierReviewOverdue => "The review of the cited server's tier was overdue at answer time.",
         UntrustedContext => "A result from an untrusted or undeclared server reached the context.",
+        SubAgentSource => "A claim cites a sub-agent whose own stamp for it is wrong or missing.",
     }
 }
 

@@ -373,6 +373,8 @@ struct Builder {
     seen_turns: HashSet<u32>,
     seen_contexts: HashSet<u32>,
     seen_answers: HashSet<u32>,
+    /// `tool_result.sub_session` links, applied to their calls once every event is read.
+    sub_sessions: Vec<(String, crate::model::SubSession, u64)>,
 }
 
 impl Builder {
@@ -390,6 +392,7 @@ impl Builder {
             seen_turns: HashSet::default(),
             seen_contexts: HashSet::default(),
             seen_answers: HashSet::default(),
+            sub_sessions: Vec::new(),
         }
     }
 
@@ -595,6 +598,16 @@ impl Builder {
                         "the response has neither `result` nor `error`".into(),
                     );
                 }
+                if let Some(sub) = r.sub_session {
+                    self.sub_sessions.push((
+                        id.clone(),
+                        crate::model::SubSession {
+                            id: sub.session_id,
+                            path: sub.path,
+                        },
+                        line_no,
+                    ));
+                }
                 self.session
                     .index
                     .result
@@ -624,11 +637,29 @@ impl Builder {
                 });
             }
             Event::Answer(a) => self.answer(line_no, text, a),
-            Event::Envelope(EnvelopeEvent { call_id, envelope }) => {
+            Event::Envelope(EnvelopeEvent {
+                call_id,
+                envelope,
+                receipt,
+            }) => {
+                let (raw, form) = match (envelope, receipt) {
+                    (Some(e), None) => (e, crate::model::EnvelopeForm::Dsse),
+                    (None, Some(r)) => (r, crate::model::EnvelopeForm::ArkforgeReceipt),
+                    (e, _) => {
+                        let msg = if e.is_some() {
+                            "an envelope event carries either `envelope` or `receipt`, not both; event skipped"
+                        } else {
+                            "required field `envelope` (or `receipt`) is missing; event skipped"
+                        };
+                        self.field_diag(line_no, text, "envelope", DiagLevel::Error, msg.into());
+                        return;
+                    }
+                };
                 self.session.envelopes.push(EnvelopeRecord {
                     call_id,
-                    raw: envelope,
+                    raw,
                     line: line_no,
+                    form,
                 });
             }
             Event::Label(LabelEvent {
@@ -895,6 +926,18 @@ impl Builder {
                 DiagLevel::Error,
                 "the file holds no events (it is empty)".into(),
             );
+        }
+        for (call_id, sub, line) in std::mem::take(&mut self.sub_sessions) {
+            match self.session.index.call.get(&call_id) {
+                Some(&i) => self.session.calls[i].sub_session = Some(sub),
+                None => self.diag_at(
+                    line,
+                    1,
+                    "tool_result.sub_session",
+                    DiagLevel::Warning,
+                    format!("result for call `{call_id}` names a sub-agent session, but the call was not recorded: the link is dropped"),
+                ),
+            }
         }
         let s = &mut self.session;
         s.turns.sort_by_key(|t| t.index);

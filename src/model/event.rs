@@ -79,6 +79,9 @@ pub struct SessionHeader {
     /// Whether every tool call must carry an execution envelope.
     #[serde(default)]
     pub require_envelopes: bool,
+    /// ArkForge receipt issuer keys pinned for this session (`ed25519:<base64url>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub receipt_keys: Vec<String>,
     /// Free-form title shown in listings.
     #[serde(default)]
     pub title: Option<String>,
@@ -161,6 +164,20 @@ pub struct ToolResultEvent {
     pub tag: IngestTag,
     /// The JSON-RPC response.
     pub response: CallResponse,
+    /// When the result is another agent's answer: that agent's session log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_session: Option<SubSessionRef>,
+}
+
+/// A reference from a tool result to the session log of the agent that produced it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SubSessionRef {
+    /// The sub-agent session's `session_id`.
+    pub session_id: String,
+    /// Its log, relative to the directory of the log that refers to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 /// One result as it entered the model's context.
@@ -292,13 +309,25 @@ pub struct AnswerEvent {
     pub claims: Vec<Box<RawValue>>,
 }
 
-/// A signed execution envelope for one call, carried intact.
+/// A signed execution envelope (or an ArkForge receipt) for one call, carried intact.
 #[derive(Debug, Deserialize)]
 pub struct EnvelopeEvent {
     /// The call the envelope attests.
     pub call_id: String,
-    /// The DSSE envelope, raw (see `docs/envelope-format.md`).
-    pub envelope: Box<RawValue>,
+    /// The DSSE envelope, raw (see `docs/envelope-format.md`). Present even when it is `null`
+    /// (an invalid envelope, reported as such); `None` only when the key is absent.
+    #[serde(default, deserialize_with = "present")]
+    pub envelope: Option<Box<RawValue>>,
+    /// An ArkForge Trust Layer receipt (proof-spec 2.1.0) for the call, raw, instead of a DSSE
+    /// envelope (see `docs/envelope-format.md`, "Receipts in a session").
+    #[serde(default, deserialize_with = "present")]
+    pub receipt: Option<Box<RawValue>>,
+}
+
+/// A field that is there whatever its value, `null` included (absent fields get `None` from
+/// `#[serde(default)]`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 /// Fact-axis ground truth for a claim.

@@ -49,10 +49,13 @@ pub enum Kind {
     TierReviewOverdue,
     /// A result from a server below the render policy, or undeclared, was in the model's context.
     UntrustedContext,
+    /// A claim cites a sub-agent's answer whose own stamp for it is wrong or missing, or whose
+    /// session could not be checked.
+    SubAgentSource,
 }
 
 /// Every kind, in documentation order.
-pub const ALL_KINDS: [Kind; 20] = [
+pub const ALL_KINDS: [Kind; 21] = [
     Kind::Unsourced,
     Kind::DanglingOrigin,
     Kind::OriginMismatch,
@@ -73,6 +76,7 @@ pub const ALL_KINDS: [Kind; 20] = [
     Kind::TierRendering,
     Kind::TierReviewOverdue,
     Kind::UntrustedContext,
+    Kind::SubAgentSource,
 ];
 
 impl Kind {
@@ -99,6 +103,7 @@ impl Kind {
             Kind::TierRendering => "tier_rendering",
             Kind::TierReviewOverdue => "tier_review_overdue",
             Kind::UntrustedContext => "untrusted_context",
+            Kind::SubAgentSource => "sub_agent_source",
         }
     }
 

@@ -173,15 +173,27 @@ pub struct Answer {
     pub line: u64,
 }
 
-/// An execution envelope, raw, for the call it attests.
+/// What an `envelope` event carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EnvelopeForm {
+    /// A DSSE execution envelope (`envelope`).
+    #[default]
+    Dsse,
+    /// An ArkForge Trust Layer receipt (`receipt`).
+    ArkforgeReceipt,
+}
+
+/// An execution envelope (or receipt), raw, for the call it attests.
 #[derive(Clone, Debug)]
 pub struct EnvelopeRecord {
     /// The attested call.
     pub call_id: String,
-    /// The DSSE envelope JSON.
+    /// The DSSE envelope JSON, or the receipt JSON (see `form`).
     pub raw: Box<RawValue>,
     /// Line in the log.
     pub line: u64,
+    /// Which of the two `raw` is.
+    pub form: EnvelopeForm,
 }
 
 /// A fact-axis label.

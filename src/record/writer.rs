@@ -458,6 +458,7 @@ impl<S: LogSink> Recorder<S> {
             render_policy: None,
             span_unit: SpanUnit::Char,
             require_envelopes: true,
+            receipt_keys: Vec::new(),
             title: self.cfg.title.clone(),
         }
     }

@@ -372,10 +372,13 @@ pub fn run(opts: Options) -> u8 {
                     }
                 }
                 Effect::LoadSession(path, id) => {
+                    // Checked like every session: its own sub-agent links are followed too.
+                    let p =
+                        crate::pipeline::Pipeline::new(opts.load.clone(), opts.config.clone(), 1);
                     for s in
                         crate::ingest::load_file_sessions(std::path::Path::new(path), &opts.load)
                     {
-                        let r = crate::check::check_session(&s, &opts.config);
+                        let r = p.check(&s);
                         app.push_session(Loaded::new(s, r));
                     }
                     if !update::select_session(&mut app, id) {

@@ -155,6 +155,7 @@ impl Theme {
             Kind::TierRendering => "⚐",
             Kind::TierReviewOverdue => "⌛",
             Kind::UntrustedContext => "⚠",
+            Kind::SubAgentSource => "↳",
         };
         format!("{sym} {}", short(k))
     }
@@ -194,5 +195,6 @@ fn short(k: Kind) -> &'static str {
         Kind::TierRendering => "label",
         Kind::TierReviewOverdue => "review",
         Kind::UntrustedContext => "context",
+        Kind::SubAgentSource => "sub-agent",
     }
 }

@@ -1,11 +1,17 @@
-//! The playbook's rules, rule by rule (issue 14). Each rule has a case that fires it and near
-//! misses that must not.
+//! The playbook's rules, rule by rule (issue 14): metrics as defined, metric gates, trust that
+//! gates context, tier rendering and review schedules, defaulted TTLs, the answer text against
+//! its stamps, dangling versus drift, receipts in a session and sub-agent provenance. Each rule
+//! has a case that fires it and near misses that must not.
 
 use crate::common;
 
+use base64::Engine;
 use common::{of_kind, Fx, FxCall, FxClaim};
+use ed25519_dalek::{Signer, SigningKey};
+use provscope::attest::receipt::{self, algorithm_for, chain_hash, ChainInput};
 use provscope::check::{Config, Kind, Severity, SourceVerdict};
-use provscope::ingest::LoadOptions;
+use provscope::ingest::{load_file, LoadOptions};
+use provscope::pipeline::Pipeline;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -25,6 +31,11 @@ fn provscope(dir: &Path, args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+fn write_lines(path: &Path, lines: &[Value]) {
+    let body: String = lines.iter().map(|v| v.to_string() + "\n").collect();
+    std::fs::write(path, body).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -619,4 +630,355 @@ fn a_call_that_never_returned_is_dangling_not_drift() {
         "{}",
         f[0].message
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. ArkForge receipts in the session.
+
+fn issuer() -> SigningKey {
+    SigningKey::from_bytes(&[7u8; 32])
+}
+
+fn pubkey(k: &SigningKey) -> String {
+    format!(
+        "ed25519:{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(k.verifying_key().as_bytes())
+    )
+}
+
+/// A receipt binding `args` and `response`, signed by `key`, chain under `spec`.
+fn receipt_for(args: &Value, response: &Value, key: &SigningKey, spec: &str) -> Value {
+    let c = ChainInput {
+        request_hash: receipt::body_hash(args).unwrap(),
+        response_hash: receipt::body_hash(response).unwrap(),
+        transaction_id: "pi_test_fx1".into(),
+        timestamp: "2026-10-02T14:01:01Z".into(),
+        buyer_fingerprint: receipt::sha256_hex(b"mcp_test_key"),
+        seller: "arkforge.fr".into(),
+        upstream_timestamp: None,
+        receipt_content_hash: None,
+    };
+    let chain = chain_hash(&c, algorithm_for(Some(spec)).unwrap()).unwrap();
+    let sig = key.sign(chain.as_bytes());
+    json!({
+        "proof_id": "prf_fx1",
+        "spec_version": spec,
+        "timestamp": c.timestamp,
+        "hashes": {"request": format!("sha256:{}", c.request_hash),
+                   "response": format!("sha256:{}", c.response_hash),
+                   "chain": format!("sha256:{chain}")},
+        "parties": {"buyer_fingerprint": c.buyer_fingerprint, "seller": c.seller},
+        "payment": {"transaction_id": c.transaction_id},
+        "arkforge_signature": format!("ed25519:{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sig.to_bytes())),
+        "arkforge_pubkey": pubkey(key),
+    })
+}
+
+/// The baseline with a receipt for req_1 and the issuer's key pinned in the header.
+fn with_receipt(receipt: Value, pin: bool) -> Session {
+    let fx = Fx::baseline();
+    let mut lines = fx.lines();
+    if pin {
+        lines[0]["receipt_keys"] = json!([pubkey(&issuer())]);
+    }
+    lines.push(json!({"event": "envelope", "call_id": "req_1", "receipt": receipt}));
+    let body: String = lines.iter().map(|v| v.to_string() + "\n").collect();
+    let s =
+        provscope::ingest::load_bytes("fx", "fx.jsonl", body.as_bytes(), &LoadOptions::default());
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    s
+}
+
+use provscope::model::Session;
+
+fn result_of(fx: &Fx) -> Value {
+    json!({"content": [{"type": "text", "text": fx.calls[0].text}]})
+}
+
+#[test]
+fn a_receipt_in_the_session_verifies_with_the_pinned_key() {
+    let fx = Fx::baseline();
+    let args = fx.calls[0].args.clone();
+    let good = receipt_for(&args, &result_of(&fx), &issuer(), "2.1");
+    let s = with_receipt(good.clone(), true);
+    let r = provscope::check::check_session(&s, &Config::default());
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(
+        r.envelope("req_1"),
+        provscope::check::EnvelopeStatus::Verified
+    );
+    // Pinned in provscope.toml instead of the header.
+    let s = with_receipt(good.clone(), false);
+    let cfg = Config::parse(&format!("receipt_keys = [\"{}\"]\n", pubkey(&issuer()))).unwrap();
+    assert!(provscope::check::check_session(&s, &cfg)
+        .findings
+        .is_empty());
+    // No pinned key: the embedded one proves nothing.
+    let r = provscope::check::check_session(&s, &Config::default());
+    let f = of_kind(&r, Kind::EnvelopeInvalid);
+    assert_eq!(f[0].evidence.to_json()["reason"], "no_trusted_keys");
+    // A legacy chain verifies, with an info that its fields are not separable.
+    let legacy = receipt_for(&args, &result_of(&fx), &issuer(), "2.0");
+    let r = provscope::check::check_session(&with_receipt(legacy, true), &Config::default());
+    let f = of_kind(&r, Kind::EnvelopePartial);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Info);
+    assert_eq!(f[0].evidence.to_json()["reason"], "legacy_receipt");
+}
+
+#[test]
+fn receipts_that_do_not_match_the_recording_are_envelope_findings() {
+    let fx = Fx::baseline();
+    let args = fx.calls[0].args.clone();
+    // Signed by another key.
+    let other = SigningKey::from_bytes(&[9u8; 32]);
+    let r = provscope::check::check_session(
+        &with_receipt(receipt_for(&args, &result_of(&fx), &other, "2.1"), true),
+        &Config::default(),
+    );
+    assert_eq!(
+        of_kind(&r, Kind::EnvelopeInvalid)[0].evidence.to_json()["reason"],
+        "bad_signature"
+    );
+    // Bound to other arguments.
+    let r = provscope::check::check_session(
+        &with_receipt(
+            receipt_for(&json!({"plan": "pro"}), &result_of(&fx), &issuer(), "2.1"),
+            true,
+        ),
+        &Config::default(),
+    );
+    let f = of_kind(&r, Kind::EnvelopeInvalid);
+    assert_eq!(f[0].evidence.to_json()["reason"], "call_mismatch");
+    assert_eq!(
+        f[0].evidence.to_json()["mismatches"][0]["field"],
+        "hashes.request"
+    );
+    // The delivered result is not the one the receipt binds: the citing claim's source is wrong.
+    let other_result = json!({"content": [{"type": "text", "text": "Team plan: seats cost $24 per user per month."}]});
+    let r = provscope::check::check_session(
+        &with_receipt(receipt_for(&args, &other_result, &issuer(), "2.1"), true),
+        &Config::default(),
+    );
+    let f = of_kind(&r, Kind::ResultTampered);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].claim_id.as_deref(), Some("clm_price"));
+    assert_eq!(r.claims[0].source_verdict, SourceVerdict::Wrong);
+    // An altered field breaks the chain.
+    let mut bad = receipt_for(&args, &result_of(&fx), &issuer(), "2.1");
+    bad["parties"]["seller"] = json!("evil.example");
+    let r = provscope::check::check_session(&with_receipt(bad, true), &Config::default());
+    let f = of_kind(&r, Kind::EnvelopeInvalid);
+    assert_eq!(f[0].evidence.to_json()["reason"], "receipt_invalid");
+    assert_eq!(f[0].evidence.to_json()["field"], "chain hash");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. Sub-agent provenance.
+
+/// A sub-agent session whose answer states the price, with `id`.
+fn sub_agent(id: &str) -> Vec<Value> {
+    let mut lines = Fx::baseline().lines();
+    lines[0]["session_id"] = json!(id);
+    lines
+}
+
+/// An orchestrator whose call `req_1` ran the sub-agent at `path` (its result is the sub-agent's
+/// answer text) and whose claim cites a phrase of that answer.
+fn orchestrator(sub_answer: &str, phrase: &str, path: &str) -> Vec<Value> {
+    let mut fx = Fx::baseline();
+    fx.servers.push(("research-agent".into(), "T0".into()));
+    fx.calls[0].server = "research-agent".into();
+    fx.calls[0].tool = "ask_agent".into();
+    fx.calls[0].text = sub_answer.into();
+    fx.claims[0].text = "Team seats cost $19 per user per month".into();
+    fx.claims[0].cite = Some(("req_1".into(), phrase.into()));
+    let mut lines = fx.lines();
+    for v in &mut lines {
+        if v["event"] == "tool_result" {
+            v["sub_session"] = json!({"session_id": "sub_1", "path": path});
+        }
+    }
+    lines
+}
+
+fn check_file(path: &Path, cfg: Config) -> provscope::check::SessionReport {
+    let s = load_file(path, &LoadOptions::default());
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    Pipeline::new(LoadOptions::default(), cfg, 1).check(&s)
+}
+
+const SUB_ANSWER: &str = "Team seats cost $19 per user per month [1]";
+
+#[test]
+fn a_claim_citing_a_sub_agent_rests_on_the_sub_agents_stamp() {
+    let dir = tempfile::tempdir().unwrap();
+    write_lines(&dir.path().join("sub.jsonl"), &sub_agent("sub_1"));
+    let parent = dir.path().join("parent.jsonl");
+    write_lines(
+        &parent,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "sub.jsonl",
+        ),
+    );
+    let r = check_file(&parent, Config::default());
+    assert!(
+        of_kind(&r, Kind::SubAgentSource).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let sc = r.claims[0]
+        .sub_claim
+        .as_ref()
+        .expect("linked to the sub-agent's stamp");
+    assert_eq!(
+        (sc.session_id.as_str(), sc.claim_id.as_str()),
+        ("sub_1", "clm_price")
+    );
+    assert_eq!(sc.source_verdict, SourceVerdict::Right);
+    assert!(matches!(
+        r.sub_sessions[0].status,
+        provscope::check::SubStatus::Checked { depth: 1, .. }
+    ));
+
+    // The sub-agent's own stamp is stale: the orchestrator's claim is wrong transitively.
+    let mut stale = sub_agent("sub_1");
+    for v in &mut stale {
+        if v["event"] == "tool_result" {
+            v["tag"]["fetched_at"] = json!("2026-10-01T00:00:00Z");
+        }
+        if v["event"] == "answer" {
+            v["claims"][0]["origin"]["fetched_at"] = json!("2026-10-01T00:00:00Z");
+        }
+    }
+    write_lines(&dir.path().join("sub.jsonl"), &stale);
+    let r = check_file(&parent, Config::default());
+    let f = of_kind(&r, Kind::SubAgentSource);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, Severity::Error);
+    let e = f[0].evidence.to_json();
+    assert_eq!(e["reason"], "wrong_stamp");
+    assert_eq!(e["sub_claims"][0]["claim_id"], "clm_price");
+    assert!(f[0].message.contains("stale"), "{}", f[0].message);
+    assert_eq!(r.claims[0].source_verdict, SourceVerdict::Wrong);
+
+    // The orchestrator cites a sentence of the sub-agent's answer that no stamp of it states.
+    write_lines(&dir.path().join("sub.jsonl"), &sub_agent("sub_1"));
+    let answer = format!("{SUB_ANSWER}. Refunds take 30 days.");
+    let mut lines = orchestrator(&answer, "Refunds take 30 days", "sub.jsonl");
+    for v in &mut lines {
+        if v["event"] == "answer" {
+            v["claims"][0]["claim_text"] = json!("Refunds take 30 days");
+            v["text"] = json!("Refunds take 30 days [1].");
+        }
+    }
+    write_lines(&parent, &lines);
+    let r = check_file(&parent, Config::default());
+    let f = of_kind(&r, Kind::SubAgentSource);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence.to_json()["reason"], "unstamped");
+}
+
+#[test]
+fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let warn = |r: &provscope::check::SessionReport| {
+        let f = of_kind(r, Kind::SubAgentSource);
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        assert_eq!(f[0].severity, Severity::Warning);
+        f[0].evidence.to_json()["problem"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // A log that names itself: a cycle.
+    let me = dir.path().join("loop.jsonl");
+    let mut lines = orchestrator(
+        SUB_ANSWER,
+        "Team seats cost $19 per user per month",
+        "loop.jsonl",
+    );
+    lines[0]["session_id"] = json!("sub_1");
+    write_lines(&me, &lines);
+    assert_eq!(warn(&check_file(&me, Config::default())), "cycle");
+    // Missing.
+    let parent = dir.path().join("parent.jsonl");
+    write_lines(
+        &parent,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "nope.jsonl",
+        ),
+    );
+    assert_eq!(warn(&check_file(&parent, Config::default())), "not_found");
+    // Upward, outside the referring log's directory: refused without consent.
+    let inner = dir.path().join("runs");
+    std::fs::create_dir(&inner).unwrap();
+    write_lines(&dir.path().join("sub.jsonl"), &sub_agent("sub_1"));
+    let p2 = inner.join("parent.jsonl");
+    write_lines(
+        &p2,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "../sub.jsonl",
+        ),
+    );
+    assert_eq!(warn(&check_file(&p2, Config::default())), "outside");
+    let mut consent = Config::default();
+    consent.sub_sessions.allow_outside = true;
+    assert!(of_kind(&check_file(&p2, consent), Kind::SubAgentSource).is_empty());
+    // The same consent on the command line.
+    let o = provscope(&inner, &["verify", "parent.jsonl", "--format", "json"]);
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        j["sessions"][0]["claims"][0]["findings"][0]["kind"],
+        "sub_agent_source"
+    );
+    let o = provscope(&inner, &["--follow-outside", "verify", "parent.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    // Depth: sub_1 runs sub_2; with max_depth 1 the second level is not followed.
+    let mut mid = orchestrator(
+        SUB_ANSWER,
+        "Team seats cost $19 per user per month",
+        "leaf.jsonl",
+    );
+    mid[0]["session_id"] = json!("sub_1");
+    for v in &mut mid {
+        if v["event"] == "tool_result" {
+            v["sub_session"]["session_id"] = json!("sub_2");
+        }
+    }
+    write_lines(&dir.path().join("sub.jsonl"), &mid);
+    write_lines(&dir.path().join("leaf.jsonl"), &sub_agent("sub_2"));
+    write_lines(
+        &parent,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "sub.jsonl",
+        ),
+    );
+    assert!(of_kind(
+        &check_file(&parent, Config::default()),
+        Kind::SubAgentSource
+    )
+    .is_empty());
+    let shallow = Config::parse("[sub_sessions]\nmax_depth = 1\n").unwrap();
+    // The leaf is too deep: sub_1's claim gets a warning (its source stays right), so the
+    // orchestrator's claim is still fine.
+    let r = check_file(&parent, shallow.clone());
+    assert!(
+        of_kind(&r, Kind::SubAgentSource).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let zero = Config::parse("[sub_sessions]\nmax_depth = 0\n").unwrap();
+    assert_eq!(warn(&check_file(&parent, zero)), "too_deep");
+    // A link to a log that holds another session id.
+    write_lines(&dir.path().join("sub.jsonl"), &sub_agent("someone_else"));
+    assert_eq!(warn(&check_file(&parent, Config::default())), "id_mismatch");
 }

@@ -373,6 +373,7 @@ impl Builder {
             render_policy: None,
             span_unit: SpanUnit::Char,
             require_envelopes: false,
+            receipt_keys: Vec::new(),
             title: self.title.take(),
         });
         let mut prev = None;

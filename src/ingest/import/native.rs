@@ -72,7 +72,16 @@ pub fn write_session<W: Write>(s: &Session, w: &mut W) -> std::io::Result<()> {
             line(v)?;
         }
         for r in s.results_in_turn(t) {
-            line(json!({"event": "tool_result", "turn": t, "tag": r.tag, "response": r.response}))?;
+            let mut v =
+                json!({"event": "tool_result", "turn": t, "tag": r.tag, "response": r.response});
+            if let Some(sub) = s.call(r.call_id()).and_then(|c| c.sub_session.as_ref()) {
+                let mut link = json!({"session_id": sub.id});
+                if let Some(p) = &sub.path {
+                    link["path"] = p.clone().into();
+                }
+                v["sub_session"] = link;
+            }
+            line(v)?;
         }
         if let Some(c) = s.context(t) {
             line(json!({"event": "context", "turn": t, "results": c.results}))?;
@@ -86,7 +95,11 @@ pub fn write_session<W: Write>(s: &Session, w: &mut W) -> std::io::Result<()> {
     }
     for e in &s.envelopes {
         let env: Value = serde_json::from_str(e.raw.get())?;
-        line(json!({"event": "envelope", "call_id": e.call_id, "envelope": env}))?;
+        let key = match e.form {
+            crate::model::EnvelopeForm::Dsse => "envelope",
+            crate::model::EnvelopeForm::ArkforgeReceipt => "receipt",
+        };
+        line(json!({"event": "envelope", "call_id": e.call_id, key: env}))?;
     }
     for l in &s.labels {
         let mut v = json!({"event": "label", "claim_id": l.claim_id, "fact": l.fact});
