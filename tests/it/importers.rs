@@ -510,3 +510,95 @@ fn langfuse_exports_count_tool_observations_once() {
         Some("The weather in Tokyo is sunny.")
     );
 }
+
+/// A cassette of one exchange: `req` sent, `resp` received.
+fn cassette(req: &serde_json::Value, resp: &serde_json::Value) -> Vec<u8> {
+    format!(
+        "interactions:\n- request:\n    uri: https://api.anthropic.com/v1/messages\n    body: '{}'\n  response:\n    headers:\n      date:\n      - Tue, 09 Jul 2025 13:27:25 GMT\n    body:\n      string: '{}'\nversion: 1\n",
+        req.to_string().replace('\'', "''"),
+        resp.to_string().replace('\'', "''")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn search_result_location_counts_search_results_across_the_request() {
+    // The shapes of Anthropic's search-results documentation: search_result blocks at the top
+    // level of a user message and inside tool results; search_result_index counts all of them in
+    // request order, start/end_block_index are block ranges (end exclusive) inside one result.
+    let sr = |src: &str, title: &str, texts: &[&str]| {
+        serde_json::json!({"type":"search_result","source":src,"title":title,
+            "content": texts.iter().map(|t| serde_json::json!({"type":"text","text":t})).collect::<Vec<_>>(),
+            "citations":{"enabled":true}})
+    };
+    let req = serde_json::json!({"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[
+        {"role":"user","content":[sr("https://kb.example/0","Warranty",&["Two years, parts only."]),{"type":"text","text":"How do I reset the router?"}]},
+        {"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"kb_search","input":{"q":"reset"}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[sr("https://kb.example/1","Intro",&["Welcome to the manual."])]}]},
+        {"role":"assistant","content":[{"type":"tool_use","id":"toolu_B","name":"kb_search","input":{"q":"reset button"}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":[
+            sr("https://kb.example/2","Setup",&["Unpack the box.","Plug it in."]),
+            sr("https://kb.example/3","Reset",&["Überblick: ein Reset löscht alle Daten.","Hold the reset button for 10 seconds."])]}]}
+    ]});
+    let resp = serde_json::json!({"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_reason":"end_turn",
+    "content":[
+        {"type":"text","text":"Hold the button for ten seconds.","citations":[{"type":"search_result_location","search_result_index":3,"start_block_index":1,"end_block_index":2,"source":"https://kb.example/3","title":"Reset","cited_text":"Hold the reset button for 10 seconds."}]},
+        {"type":"text","text":" The warranty covers parts for two years.","citations":[{"type":"search_result_location","search_result_index":0,"start_block_index":0,"end_block_index":1,"source":"https://kb.example/0","title":"Warranty","cited_text":"Two years, parts only."}]}
+    ]});
+    let s = load_any_bytes(
+        "c",
+        "c.yaml",
+        &cassette(&req, &resp),
+        &LoadOptions::default(),
+    )
+    .remove(0);
+    assert_eq!(s.format(), "anthropic-messages");
+    assert!(errors(&s).is_empty(), "{:?}", s.diagnostics);
+    let claims: Vec<&Claim> = s.claims().collect();
+    assert_eq!(claims.len(), 2);
+    let o = claims[0].stamp.origin.as_ref().unwrap();
+    assert_eq!(
+        o.tool_call_id, "toolu_B",
+        "result 3 is the second one toolu_B returned"
+    );
+    assert_eq!(
+        claims[0].stamp.span.unwrap().block,
+        3,
+        "blocks of toolu_B's result: 2 + 2"
+    );
+    assert_eq!(
+        cited(&s, claims[0]),
+        "Hold the reset button for 10 seconds."
+    );
+    assert_eq!(claims[0].stamp.provenance(), Provenance::Derived);
+    assert_eq!(
+        claims[0].stamp.citation.as_ref().unwrap().kind,
+        "search_result_location"
+    );
+    // Index 0 is the search result the user sent, not a tool's.
+    let o = claims[1].stamp.origin.as_ref().unwrap();
+    assert!(
+        o.tool_call_id.starts_with("search_result:"),
+        "{}",
+        o.tool_call_id
+    );
+    assert_eq!(cited(&s, claims[1]), "Two years, parts only.");
+    let report = provscope::check::check_session(&s, &provscope::check::Config::default());
+    assert!(!report
+        .findings
+        .iter()
+        .any(|f| f.kind == provscope::check::Kind::SpanInvalid));
+    // An index past the request's search results is said, not guessed.
+    let mut bad = resp.clone();
+    bad["content"][0]["citations"][0]["search_result_index"] = 4.into();
+    let s = load_any_bytes(
+        "c",
+        "c.yaml",
+        &cassette(&req, &bad),
+        &LoadOptions::default(),
+    )
+    .remove(0);
+    assert!(s.diagnostics.iter().any(|d| d
+        .message
+        .contains("search result 4 is not in this file's requests")));
+}

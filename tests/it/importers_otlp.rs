@@ -63,7 +63,7 @@ fn mcp_tool_attrs(with_content: bool) -> Vec<Value> {
 
 /// The stdio tool-call example: agent span, two chat spans, the MCP client span and its server
 /// span (the same call), with the chat content of the functions example.
-fn stdio_example(trace: &str, conversation: Option<&str>, with_content: bool) -> Value {
+pub fn stdio_example(trace: &str, conversation: Option<&str>, with_content: bool) -> Value {
     let mut agent = vec![
         attr("gen_ai.operation.name", json!("invoke_agent")),
         attr("gen_ai.agent.name", json!("weather-forecast-agent")),

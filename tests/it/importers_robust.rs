@@ -134,13 +134,15 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
     )
     .unwrap();
     std::fs::write(dir.path().join("notes.log"), "just some text\n").unwrap();
+    // No public OTLP export exists: one built from the semconv example (importers_otlp.rs).
+    write_otlp(dir.path());
     let d = dir.path().to_str().unwrap();
 
     let o = provscope(&["summary", "--format", "json", d]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "warnings only: {err}");
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(rows.len(), 28, "27 imported sessions and the native log");
+    assert_eq!(rows.len(), 29, "28 imported sessions and the native log");
     let mut formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
     formats.sort();
     formats.dedup();
@@ -153,6 +155,7 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
             "gemini",
             "langfuse",
             "openai-responses",
+            "otlp-json",
             "provscope"
         ]
     );
@@ -175,7 +178,8 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
     ] {
         assert!(out.contains(name), "{name} in {out}");
     }
-    assert!(out.contains("28 sessions"), "{out}");
+    // The OTLP conversation has no finding to list: it is counted.
+    assert!(out.contains("29 sessions"), "{out}");
 }
 
 #[test]
@@ -193,7 +197,17 @@ fn a_named_file_of_no_known_format_is_reported() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no session logs or known traces"));
 }
 
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+/// An OTLP/JSON Collector file export (one request per line, one conversation of two traces),
+/// built from the semantic conventions' MCP stdio example, as `traces.jsonl` in `dir`.
+pub fn write_otlp(dir: &std::path::Path) {
+    let lines = [
+        super::importers_otlp::stdio_example("aaaa", Some("conv-mixed"), true).to_string(),
+        super::importers_otlp::stdio_example("bbbb", Some("conv-mixed"), true).to_string(),
+    ];
+    std::fs::write(dir.join("traces.jsonl"), lines.join("\n") + "\n").unwrap();
+}
+
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     for e in std::fs::read_dir(from).unwrap() {
         let p = e.unwrap().path();
         let dest = to.join(p.file_name().unwrap());

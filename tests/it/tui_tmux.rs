@@ -142,7 +142,14 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
 fn every_format_in_one_directory_opens_in_a_real_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cases.sqlite");
-    let formats = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats");
+    // The real files of every format, and an OTLP export built from the semconv example.
+    let formats = dir.path().join("formats");
+    std::fs::create_dir_all(&formats).unwrap();
+    super::importers_robust::copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats"),
+        &formats,
+    );
+    super::importers_robust::write_otlp(&formats);
     let cmd = format!(
         "{} --db {} {}; echo EXIT=$?; sleep 60",
         env!("CARGO_BIN_EXE_provscope"),
@@ -154,7 +161,7 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
         session: std::cell::RefCell::new(String::new()),
     };
     tmux.start("formats", &cmd);
-    let s = tmux.wait_for(" 27 sessions ");
+    let s = tmux.wait_for(" 28 sessions ");
     for f in [
         "anthropic-messages",
         "claude-code",
@@ -162,6 +169,7 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
         "gemini",
         "langfuse",
         "openai-responses",
+        "otlp-json",
     ] {
         assert!(s.contains(f), "{f} in the FORMAT column: {s}");
     }
