@@ -62,6 +62,13 @@ pub fn byte_offset(text: &str, offset: u64, unit: SpanUnit) -> Result<usize, Spa
         offset,
         len: text_len(text, unit),
     };
+    // An ASCII prefix is one byte, one character and one UTF-16 unit per character: the offset
+    // is the byte offset whatever the unit (checked fast, before counting characters).
+    if let Ok(o) = usize::try_from(offset) {
+        if o <= text.len() && text.as_bytes()[..o].is_ascii() {
+            return Ok(o);
+        }
+    }
     match unit {
         SpanUnit::Utf8 => {
             let o = usize::try_from(offset).map_err(|_| out_of_range())?;

@@ -103,6 +103,8 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
                 depth = depth.saturating_sub(1);
                 i += 1;
             }
+            // Strings inside nested values are skipped without being decoded.
+            b'"' if depth != 1 => i = skip_string(b, i),
             b'"' => {
                 let (text, next) = string_at(s, i);
                 i = next;
@@ -131,6 +133,19 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
         out.push((k, None));
     }
     out
+}
+
+/// The index after the JSON string starting at byte `start` (a `"`).
+fn skip_string(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return i + 1,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    b.len()
 }
 
 /// The decoded text of the JSON string starting at byte `start` (a `"`), and the index after it.
