@@ -190,6 +190,20 @@ fn a_named_file_of_no_known_format_is_reported() {
     let o = provscope(&["summary", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a known session or trace format"));
+    // A pretty-printed JSON document of no known format (a JSON Schema): one error, not one
+    // per line as if it were a damaged session log.
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        "{\n  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n  \"type\": \"array\"\n}\n",
+    )
+    .unwrap();
+    let o = provscope(&["summary", schema.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("not a known session or trace format"), "{err}");
+    assert_eq!(err.matches(": error:").count(), 1, "{err}");
+    std::fs::remove_file(&schema).unwrap();
     std::fs::write(dir.path().join("package.json"), "{\"name\":\"x\"}").unwrap();
     std::fs::remove_file(&p).unwrap();
     let o = provscope(&["summary", dir.path().to_str().unwrap()]);

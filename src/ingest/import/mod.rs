@@ -200,7 +200,9 @@ pub fn detect(head: &[u8]) -> Detected {
     if let Some(i) = IMPORTERS.iter().find(|i| (i.sniff)(&h)) {
         return Detected::Import(i);
     }
-    if h.text.is_empty() || h.text.starts_with('{') {
+    // A damaged session log still starts with a JSON object on its first line; a pretty-printed
+    // document (`{` alone on its first line) of no known format is not a session log.
+    if h.text.is_empty() || (h.text.starts_with('{') && h.first_line.trim() != "{") {
         Detected::JsonLike
     } else {
         Detected::Unknown
