@@ -130,21 +130,28 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
             Err(e) => vec![unreadable(path, source, &e)],
         };
     }
-    match import::detect_file(path) {
+    let (detected, whole) = match import::detect_file_head(path) {
+        Ok((d, whole)) => (Ok(d), whole),
+        Err(e) => (Err(e), None),
+    };
+    match detected {
         Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],
-        // Line formats are streamed (memory stays low) unless the bytes must be hashed as read.
-        Ok(Detected::Import(imp)) if imp.streams && !opts.hash_content => import::run(
-            imp,
-            &import::Input {
-                name: session_name(path),
-                source,
-                path: Some(path),
-                bytes: &[],
-                stream: true,
-                opts,
-            },
-        ),
-        Ok(Detected::Import(imp)) => match std::fs::read(path) {
+        // Large files of line formats are streamed (memory stays low) unless the bytes must be
+        // hashed as read; a file shorter than the detection head was read whole already.
+        Ok(Detected::Import(imp)) if imp.streams && !opts.hash_content && whole.is_none() => {
+            import::run(
+                imp,
+                &import::Input {
+                    name: session_name(path),
+                    source,
+                    path: Some(path),
+                    bytes: &[],
+                    stream: true,
+                    opts,
+                },
+            )
+        }
+        Ok(Detected::Import(imp)) => match whole.map_or_else(|| std::fs::read(path), Ok) {
             Ok(bytes) => {
                 let mut all = import::run(
                     imp,

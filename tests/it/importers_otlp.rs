@@ -265,61 +265,82 @@ fn a_malformed_span_costs_only_itself() {
 
 #[test]
 fn a_damaged_first_line_of_a_collector_file_costs_only_itself() {
-    // Read from disk, as the loader streams line formats: the first request is cut off in the
-    // middle, so the file is neither one document nor a clean first line.
-    let dir = tempfile::tempdir().unwrap();
-    let first = stdio_example("aaaa", Some("conv-1"), true).to_string();
-    let lines = [
-        first[..first.len() / 2].to_owned(),
-        stdio_example("bbbb", Some("conv-2"), true).to_string(),
-        stdio_example("cccc", Some("conv-3"), true).to_string(),
-    ];
-    let p = dir.path().join("traces.jsonl");
-    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-    let v = load_file_sessions(&p, &LoadOptions::default());
-    assert_eq!(
-        v.iter().map(|s| s.format()).collect::<Vec<_>>(),
-        ["otlp-json"; 2]
-    );
-    assert_eq!(v.iter().map(|s| s.calls.len()).sum::<usize>(), 2);
-    let errors: Vec<_> = v
-        .iter()
-        .flat_map(|s| &s.diagnostics)
-        .filter(|d| d.level == DiagLevel::Error)
-        .collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].line, 1);
-    assert!(
-        errors[0].message.contains("not an OTLP export request"),
-        "{}",
-        errors[0].message
-    );
+    // Read from disk: the first request is cut off in the middle, so the file is neither one
+    // document nor a clean first line. 2 good lines: the file is read whole with its detection
+    // head; 40: it is over the 64 KiB head and streamed.
+    for good in [2usize, 40] {
+        let dir = tempfile::tempdir().unwrap();
+        let first = stdio_example("aaaa", Some("conv-x"), true).to_string();
+        let mut lines = vec![first[..first.len() / 2].to_owned()];
+        for i in 0..good {
+            let (t, c) = (format!("t{i:03}"), format!("conv-{i}"));
+            lines.push(stdio_example(&t, Some(&c), true).to_string());
+        }
+        let p = dir.path().join("traces.jsonl");
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        let len = std::fs::metadata(&p).unwrap().len();
+        assert_eq!(len > 64 * 1024, good == 40, "{len} bytes");
+        let v = load_file_sessions(&p, &LoadOptions::default());
+        assert_eq!(v.len(), good);
+        assert!(v.iter().all(|s| s.format() == "otlp-json"));
+        assert_eq!(v.iter().map(|s| s.calls.len()).sum::<usize>(), good);
+        let errors: Vec<_> = v
+            .iter()
+            .flat_map(|s| &s.diagnostics)
+            .filter(|d| d.level == DiagLevel::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].line, 1);
+        assert!(
+            errors[0].message.contains("not an OTLP export request"),
+            "{}",
+            errors[0].message
+        );
+    }
 }
 
 #[test]
 fn a_pretty_printed_document_on_disk_loads_and_a_broken_one_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("trace.json");
-    let doc = serde_json::to_string_pretty(&stdio_example("t1", None, true)).unwrap();
-    std::fs::write(&p, &doc).unwrap();
-    let v = load_file_sessions(&p, &LoadOptions::default());
-    assert_eq!((v.len(), v[0].calls.len()), (1, 1));
-    assert!(v[0].diagnostics.iter().all(|d| d.level != DiagLevel::Error));
-    // Cut inside the document: one error with the line and column where it broke.
-    std::fs::write(&p, &doc[..doc.len() * 2 / 3]).unwrap();
-    let v = load_file_sessions(&p, &LoadOptions::default());
-    let errors: Vec<_> = v[0]
-        .diagnostics
-        .iter()
-        .filter(|d| d.level == DiagLevel::Error)
-        .collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].line > 1, "{:?}", errors[0]);
-    assert!(
-        errors[0].message.contains("not an OTLP/JSON export"),
-        "{}",
-        errors[0].message
-    );
+    // One trace (read whole with the detection head), and 30 traces in one document (streamed:
+    // tried as lines, then read as one document).
+    for traces in [1usize, 30] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("trace.json");
+        let mut doc = stdio_example("t0", Some("conv-0"), true);
+        for i in 1..traces {
+            let more = stdio_example(&format!("t{i}"), Some(&format!("conv-{i}")), true);
+            let spans = more["resourceSpans"][0]["scopeSpans"][0]["spans"].clone();
+            doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+                .as_array_mut()
+                .unwrap()
+                .extend(spans.as_array().unwrap().iter().cloned());
+        }
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        assert_eq!(text.len() > 64 * 1024, traces == 30, "{} bytes", text.len());
+        std::fs::write(&p, &text).unwrap();
+        let v = load_file_sessions(&p, &LoadOptions::default());
+        assert_eq!(v.len(), traces);
+        assert_eq!(v.iter().map(|s| s.calls.len()).sum::<usize>(), traces);
+        assert!(v
+            .iter()
+            .flat_map(|s| &s.diagnostics)
+            .all(|d| d.level != DiagLevel::Error));
+        // Cut inside the document: one error with the line and column where it broke.
+        std::fs::write(&p, &text[..text.len() * 2 / 3]).unwrap();
+        let v = load_file_sessions(&p, &LoadOptions::default());
+        let errors: Vec<_> = v
+            .iter()
+            .flat_map(|s| &s.diagnostics)
+            .filter(|d| d.level == DiagLevel::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].line > 1, "{:?}", errors[0]);
+        assert!(
+            errors[0].message.contains("not an OTLP/JSON export"),
+            "{}",
+            errors[0].message
+        );
+    }
 }
 
 #[test]

@@ -358,3 +358,43 @@ fn the_explorer_opens_a_sub_agent_session_from_its_call() {
     assert_eq!(app.view, View::Session);
     assert!(app.current().unwrap().session.name.starts_with("0ccf1a04"));
 }
+
+#[test]
+fn a_streamed_file_loads_like_the_same_bytes_read_whole() {
+    // Files over the 64 KiB detection head of line formats are streamed from disk; the same
+    // bytes given whole must give the same sessions.
+    let log = std::fs::read(formats().join("claude-desktop-log/mcp-server-weather.log")).unwrap();
+    let cc = formats().join(
+        "claude-code/projects/-Users-pete-tmp-claude-code-sessions/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let big_log = dir.path().join("mcp-server-weather.log");
+    std::fs::write(&big_log, log.repeat(12)).unwrap();
+    for (p, format) in [(big_log, "claude-desktop-log"), (cc, "claude-code")] {
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(bytes.len() > 64 * 1024);
+        let opts = provscope::ingest::LoadOptions::default();
+        let streamed = provscope::ingest::load_file_sessions(&p, &opts);
+        let src = p.display().to_string();
+        let whole = provscope::ingest::load_any_bytes("x", &src, &bytes, &opts);
+        assert_eq!(streamed.len(), whole.len());
+        for (a, b) in streamed.iter().zip(&whole) {
+            assert_eq!(a.format(), format);
+            assert!(!a.calls.is_empty());
+            let ids = |s: &provscope::model::Session| {
+                s.calls.iter().map(|c| c.id.clone()).collect::<Vec<_>>()
+            };
+            assert_eq!(ids(a), ids(b));
+            assert_eq!(a.results.len(), b.results.len());
+            assert_eq!(a.answers.len(), b.answers.len());
+            assert_eq!(a.bytes, b.bytes);
+            let diags = |s: &provscope::model::Session| {
+                s.diagnostics
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(diags(a), diags(b));
+        }
+    }
+}

@@ -211,11 +211,18 @@ pub fn detect(head: &[u8]) -> Detected {
 
 /// Detects the format of a file on disk (reads its first 64 KiB).
 pub fn detect_file(path: &Path) -> std::io::Result<Detected> {
+    detect_file_head(path).map(|(d, _)| d)
+}
+
+/// Detects the format of a file on disk, returning with it the whole file when it is shorter
+/// than the head read to detect it (so a small file is read once, not twice).
+pub fn detect_file_head(path: &Path) -> std::io::Result<(Detected, Option<Vec<u8>>)> {
     use std::io::Read;
     let f = std::fs::File::open(path)?;
     let mut buf = Vec::with_capacity(sniff::HEAD_BYTES);
     f.take(sniff::HEAD_BYTES as u64).read_to_end(&mut buf)?;
-    Ok(detect(&buf))
+    let d = detect(&buf);
+    Ok((d, (buf.len() < sniff::HEAD_BYTES).then_some(buf)))
 }
 
 /// The importer with this name.

@@ -366,15 +366,18 @@ fn finish(input: &Input, spans: Vec<SpanRec>, diags: Vec<Diagnostic>) -> Vec<Ses
                 .or_insert_with(|| c.to_owned());
         }
     }
+    // Groups in order of first appearance, found by key (a Collector file holds thousands).
     let mut groups: Vec<(String, Vec<SpanRec>)> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::default();
     for sp in spans {
-        let key = conv_of_trace
-            .get(&sp.trace_id)
-            .cloned()
-            .unwrap_or_else(|| sp.trace_id.clone());
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(sp),
-            None => groups.push((key, vec![sp])),
+        let key = conv_of_trace.get(&sp.trace_id).unwrap_or(&sp.trace_id);
+        match group_of.get(key) {
+            Some(&g) => groups[g].1.push(sp),
+            None => {
+                let key = key.clone();
+                group_of.insert(key.clone(), groups.len());
+                groups.push((key, vec![sp]));
+            }
         }
     }
     let n = groups.len();
