@@ -104,6 +104,15 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Session {
     first
 }
 
+/// A file no importer reads and that is no session log: listed with the format `unknown`, not
+/// as a provscope log.
+fn unknown_format() -> crate::model::ImportInfo {
+    crate::model::ImportInfo {
+        format: "unknown",
+        notes: Vec::new(),
+    }
+}
+
 /// Loads every session of one file, whatever its format (detected by content, never by name).
 /// Always returns at least one session (carrying the diagnostics when nothing could be read).
 pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
@@ -178,6 +187,7 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
             let mut s = Session {
                 name: session_name(path),
                 source: source.clone(),
+                import: Some(unknown_format()),
                 ..Session::default()
             };
             s.diagnostics.push(file_diag(
@@ -226,6 +236,7 @@ fn load_any_bytes_unhashed(
             let mut s = Session {
                 name: name.to_owned(),
                 source: source.clone(),
+                import: Some(unknown_format()),
                 ..Session::default()
             };
             s.diagnostics.push(file_diag(

@@ -203,6 +203,12 @@ fn a_named_file_of_no_known_format_is_reported() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("not a known session or trace format"), "{err}");
     assert_eq!(err.matches(": error:").count(), 1, "{err}");
+    let o = provscope(&["summary", "--format", "json", schema.to_str().unwrap()]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        rows[0]["format"], "unknown",
+        "not listed as a provscope log"
+    );
     std::fs::remove_file(&schema).unwrap();
     std::fs::write(dir.path().join("package.json"), "{\"name\":\"x\"}").unwrap();
     std::fs::remove_file(&p).unwrap();
