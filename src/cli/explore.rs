@@ -5,7 +5,12 @@ use super::{summary, CmdResult, Ctx, Settings};
 use std::path::PathBuf;
 
 /// Opens the explorer when stdin and stdout are a terminal; otherwise prints the summary.
-pub fn run(ctx: &mut Ctx, st: &Settings, paths: Vec<PathBuf>) -> CmdResult {
+pub fn run(
+    ctx: &mut Ctx,
+    st: &Settings,
+    paths: Vec<PathBuf>,
+    start: Option<crate::tui::StartAt>,
+) -> CmdResult {
     use std::io::IsTerminal;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
         let args = summary::SummaryArgs {
@@ -21,5 +26,7 @@ pub fn run(ctx: &mut Ctx, st: &Settings, paths: Vec<PathBuf>) -> CmdResult {
         config: st.config().clone(),
         db: st.db_path(),
         color: st.color,
+        threads: st.pipeline.threads,
+        start,
     }))
 }

@@ -88,6 +88,12 @@ pub enum Command {
     Open {
         /// Session logs or directories of `*.jsonl`.
         paths: Vec<PathBuf>,
+        /// Start on this claim (the first session and turn that state it).
+        #[arg(long, value_name = "ID")]
+        claim: Option<String>,
+        /// With --claim: the turn that states it.
+        #[arg(long, value_name = "N", requires = "claim")]
+        turn: Option<u32>,
     },
     /// Print per session: turns, calls, results, claims, envelopes, diagnostics.
     Summary(summary::SummaryArgs),
@@ -279,8 +285,13 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
         color: ctx.color,
     };
     match cli.command {
-        None => explore::run(ctx, &st, cli.paths.clone()),
-        Some(Command::Open { paths }) => explore::run(ctx, &st, paths),
+        None => explore::run(ctx, &st, cli.paths.clone(), None),
+        Some(Command::Open { paths, claim, turn }) => explore::run(
+            ctx,
+            &st,
+            paths,
+            claim.map(|claim| crate::tui::StartAt { claim, turn }),
+        ),
         Some(Command::Verify(a)) => verify::run(ctx, &st, &a),
         Some(Command::Metrics(a)) => metrics::run(ctx, &st, &a),
         Some(Command::Summary(a)) => summary::run(ctx, &st, &a),

@@ -1,24 +1,29 @@
-//! Everything a user can ask the explorer to do. Keys map to actions (keymap.rs); `update`
-//! applies actions to the state; views only draw.
+//! Everything that can happen to the explorer, as data. Keys map to [`Action`]s (keymap.rs);
+//! every input the runtime receives (keys, mouse, resize, loaded sessions, search results,
+//! the outcome of an effect) is a [`Msg`] that only `update` applies; views only draw.
 
+use super::app::Loaded;
 use crate::check::Quadrant;
+use ratatui::crossterm::event::KeyEvent;
 
 /// A view of the explorer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum View {
     /// One row per session.
     Sessions,
-    /// Turn timeline and the selected turn's claims.
+    /// Turn timeline and the selected turn's calls and claims.
     Session,
-    /// The claim beside its origin result span.
+    /// The claim beside its origin result span (or any call's result).
     Claim,
     /// The claim's binding history across turns.
     Drift,
     /// The fan-out group of the claim's origin.
     Parallel,
-    /// The fact-versus-source grid.
+    /// The fact-versus-source grid over the filtered claims of every loaded session.
     Grid,
-    /// Step through every flagged claim.
+    /// The filtered claims of every loaded session, one row each.
+    Queue,
+    /// Step through the flagged claims of the filtered set.
     Review,
 }
 
@@ -32,22 +37,25 @@ impl View {
             View::Drift => "Drift",
             View::Parallel => "Parallel",
             View::Grid => "Grid",
+            View::Queue => "Queue",
             View::Review => "Review",
         }
     }
 }
 
-/// An action.
+/// An action (what a key or a click asks for).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Move the selection up one row.
     Up,
     /// Move the selection down one row.
     Down,
-    /// Move focus left (session view: turns).
+    /// Move focus left (session view: towards the turns).
     Left,
-    /// Move focus right (session view: claims).
+    /// Move focus right (session view: towards the claims).
     Right,
+    /// Focus the next pane.
+    FocusNext,
     /// Up one page.
     PageUp,
     /// Down one page.
@@ -56,7 +64,7 @@ pub enum Action {
     Top,
     /// To the last row.
     Bottom,
-    /// Open the selection (sessions -> session -> claim).
+    /// Open the selection (sessions -> session -> claim; a grid cell -> its claims).
     Open,
     /// Back to the previous view; quit from the first one.
     Back,
@@ -64,14 +72,18 @@ pub enum Action {
     Quit,
     /// Show or hide the help overlay.
     Help,
-    /// Start a fuzzy search.
+    /// Start a search over everything loaded.
     Search,
+    /// Edit the filter of the queue, grid and review.
+    Filter,
     /// Switch to a view.
     Goto(View),
-    /// Next flagged claim (review).
+    /// Next flagged claim.
     Next,
-    /// Previous flagged claim (review).
+    /// Previous flagged claim.
     Prev,
+    /// `n`/`N` order: turn order or severity first.
+    ToggleOrder,
     /// Assign the selected claim to a quadrant.
     Classify(Quadrant),
     /// Edit the note of the selected claim.
@@ -82,22 +94,130 @@ pub enum Action {
     Export,
     /// Open the session of the agent a call of the selected turn ran (a sub-agent, a hand-off).
     SubSession,
-    /// Change the sessions sort column.
+    /// Sort the sessions by the next column.
     Sort,
-    /// Scroll the source pane.
-    ScrollSource(i32),
-    /// Mouse wheel at a position.
-    Wheel(i32),
-    /// Mouse click at (column, row).
-    Click(u16, u16),
+    /// Reverse the sort direction.
+    SortReverse,
+    /// Scroll the focused pane (the source pane in the claim view) by lines.
+    Scroll(i32),
+    /// Show the previous (-1) or next (+1) call of the turn beside the claim.
+    CycleCall(i32),
+    /// Copy the focused item to the clipboard (OSC 52).
+    Copy,
+    /// Open the log at the event's line in `$EDITOR` (or `$PAGER`).
+    OpenExternal,
+    /// Mouse wheel over what was drawn there.
+    Wheel(Option<Hit>, i32),
+    /// Mouse click on what was drawn there.
+    Click(Hit),
     /// The terminal was resized.
     Resize(u16, u16),
-    /// A character typed while a text input (search, note) has focus.
-    Char(char),
-    /// Backspace in a text input.
-    Backspace,
-    /// Enter in a text input.
-    Submit,
-    /// Escape in a text input.
-    Cancel,
+}
+
+/// Something drawn that a mouse can hit, as recorded by `render` in [`super::views::Drawn`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hit {
+    /// A row of the sessions table (index into the sorted order).
+    SessionRow(usize),
+    /// A turn in the session view (index into `turns`).
+    Turn(usize),
+    /// A call of the selected turn (index among the turn's calls).
+    Call(usize),
+    /// A claim (index into `report.claims`).
+    Claim(usize),
+    /// A row of the queue.
+    QueueRow(usize),
+    /// A grid cell (index into `QUADRANTS`).
+    GridCell(usize),
+    /// A row of the search results.
+    SearchRow(usize),
+    /// A pane, for the wheel.
+    Pane(Pane),
+}
+
+/// The panes that scroll on their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// The turns list.
+    Turns,
+    /// The calls of a turn.
+    Calls,
+    /// The claims of a turn.
+    Claims,
+    /// A turn's user message and answer.
+    Answer,
+    /// The claim pane of the claim and review views.
+    Claim,
+    /// The result beside the claim.
+    Source,
+    /// The help overlay.
+    Help,
+    /// The drift and parallel views' body.
+    Body,
+}
+
+/// Messages from the background loader.
+pub enum LoadMsg {
+    /// How many files will come (more may be found while walking).
+    Total(usize),
+    /// Loaded and checked sessions.
+    Sessions(Vec<Loaded>),
+    /// A problem with an input, for the sessions view.
+    Problem(String),
+    /// Everything is loaded.
+    Done,
+}
+
+/// What the case store knows about one loaded session (read by the runtime, applied by `update`).
+#[derive(Clone, Debug, Default)]
+pub struct Restored {
+    /// The session id.
+    pub session_id: String,
+    /// (claim id, turn, quadrant, note).
+    pub marks: Vec<(String, u32, Quadrant, String)>,
+    /// (claim id, turn) reviewed.
+    pub reviewed: Vec<(String, u32)>,
+    /// Where the last review stopped.
+    pub cursor: Option<(String, u32)>,
+}
+
+/// Every input of `update`.
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// An action (from a mouse event mapped on the drawn layout, a test, or the runtime).
+    Action(Action),
+    /// Pasted text (bracketed paste), for a text input.
+    Paste(String),
+    /// The loader's progress.
+    Load(LoadMsg),
+    /// Marks restored from the case store.
+    Restored(Restored),
+    /// A chunk of search results.
+    Search(super::search::SearchChunk),
+    /// An effect finished: a status line (`Err` for failures).
+    Done(Result<String, String>),
+    /// A case file was written (its path, for `y`).
+    CaseWritten(String),
+    /// The sessions of a sub-agent's file, loaded by the runtime: open the one with `id`.
+    SubSessions {
+        /// The loaded sessions of the file.
+        sessions: Vec<Loaded>,
+        /// The session to open.
+        id: String,
+        /// The file.
+        path: String,
+    },
+}
+
+impl From<Action> for Msg {
+    fn from(a: Action) -> Msg {
+        Msg::Action(a)
+    }
+}
+
+impl From<KeyEvent> for Msg {
+    fn from(k: KeyEvent) -> Msg {
+        Msg::Key(k)
+    }
 }

@@ -1,15 +1,20 @@
 //! The explorer's state. Everything a view draws is here, already computed by `check`; the
-//! explorer adds only selection, navigation and the engineer's classifications.
+//! explorer adds only selection, navigation, scroll positions and the engineer's
+//! classifications. Only `update` changes it.
 
-use super::action::View;
+use super::action::{Pane, View};
+use super::filter::{kind_bit, Filter};
+use super::input::Input;
 use super::keymap::Keymap;
+use super::order::SortedOrder;
 use super::theme::Theme;
 use crate::check::{ClaimVerdict, Finding, Quadrant, SessionReport, Severity};
-use crate::model::Session;
+use crate::model::{DiagLevel, Session};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::Arc;
 
-/// A loaded and checked session.
+/// A loaded and checked session, indexed for the views.
 pub struct Loaded {
     /// The session.
     pub session: Session,
@@ -19,8 +24,25 @@ pub struct Loaded {
     pub turn_claims: Vec<Range<usize>>,
     /// Most serious finding.
     pub worst: Option<Severity>,
+    /// Claims with a warning or an error, in turn order.
+    pub flagged: Vec<u32>,
+    /// Turns (indexes into `session.turns`) holding a line the loader could not read.
+    pub damaged_turns: Vec<usize>,
     /// Index of the first claim of each answer (prefix sums), to find claim `i` in O(log n).
     answer_starts: Vec<usize>,
+    /// Per claim: worst severity (0 error, 1 warning, 2 info, 3 none).
+    worst_of: Vec<u8>,
+    /// Per claim: the finding kinds it carries, one bit each ([`kind_bit`]).
+    kinds_of: Vec<u32>,
+}
+
+fn sev_code(s: Option<Severity>) -> u8 {
+    match s {
+        Some(Severity::Error) => 0,
+        Some(Severity::Warning) => 1,
+        Some(Severity::Info) => 2,
+        None => 3,
+    }
 }
 
 impl Loaded {
@@ -46,12 +68,46 @@ impl Loaded {
             answer_starts.push(n);
             n += a.claims.len();
         }
+        let mut worst_of = Vec::with_capacity(claims.len());
+        let mut kinds_of = Vec::with_capacity(claims.len());
+        let mut flagged = Vec::new();
+        for (k, c) in claims.iter().enumerate() {
+            let fs = report.findings_for(c);
+            let mut w = None;
+            let mut mask = 0;
+            for f in fs {
+                w = Some(w.map_or(f.severity, |x: Severity| x.min(f.severity)));
+                mask |= kind_bit(f.kind);
+            }
+            if matches!(w, Some(Severity::Error | Severity::Warning)) {
+                flagged.push(k as u32);
+            }
+            worst_of.push(sev_code(w));
+            kinds_of.push(mask);
+        }
+        // A diagnostic's line falls in the turn whose event precedes it.
+        let mut damaged_turns: Vec<usize> = session
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == DiagLevel::Error && d.line > 0)
+            .filter_map(|d| {
+                session
+                    .turns
+                    .partition_point(|t| t.line <= d.line)
+                    .checked_sub(1)
+            })
+            .collect();
+        damaged_turns.dedup();
         Loaded {
             session,
             report,
             turn_claims,
             worst,
+            flagged,
+            damaged_turns,
             answer_starts,
+            worst_of,
+            kinds_of,
         }
     }
 
@@ -68,6 +124,14 @@ impl Loaded {
             .get(i - self.answer_starts[a])
     }
 
+    /// The index in `report.claims` of claim `claim_id` stated at `turn`.
+    pub fn claim_index(&self, claim_id: &str, turn: u32) -> Option<usize> {
+        let t = self.session.turns.iter().position(|t| t.index == turn)?;
+        let r = self.turn_claims.get(t)?.clone();
+        r.into_iter()
+            .find(|&i| self.report.claims[i].claim_id == claim_id)
+    }
+
     /// The findings of claim `i`.
     pub fn findings(&self, i: usize) -> impl Iterator<Item = &Finding> {
         self.report
@@ -79,7 +143,17 @@ impl Loaded {
 
     /// The worst severity of claim `i`.
     pub fn claim_worst(&self, i: usize) -> Option<Severity> {
-        self.findings(i).map(|f| f.severity).min()
+        match self.worst_of.get(i) {
+            Some(0) => Some(Severity::Error),
+            Some(1) => Some(Severity::Warning),
+            Some(2) => Some(Severity::Info),
+            _ => None,
+        }
+    }
+
+    /// The finding kinds of claim `i`, one bit each.
+    pub fn kind_mask(&self, i: usize) -> u32 {
+        self.kinds_of.get(i).copied().unwrap_or(0)
     }
 
     /// The claim verdict `i`.
@@ -87,9 +161,31 @@ impl Loaded {
         self.report.claims.get(i)
     }
 
-    /// Quadrant counts: computed grid plus nothing else.
+    /// Quadrant counts of the computed grid.
     pub fn quadrant_count(&self, q: Quadrant) -> u64 {
         self.report.metrics.quadrants.get(&q).copied().unwrap_or(0)
+    }
+
+    /// The turn (index into `session.turns`) of claim `i`.
+    pub fn turn_of(&self, i: usize) -> Option<usize> {
+        let t = self.turn_claims.partition_point(|r| r.end <= i);
+        self.turn_claims
+            .get(t)
+            .filter(|r| r.contains(&i))
+            .map(|_| t)
+    }
+
+    /// True when the file is not any log format provscope reads (nothing was loaded from it).
+    pub fn unknown_format(&self) -> bool {
+        self.session.header.is_none() && self.session.turns.is_empty() && self.session.has_errors()
+    }
+
+    /// The error-level diagnostics.
+    pub fn errors(&self) -> impl Iterator<Item = &crate::model::Diagnostic> {
+        self.session
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == DiagLevel::Error)
     }
 }
 
@@ -105,43 +201,157 @@ pub struct Mark {
 /// Key of a claim statement across sessions: (session id, claim id, turn).
 pub type ClaimKey = (String, String, u32);
 
-/// Sessions view sort order.
+/// The engineer's work on one loaded session, by claim index.
+#[derive(Clone, Debug, Default)]
+pub struct SessionState {
+    /// Classifications and notes.
+    pub marks: HashMap<u32, Mark>,
+    /// Reviewed claims.
+    pub reviewed: HashSet<u32>,
+    /// Where the last review stopped.
+    pub cursor: Option<u32>,
+}
+
+/// A column of the sessions list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortKey {
     /// By name.
     Name,
+    /// By turns.
+    Turns,
+    /// By claims.
+    Claims,
     /// Worst finding first.
     Worst,
-    /// Most claims first.
+    /// By a quadrant's count.
+    Quadrant(Quadrant),
+    /// By review progress (share of flagged claims reviewed).
+    Reviewed,
+}
+
+impl SortKey {
+    /// Every column, in the order `s` steps through them.
+    pub const ALL: [SortKey; 9] = [
+        SortKey::Name,
+        SortKey::Turns,
+        SortKey::Claims,
+        SortKey::Worst,
+        SortKey::Quadrant(Quadrant::FactRightSourceRight),
+        SortKey::Quadrant(Quadrant::FactRightSourceWrong),
+        SortKey::Quadrant(Quadrant::FactWrongSourceRight),
+        SortKey::Quadrant(Quadrant::FactWrongSourceWrong),
+        SortKey::Reviewed,
+    ];
+
+    /// The column's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Name => "name",
+            SortKey::Turns => "turns",
+            SortKey::Claims => "claims",
+            SortKey::Worst => "worst finding",
+            SortKey::Quadrant(q) => match q {
+                Quadrant::FactRightSourceRight => "RR",
+                Quadrant::FactRightSourceWrong => "RW",
+                Quadrant::FactWrongSourceRight => "WR",
+                Quadrant::FactWrongSourceWrong => "WW",
+            },
+            SortKey::Reviewed => "reviewed",
+        }
+    }
+}
+
+/// Session view focus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// The turns.
+    Turns,
+    /// The calls of the turn.
+    Calls,
+    /// The claims of the turn.
     Claims,
+    /// The question and answer.
+    Answer,
 }
 
-/// A text input in progress.
+/// A search or result hit's target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    /// A claim (index into `report.claims`).
+    Claim(u32),
+    /// A call (index into `session.calls`).
+    Call(u32),
+}
+
+/// One search hit.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Input {
-    /// `/` search.
-    Search(String),
-    /// Note for the selected claim.
-    Note(String),
+pub struct SearchHit {
+    /// Index into `App::sessions`.
+    pub session: u32,
+    /// What matched.
+    pub target: Target,
+    /// 3 exact field, 2 prefix of a field, 1 substring, 0 fuzzy.
+    pub rank: u8,
+    /// Fuzzy score within a rank.
+    pub score: i64,
+    /// What is shown, and the matched character positions in it.
+    pub text: String,
+    /// Matched character positions in `text`.
+    pub positions: Vec<usize>,
 }
 
-/// Search results: indexes into the current session's claims, with matched character positions.
+/// Search results over every loaded session.
 #[derive(Clone, Debug, Default)]
 pub struct SearchResults {
     /// The query these results answer.
     pub query: String,
-    /// (claim index, score, matched char positions in the claim text)
-    pub hits: Vec<(usize, i64, Vec<usize>)>,
+    /// Best first.
+    pub hits: Vec<SearchHit>,
     /// True while results are still coming.
     pub running: bool,
     /// Selected hit.
     pub selected: usize,
 }
 
+/// The filtered claims of every loaded session.
+#[derive(Clone, Debug, Default)]
+pub struct Queue {
+    /// (session index, claim index), sessions in list order, claims in turn order.
+    pub items: Vec<(u32, u32)>,
+    /// Selected row.
+    pub selected: usize,
+    /// How many sessions were loaded when it was built.
+    pub sessions: usize,
+    /// Positions in `items` by effective quadrant (`QUADRANTS` order, then none).
+    pub by_cell: [Vec<u32>; 5],
+}
+
+/// Scroll offsets (rows) of the panes that scroll on their own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scroll {
+    offsets: HashMap<Pane, usize>,
+}
+
+impl Scroll {
+    /// The offset of a pane.
+    pub fn get(&self, p: Pane) -> usize {
+        self.offsets.get(&p).copied().unwrap_or(0)
+    }
+
+    /// Sets the offset of a pane.
+    pub fn set(&mut self, p: Pane, v: usize) {
+        self.offsets.insert(p, v);
+    }
+}
+
 /// The whole state.
 pub struct App {
     /// Sessions loaded so far (shared with search threads).
-    pub sessions: Vec<std::sync::Arc<Loaded>>,
+    pub sessions: Vec<Arc<Loaded>>,
+    /// The engineer's work per loaded session (same indexes as `sessions`).
+    pub states: Vec<SessionState>,
+    /// Session id -> indexes into `sessions`.
+    pub by_id: HashMap<String, Vec<usize>>,
     /// (done, total) while loading in the background.
     pub loading: Option<(usize, usize)>,
     /// Problems with inputs, shown in the sessions view.
@@ -150,36 +360,54 @@ pub struct App {
     pub view: View,
     /// Where `Back` goes.
     pub history: Vec<View>,
-    /// Order of the sessions view: indexes into `sessions`.
-    pub order: Vec<usize>,
-    /// Sort key of the sessions view.
+    /// Order of the sessions view.
+    pub order: SortedOrder,
+    /// Sort column of the sessions view.
     pub sort: SortKey,
+    /// Sort descending.
+    pub sort_reverse: bool,
     /// Selected row in the sessions view (index into `order`).
     pub sel_session: usize,
+    /// The open session (index into `sessions`).
+    pub cur: Option<usize>,
     /// Selected turn (index into `session.turns`).
     pub sel_turn: usize,
     /// Selected claim (index into `report.claims`).
     pub sel_claim: usize,
-    /// Session view focus: false = turns, true = claims.
-    pub focus_claims: bool,
-    /// Claim view: source scroll offset (lines).
-    pub source_scroll: u16,
+    /// Selected call (index among the selected turn's calls).
+    pub sel_call: usize,
+    /// Session view focus.
+    pub focus: Focus,
+    /// Claim view: the source pane has the focus (else the claim pane).
+    pub source_focus: bool,
+    /// Claim view: the call shown beside the claim instead of the cited one.
+    pub shown_call: Option<String>,
+    /// Scroll offsets.
+    pub scroll: Scroll,
     /// Help overlay shown.
     pub help: bool,
     /// Text input in progress.
     pub input: Option<Input>,
     /// Last search.
     pub search: Option<SearchResults>,
-    /// Review: flagged claims of the current session, severity then turn order.
+    /// Generation of the running search (newer cancels older).
+    pub search_gen: u64,
+    /// Filter of the queue, grid and review.
+    pub filter: Filter,
+    /// The filtered claims.
+    pub queue: Queue,
+    /// Review: positions in `queue.items` of the flagged ones.
     pub review: Vec<usize>,
     /// Position in `review`.
     pub review_pos: usize,
-    /// Classifications and notes by claim statement.
-    pub marks: HashMap<ClaimKey, Mark>,
-    /// Reviewed claim statements.
-    pub reviewed: HashSet<ClaimKey>,
-    /// Where the last review of each session stopped: session id -> (claim id, turn).
-    pub cursors: HashMap<String, (String, u32)>,
+    /// `n`/`N` order in the claim view: severity first (else turn order).
+    pub severity_order: bool,
+    /// Selected grid cell (index into `QUADRANTS`).
+    pub grid_cell: usize,
+    /// What `y` copies right after a case was written.
+    pub last_case: Option<String>,
+    /// The claim to open once loading is done (`open --claim`).
+    pub start: Option<super::StartAt>,
     /// One-line status (saved, errors).
     pub status: String,
     /// Terminal size.
@@ -199,25 +427,36 @@ impl App {
     pub fn new(keymap: Keymap, theme: Theme) -> Self {
         App {
             sessions: Vec::new(),
+            states: Vec::new(),
+            by_id: HashMap::new(),
             loading: None,
             problems: Vec::new(),
             view: View::Sessions,
             history: Vec::new(),
-            order: Vec::new(),
+            order: SortedOrder::new(),
             sort: SortKey::Name,
+            sort_reverse: false,
             sel_session: 0,
+            cur: None,
             sel_turn: 0,
             sel_claim: 0,
-            focus_claims: false,
-            source_scroll: 0,
+            sel_call: 0,
+            focus: Focus::Turns,
+            source_focus: false,
+            shown_call: None,
+            scroll: Scroll::default(),
             help: false,
             input: None,
             search: None,
+            search_gen: 0,
+            filter: Filter::default(),
+            queue: Queue::default(),
             review: Vec::new(),
             review_pos: 0,
-            marks: HashMap::new(),
-            reviewed: HashSet::new(),
-            cursors: HashMap::new(),
+            severity_order: false,
+            grid_cell: 0,
+            last_case: None,
+            start: None,
             status: String::new(),
             size: (80, 24),
             keymap,
@@ -227,42 +466,48 @@ impl App {
         }
     }
 
-    /// Adds a loaded session and keeps the order sorted.
+    /// Adds a loaded session in O(log n), keeping the selected row on the same session.
     pub fn push_session(&mut self, l: Loaded) {
-        self.sessions.push(std::sync::Arc::new(l));
-        self.order.push(self.sessions.len() - 1);
-        self.resort();
+        let idx = self.sessions.len();
+        self.by_id
+            .entry(l.report.session_id.clone())
+            .or_default()
+            .push(idx);
+        self.sessions.push(Arc::new(l));
+        self.states.push(SessionState::default());
+        let row = self.order.insert(
+            idx as u32,
+            comparator(&self.sessions, &self.states, self.sort, self.sort_reverse),
+        );
+        if row <= self.sel_session && self.order.len() > 1 {
+            self.sel_session += 1;
+        }
     }
 
-    /// Re-sorts the sessions view, keeping the selected session selected.
+    /// Re-sorts the sessions view (a new column), keeping the selected session selected.
     pub fn resort(&mut self) {
-        let selected = self.order.get(self.sel_session).copied();
-        let s = &self.sessions;
-        match self.sort {
-            SortKey::Name => self
-                .order
-                .sort_by(|a, b| s[*a].session.name.cmp(&s[*b].session.name)),
-            SortKey::Worst => self.order.sort_by_key(|i| {
-                (
-                    s[*i].worst.map_or(9, |w| w as u8),
-                    s[*i].session.name.clone(),
-                )
-            }),
-            SortKey::Claims => self
-                .order
-                .sort_by_key(|i| std::cmp::Reverse(s[*i].report.claims.len())),
-        }
+        let selected = self.order.get(self.sel_session);
+        self.order.resort(comparator(
+            &self.sessions,
+            &self.states,
+            self.sort,
+            self.sort_reverse,
+        ));
         if let Some(sel) = selected {
-            self.sel_session = self.order.iter().position(|i| *i == sel).unwrap_or(0);
+            self.sel_session = self.order.position(sel).unwrap_or(0);
         }
     }
 
-    /// The selected session.
+    /// The open session.
     pub fn current(&self) -> Option<&Loaded> {
-        self.order
-            .get(self.sel_session)
-            .and_then(|&i| self.sessions.get(i))
+        self.cur
+            .and_then(|i| self.sessions.get(i))
             .map(|a| a.as_ref())
+    }
+
+    /// The session selected in the sessions list.
+    pub fn selected_session(&self) -> Option<usize> {
+        self.order.get(self.sel_session)
     }
 
     /// The selected claim's verdict.
@@ -270,37 +515,103 @@ impl App {
         self.current().and_then(|l| l.claim(self.sel_claim))
     }
 
-    /// Key of the selected claim statement.
-    pub fn claim_key(&self) -> Option<ClaimKey> {
-        let l = self.current()?;
-        let c = l.claim(self.sel_claim)?;
+    /// Key of claim `claim` of session `s`.
+    pub fn key_of(&self, s: usize, claim: usize) -> Option<ClaimKey> {
+        let l = self.sessions.get(s)?;
+        let c = l.claim(claim)?;
         Some((l.report.session_id.clone(), c.claim_id.clone(), c.turn))
     }
 
-    /// Flagged claims of the current session in review order: severity, then turn, then position.
-    pub fn build_review(&mut self) {
-        let Some(l) = self.current() else {
-            self.review.clear();
-            return;
-        };
-        let mut items: Vec<(Severity, u32, usize)> = (0..l.report.claims.len())
-            .filter_map(|i| {
-                l.claim_worst(i)
-                    .filter(|s| *s != Severity::Info)
-                    .map(|s| (s, l.report.claims[i].turn, i))
-            })
-            .collect();
-        items.sort();
-        self.review = items.into_iter().map(|(_, _, i)| i).collect();
+    /// Key of the selected claim statement.
+    pub fn claim_key(&self) -> Option<ClaimKey> {
+        self.key_of(self.cur?, self.sel_claim)
     }
 
-    /// Selects claim `i` of the current session (and its turn).
+    /// The mark of claim `claim` of session `s`.
+    pub fn mark_of(&self, s: usize, claim: usize) -> Option<&Mark> {
+        self.states.get(s)?.marks.get(&(claim as u32))
+    }
+
+    /// The mark of the selected claim.
+    pub fn mark(&self) -> Option<&Mark> {
+        self.mark_of(self.cur?, self.sel_claim)
+    }
+
+    /// Whether claim `claim` of session `s` is reviewed.
+    pub fn is_reviewed(&self, s: usize, claim: usize) -> bool {
+        self.states
+            .get(s)
+            .is_some_and(|st| st.reviewed.contains(&(claim as u32)))
+    }
+
+    /// The effective quadrant of claim `claim` of session `s` (a hand classification wins).
+    pub fn quadrant_of(&self, s: usize, claim: usize) -> Option<crate::check::EffectiveQuadrant> {
+        let c = self.sessions.get(s)?.claim(claim)?;
+        c.effective_quadrant(self.mark_of(s, claim).and_then(|m| m.quadrant))
+    }
+
+    /// Selects claim `i` of the open session (and its turn); the source scrolls to its span.
     pub fn select_claim(&mut self, i: usize) {
         let Some(l) = self.current() else { return };
-        if let Some(t) = l.turn_claims.iter().position(|r| r.contains(&i)) {
+        if let Some(t) = l.turn_of(i) {
             self.sel_turn = t;
         }
         self.sel_claim = i;
-        self.source_scroll = u16::MAX; // "scroll to the span" on next render
+        self.shown_call = None;
+        self.scroll.set(Pane::Claim, 0);
+        let row = super::views::claim::span_row(self);
+        self.scroll.set(Pane::Source, row);
     }
+
+    /// Opens session `s` (index into `sessions`) and selects its first turn.
+    pub fn open_session(&mut self, s: usize) {
+        if self.cur != Some(s) {
+            self.cur = Some(s);
+            self.sel_turn = 0;
+            self.sel_call = 0;
+            self.sel_claim = self
+                .current()
+                .and_then(|l| l.turn_claims.first().map(|r| r.start))
+                .unwrap_or(0);
+            self.shown_call = None;
+            self.scroll = Scroll::default();
+        }
+    }
+}
+
+/// The sessions list's comparator for a sort column and direction.
+pub fn comparator<'a>(
+    s: &'a [Arc<Loaded>],
+    st: &'a [SessionState],
+    key: SortKey,
+    rev: bool,
+) -> impl Fn(u32, u32) -> std::cmp::Ordering + 'a {
+    move |a: u32, b: u32| {
+        let (x, y) = (&s[a as usize], &s[b as usize]);
+        let by_name = || x.session.name.cmp(&y.session.name);
+        let o = match key {
+            SortKey::Name => by_name(),
+            SortKey::Turns => x.session.turns.len().cmp(&y.session.turns.len()),
+            SortKey::Claims => x.report.claims.len().cmp(&y.report.claims.len()),
+            SortKey::Worst => sev_code(x.worst)
+                .cmp(&sev_code(y.worst))
+                .reverse()
+                .then_with(|| x.session.has_errors().cmp(&y.session.has_errors())),
+            SortKey::Quadrant(q) => x.quadrant_count(q).cmp(&y.quadrant_count(q)),
+            SortKey::Reviewed => progress(x, &st[a as usize]).cmp(&progress(y, &st[b as usize])),
+        };
+        // Name ascending is the natural order; the other columns read biggest first.
+        let o = if key == SortKey::Name { o } else { o.reverse() };
+        let o = if rev { o.reverse() } else { o };
+        o.then_with(by_name).then(a.cmp(&b))
+    }
+}
+
+/// Share of a session's flagged claims reviewed, in thousandths.
+pub fn progress(l: &Loaded, st: &SessionState) -> u32 {
+    if l.flagged.is_empty() {
+        return 1000;
+    }
+    let done = l.flagged.iter().filter(|i| st.reviewed.contains(i)).count();
+    (done * 1000 / l.flagged.len()) as u32
 }

@@ -138,7 +138,8 @@ fn b(
 impl Default for Keymap {
     fn default() -> Self {
         use View::*;
-        let classify = [Claim, Grid, Review];
+        let claimish = [Claim, Queue, Review];
+        let not_sessions = [Session, Claim, Drift, Parallel, Grid, Queue, Review];
         Keymap {
             bindings: vec![
                 b("up", &["k", "Up"], Action::Up, "move up", &[]),
@@ -147,15 +148,22 @@ impl Default for Keymap {
                     "left",
                     &["h", "Left"],
                     Action::Left,
-                    "focus turns / scroll source back",
-                    &[Session],
+                    "focus the pane to the left (grid: the cell to the left)",
+                    &[Session, Claim, Review, Grid],
                 ),
                 b(
                     "right",
                     &["l", "Right"],
                     Action::Right,
-                    "focus claims",
-                    &[Session],
+                    "focus the pane to the right (grid: the cell to the right)",
+                    &[Session, Claim, Review, Grid],
+                ),
+                b(
+                    "focus",
+                    &["Tab"],
+                    Action::FocusNext,
+                    "focus the next pane",
+                    &[Session, Claim, Review, Grid],
                 ),
                 b(
                     "page_up",
@@ -173,7 +181,13 @@ impl Default for Keymap {
                 ),
                 b("top", &["g", "Home"], Action::Top, "first row", &[]),
                 b("bottom", &["G", "End"], Action::Bottom, "last row", &[]),
-                b("open", &["Enter"], Action::Open, "open the selection", &[]),
+                b(
+                    "open",
+                    &["Enter"],
+                    Action::Open,
+                    "open the selection (a call: beside the claim; a grid cell: its claims)",
+                    &[],
+                ),
                 b(
                     "back",
                     &["Esc", "q"],
@@ -187,7 +201,14 @@ impl Default for Keymap {
                     "search",
                     &["/"],
                     Action::Search,
-                    "fuzzy search claims, tools, servers, call ids",
+                    "search every loaded session: claim and call ids, claim text, tools, servers, results, finding kinds",
+                    &[],
+                ),
+                b(
+                    "filter",
+                    &["f"],
+                    Action::Filter,
+                    "filter the queue, grid and review (kind, severity, quadrant, tier, server, reviewed)",
                     &[],
                 ),
                 b(
@@ -202,91 +223,140 @@ impl Default for Keymap {
                     &["c"],
                     Action::Goto(Claim),
                     "claim beside its source",
-                    &[Session, Drift, Parallel, Grid, Review],
+                    &[Session, Drift, Parallel, Grid, Queue, Review],
                 ),
                 b(
                     "drift",
                     &["d"],
                     Action::Goto(Drift),
                     "drift: the claim's binding across turns",
-                    &[Session, Claim, Parallel, Grid, Review],
+                    &[Session, Claim, Parallel, Grid, Queue, Review],
                 ),
                 b(
                     "parallel",
                     &["p"],
                     Action::Goto(Parallel),
                     "parallel: the claim's fan-out group",
-                    &[Session, Claim, Drift, Grid, Review],
+                    &[Session, Claim, Drift, Grid, Queue, Review],
                 ),
                 b(
                     "grid",
                     &["x"],
                     Action::Goto(Grid),
-                    "the fact-versus-source grid",
+                    "the fact-versus-source grid of the filtered claims",
+                    &[],
+                ),
+                b(
+                    "queue",
+                    &["w"],
+                    Action::Goto(Queue),
+                    "the queue: filtered claims of every loaded session",
                     &[],
                 ),
                 b(
                     "review",
                     &["r"],
                     Action::Goto(Review),
-                    "review walkthrough of flagged claims",
+                    "review walkthrough of the filtered flagged claims",
                     &[],
                 ),
                 b(
                     "next",
                     &["n"],
                     Action::Next,
-                    "next flagged claim",
-                    &[Review, Claim],
+                    "next flagged claim (wraps)",
+                    &[Review, Claim, Queue],
                 ),
                 b(
                     "prev",
                     &["N", "b"],
                     Action::Prev,
-                    "previous flagged claim",
-                    &[Review, Claim],
+                    "previous flagged claim (wraps)",
+                    &[Review, Claim, Queue],
+                ),
+                b(
+                    "order",
+                    &["t"],
+                    Action::ToggleOrder,
+                    "n/N order: turn order or errors first",
+                    &[Claim],
                 ),
                 b(
                     "classify_rr",
                     &["1"],
                     Action::Classify(Quadrant::FactRightSourceRight),
                     "classify: fact right, source right",
-                    &classify,
+                    &claimish,
                 ),
                 b(
                     "classify_rw",
                     &["2"],
                     Action::Classify(Quadrant::FactRightSourceWrong),
                     "classify: fact right, source wrong",
-                    &classify,
+                    &claimish,
                 ),
                 b(
                     "classify_wr",
                     &["3"],
                     Action::Classify(Quadrant::FactWrongSourceRight),
                     "classify: fact wrong, source right",
-                    &classify,
+                    &claimish,
                 ),
                 b(
                     "classify_ww",
                     &["4"],
                     Action::Classify(Quadrant::FactWrongSourceWrong),
                     "classify: fact wrong, source wrong",
-                    &classify,
+                    &claimish,
                 ),
                 b(
                     "note",
                     &["i"],
                     Action::Note,
-                    "write a note on the claim",
-                    &classify,
+                    "write a note on the claim (Ctrl-J: new line)",
+                    &claimish,
                 ),
                 b(
                     "reviewed",
                     &["m"],
                     Action::ToggleReviewed,
                     "mark reviewed / not reviewed",
-                    &[Review, Claim],
+                    &claimish,
+                ),
+                b(
+                    "export",
+                    &["e"],
+                    Action::Export,
+                    "export the claim as a regression case",
+                    &claimish,
+                ),
+                b(
+                    "copy",
+                    &["y"],
+                    Action::Copy,
+                    "copy the focused item (claim id, span, call id, case path, file) via OSC 52",
+                    &[],
+                ),
+                b(
+                    "open_log",
+                    &["o"],
+                    Action::OpenExternal,
+                    "open the log at this line in $EDITOR (or $PAGER)",
+                    &[],
+                ),
+                b(
+                    "prev_call",
+                    &["["],
+                    Action::CycleCall(-1),
+                    "show the turn's previous call beside the claim",
+                    &[Claim, Review],
+                ),
+                b(
+                    "next_call",
+                    &["]"],
+                    Action::CycleCall(1),
+                    "show the turn's next call beside the claim",
+                    &[Claim, Review],
                 ),
                 b(
                     "sub_session",
@@ -303,18 +373,25 @@ impl Default for Keymap {
                     &[Sessions],
                 ),
                 b(
+                    "sort_reverse",
+                    &["-"],
+                    Action::SortReverse,
+                    "reverse the sort",
+                    &[Sessions],
+                ),
+                b(
                     "scroll_down",
                     &["J", "ctrl-e"],
-                    Action::ScrollSource(3),
-                    "scroll the source down",
-                    &[Claim, Review],
+                    Action::Scroll(3),
+                    "scroll the focused pane (the source) down",
+                    &not_sessions,
                 ),
                 b(
                     "scroll_up",
                     &["K", "ctrl-y"],
-                    Action::ScrollSource(-3),
-                    "scroll the source up",
-                    &[Claim, Review],
+                    Action::Scroll(-3),
+                    "scroll the focused pane (the source) up",
+                    &not_sessions,
                 ),
             ],
         }
@@ -357,10 +434,15 @@ impl Keymap {
     }
 
     /// Every binding that applies in a view, for the help overlay: (keys, help).
+    /// The view's own keys come first.
     pub fn help_rows(&self, view: View) -> Vec<(String, &'static str)> {
-        self.bindings
+        let mut rows: Vec<&Binding> = self
+            .bindings
             .iter()
             .filter(|b| b.views.is_empty() || b.views.contains(&view))
+            .collect();
+        rows.sort_by_key(|b| b.views.is_empty());
+        rows.into_iter()
             .map(|b| {
                 let keys: Vec<String> = b.keys.iter().map(KeySpec::label).collect();
                 (keys.join(" "), b.help)

@@ -19,6 +19,8 @@ pub struct Theme {
     pub ok: Color,
     /// Selection background.
     pub selection: Color,
+    /// Text on the selection.
+    pub selection_fg: Color,
     /// Highlighted span background.
     pub span: Color,
     /// Dim text.
@@ -36,7 +38,8 @@ impl Theme {
             warning: Color::Yellow,
             info: Color::Blue,
             ok: Color::Green,
-            selection: Color::DarkGray,
+            selection: Color::Blue,
+            selection_fg: Color::White,
             span: Color::Yellow,
             dim: Color::DarkGray,
             accent: Color::Cyan,
@@ -58,10 +61,11 @@ impl Theme {
                 "info" => self.info = c,
                 "ok" => self.ok = c,
                 "selection" => self.selection = c,
+                "selection_fg" => self.selection_fg = c,
                 "span" => self.span = c,
                 "dim" => self.dim = c,
                 "accent" => self.accent = c,
-                _ => return Err(format!("colors.{role}: unknown role (error, warning, info, ok, selection, span, dim, accent)")),
+                _ => return Err(format!("colors.{role}: unknown role (error, warning, info, ok, selection, selection_fg, span, dim, accent)")),
             }
         }
         Ok(self)
@@ -103,15 +107,22 @@ impl Theme {
         self.fg(self.accent).add_modifier(Modifier::BOLD)
     }
 
-    /// The selected row.
+    /// The selected row: every cell of it takes this foreground and background, so secondary
+    /// (dim) text stays readable on the selection.
     pub fn selected(&self) -> Style {
         if self.color {
             Style::default()
+                .fg(self.selection_fg)
                 .bg(self.selection)
                 .add_modifier(Modifier::BOLD)
         } else {
             Style::default().add_modifier(Modifier::REVERSED)
         }
+    }
+
+    /// The status line.
+    pub fn status(&self) -> Style {
+        self.fg(self.accent)
     }
 
     /// The cited span in a source.

@@ -1,11 +1,14 @@
-//! `update`: applies an action to the state and says what the runtime must do (persist, search,
-//! quit). Pure: no terminal, no I/O, so key sequences are tested directly.
+//! `update`: the only place the state changes. Every input is a [`Msg`]; `update` applies it
+//! and says what the runtime must do ([`Effect`]: persist, search, copy, open an editor, quit).
+//! Pure: no terminal, no I/O, so key sequences are tested directly.
 
-use super::action::{Action, View};
-use super::app::{App, ClaimKey, Input, Mark, SortKey};
-use crate::check::Quadrant;
+use super::action::{Action, Hit, LoadMsg, Msg, Pane, Restored, View};
+use super::app::{App, ClaimKey, Focus, Mark, SortKey, Target};
+use super::input::{Edit, Input, InputKind};
+use super::queue;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Something the runtime does after an update.
+/// Something the runtime does after an update; its outcome comes back as a [`Msg`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     /// Leave the explorer.
@@ -16,12 +19,26 @@ pub enum Effect {
     SaveReviewed(ClaimKey, bool),
     /// Persist where the review stands.
     SaveCursor(ClaimKey),
-    /// Write the selected claim's regression case.
+    /// Write a claim's regression case.
     ExportCase(ClaimKey),
-    /// Start (or restart) the fuzzy search of the current session.
-    Search(String),
-    /// Load the file of a sub-agent's session and open the session with this id.
+    /// Start (or restart) the search of every loaded session.
+    Search {
+        /// The query.
+        query: String,
+        /// Its generation (a newer one cancels it).
+        generation: u64,
+    },
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Load the file of a sub-agent's session (path) and open the session with this id.
     LoadSession(String, String),
+    /// Open session `session`'s log at `line` in `$EDITOR` or `$PAGER`.
+    OpenExternal {
+        /// Index into `App::sessions`.
+        session: usize,
+        /// 1-based line.
+        line: u64,
+    },
 }
 
 /// Rows in a page of the main list.
@@ -30,38 +47,364 @@ fn page(app: &App) -> usize {
 }
 
 /// Moves an index within `0..len` by `delta`, clamped.
-fn step(i: usize, delta: isize, len: usize) -> usize {
+pub(crate) fn step(i: usize, delta: isize, len: usize) -> usize {
     if len == 0 {
         return 0;
     }
-    (i as isize + delta).clamp(0, len as isize - 1) as usize
+    (i as isize)
+        .saturating_add(delta)
+        .clamp(0, len as isize - 1) as usize
 }
 
-/// Applies `action`.
-pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
-    if let Action::Resize(w, h) = action {
-        app.size = (w, h);
-        return vec![];
+/// Applies one message.
+pub fn update(app: &mut App, msg: impl Into<Msg>) -> Vec<Effect> {
+    match msg.into() {
+        Msg::Key(k) => key(app, k),
+        Msg::Action(a) => action(app, a),
+        Msg::Paste(text) => {
+            if let Some(i) = app.input.as_mut() {
+                if i.paste(&text) == Edit::Changed && i.kind == InputKind::Search {
+                    return start_search(app);
+                }
+            }
+            vec![]
+        }
+        Msg::Load(m) => load(app, m),
+        Msg::Restored(r) => {
+            restored(app, r);
+            vec![]
+        }
+        Msg::Search(chunk) => {
+            if chunk.generation == app.search_gen {
+                if let Some(s) = app.search.as_mut() {
+                    super::search::merge(&mut s.hits, chunk.hits);
+                    s.running = !chunk.done;
+                    s.selected = s.selected.min(s.hits.len().saturating_sub(1));
+                }
+            }
+            vec![]
+        }
+        Msg::Done(r) => {
+            app.status = match r {
+                Ok(s) => s,
+                Err(e) => e,
+            };
+            vec![]
+        }
+        Msg::SubSessions { sessions, id, path } => {
+            for l in sessions {
+                app.push_session(l);
+            }
+            if !select_session(app, &id) {
+                app.status = format!(
+                    "{} holds no session {}",
+                    crate::text::one_line(&path),
+                    crate::text::one_line(&id)
+                );
+            }
+            vec![]
+        }
+        Msg::CaseWritten(path) => {
+            app.status = format!(
+                "case written to {path} (run it with `provscope check {path} --against ...`; {} copies the path)",
+                app.keymap.key_of("copy")
+            );
+            app.last_case = Some(path);
+            vec![]
+        }
     }
-    if let Action::Quit = action {
+}
+
+fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    if let Some(input) = app.input.as_mut() {
+        let kind = input.kind;
+        return match input.key(k) {
+            Edit::Changed if kind == InputKind::Search => start_search(app),
+            Edit::Changed | Edit::Moved => vec![],
+            Edit::Cancel => {
+                app.input = None;
+                app.status = "cancelled".into();
+                vec![]
+            }
+            e @ (Edit::Up | Edit::Down) => {
+                let d = if e == Edit::Up { -1 } else { 1 };
+                if let Some(s) = app.search.as_mut() {
+                    s.selected = step(s.selected, d, s.hits.len());
+                }
+                vec![]
+            }
+            Edit::Submit => submit(app),
+        };
+    }
+    if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
         return vec![Effect::Quit];
     }
-    if app.input.is_some() {
-        return update_input(app, action);
+    match app.keymap.lookup(&k, app.view) {
+        Some(a) => action(app, a),
+        None => vec![],
+    }
+}
+
+fn start_search(app: &mut App) -> Vec<Effect> {
+    let q = app.input.as_ref().map(Input::text).unwrap_or_default();
+    app.search_gen += 1;
+    app.search = Some(super::app::SearchResults {
+        query: q.clone(),
+        running: !q.trim().is_empty(),
+        ..Default::default()
+    });
+    if q.trim().is_empty() {
+        return vec![];
+    }
+    vec![Effect::Search {
+        query: q.trim().to_owned(),
+        generation: app.search_gen,
+    }]
+}
+
+fn submit(app: &mut App) -> Vec<Effect> {
+    let Some(input) = app.input.take() else {
+        return vec![];
+    };
+    match input.kind {
+        InputKind::Search => {
+            let hit = app
+                .search
+                .as_ref()
+                .and_then(|s| s.hits.get(s.selected))
+                .cloned();
+            match hit {
+                Some(h) => open_target(app, h.session as usize, h.target),
+                None => vec![],
+            }
+        }
+        InputKind::Filter => {
+            match super::filter::Filter::parse(&input.text()) {
+                Ok(f) => {
+                    app.filter = f;
+                    queue::build(app);
+                    app.status = format!(
+                        "{} claim(s) match, {} flagged",
+                        app.queue.items.len(),
+                        app.review.len()
+                    );
+                    if !matches!(app.view, View::Queue | View::Grid | View::Review) {
+                        return goto(app, View::Queue);
+                    }
+                    if app.view == View::Review {
+                        queue::start_review(app);
+                    }
+                }
+                Err(e) => {
+                    app.status = format!("filter: {e}");
+                    app.input = Some(input);
+                }
+            }
+            vec![]
+        }
+        InputKind::Note => {
+            let note = input.text();
+            queue::save_note(app, note)
+        }
+    }
+}
+
+/// Opens a search hit: a claim in the claim view, or a call beside a claim of its turn.
+fn open_target(app: &mut App, s: usize, t: Target) -> Vec<Effect> {
+    if s >= app.sessions.len() {
+        return vec![];
+    }
+    app.open_session(s);
+    match t {
+        Target::Claim(i) => app.select_claim(i as usize),
+        Target::Call(k) => {
+            let Some(l) = app.current() else {
+                return vec![];
+            };
+            let Some(call) = l.session.calls.get(k as usize) else {
+                return vec![];
+            };
+            let id = call.id.clone();
+            let turn = call.turn;
+            let claim = l
+                .report
+                .claims
+                .iter()
+                .position(|c| c.call_id.as_deref() == Some(id.as_str()))
+                .or_else(|| l.report.claims.iter().position(|c| c.turn == turn))
+                .or((!l.report.claims.is_empty()).then_some(0));
+            match claim {
+                Some(i) => {
+                    app.select_claim(i);
+                    show_call(app, Some(id));
+                }
+                None => {
+                    app.status = "this session has no claims to show the call beside".into();
+                    return goto(app, View::Session);
+                }
+            }
+        }
+    }
+    goto(app, View::Claim)
+}
+
+/// Shows `call` beside the selected claim (None: the cited one), scrolled to the top or span.
+pub(crate) fn show_call(app: &mut App, call: Option<String>) {
+    let cited = app.current_claim().and_then(|c| c.call_id.clone());
+    app.shown_call = call.filter(|c| Some(c) != cited.as_ref());
+    let row = if app.shown_call.is_none() {
+        super::views::claim::span_row(app)
+    } else {
+        0
+    };
+    app.scroll.set(Pane::Source, row);
+}
+
+fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
+    match m {
+        LoadMsg::Total(n) => {
+            let done = app.loading.map_or(0, |l| l.0);
+            app.loading = Some((done, n));
+        }
+        LoadMsg::Sessions(v) => {
+            let first = app.sessions.len();
+            let n = v.len();
+            for l in v {
+                app.push_session(l);
+            }
+            let (done, total) = app.loading.unwrap_or((0, 0));
+            app.loading = Some((done + n, total.max(done + n)));
+            if app.queue.sessions > 0 || matches!(app.view, View::Queue | View::Grid | View::Review)
+            {
+                queue::append(app, first);
+            }
+        }
+        LoadMsg::Problem(p) => app.problems.push(p),
+        LoadMsg::Done => {
+            app.loading = None;
+            if let Some(start) = app.start.take() {
+                return start_at(app, &start);
+            }
+            // A single session opens straight into the session view.
+            if app.sessions.len() == 1 && app.view == View::Sessions {
+                return action(app, Action::Open);
+            }
+        }
+    }
+    vec![]
+}
+
+/// Opens the claim `open --claim ID [--turn N]` asked for, in the first session stating it.
+fn start_at(app: &mut App, start: &super::StartAt) -> Vec<Effect> {
+    let found = app.order.iter().find_map(|s| {
+        let l = &app.sessions[s];
+        let i =
+            l.report.claims.iter().position(|c| {
+                c.claim_id == start.claim && start.turn.is_none_or(|t| t == c.turn)
+            })?;
+        Some((s, i))
+    });
+    match found {
+        Some((s, i)) => {
+            app.sel_session = app.order.position(s).unwrap_or(0);
+            app.open_session(s);
+            app.history.push(View::Sessions);
+            app.view = View::Session;
+            app.focus = Focus::Claims;
+            app.select_claim(i);
+            goto(app, View::Claim)
+        }
+        None => {
+            app.status = format!(
+                "claim {}{} is not in the loaded sessions",
+                start.claim,
+                start
+                    .turn
+                    .map(|t| format!(" (turn {t})"))
+                    .unwrap_or_default()
+            );
+            if app.sessions.len() == 1 && app.view == View::Sessions {
+                return action(app, Action::Open);
+            }
+            vec![]
+        }
+    }
+}
+
+fn restored(app: &mut App, r: Restored) {
+    let Some(idxs) = app.by_id.get(&r.session_id).cloned() else {
+        return;
+    };
+    for s in idxs {
+        let l = app.sessions[s].clone();
+        let st = &mut app.states[s];
+        for (claim, turn, q, note) in &r.marks {
+            if let Some(i) = l.claim_index(claim, *turn) {
+                st.marks.insert(
+                    i as u32,
+                    Mark {
+                        quadrant: Some(*q),
+                        note: note.clone(),
+                    },
+                );
+            }
+        }
+        for (claim, turn) in &r.reviewed {
+            if let Some(i) = l.claim_index(claim, *turn) {
+                st.reviewed.insert(i as u32);
+            }
+        }
+        if let Some((claim, turn)) = &r.cursor {
+            st.cursor = l.claim_index(claim, *turn).map(|i| i as u32);
+        }
+    }
+    if !r.marks.is_empty() && app.queue.sessions > 0 {
+        queue::recount(app);
+    }
+}
+
+/// Applies an action.
+pub fn action(app: &mut App, a: Action) -> Vec<Effect> {
+    if !matches!(a, Action::Copy | Action::Resize(..) | Action::Wheel(..)) {
+        app.last_case = None;
+    }
+    match a {
+        Action::Resize(w, h) => {
+            app.size = (w, h);
+            clamp_scrolls(app);
+            return vec![];
+        }
+        Action::Quit => return vec![Effect::Quit],
+        _ => {}
     }
     if app.help {
-        if matches!(action, Action::Help | Action::Back) {
-            app.help = false;
+        let p = page(app) as i32;
+        match a {
+            Action::Help | Action::Back => app.help = false,
+            Action::Up | Action::Scroll(-3) => scroll(app, Pane::Help, -1),
+            Action::Down | Action::Scroll(3) => scroll(app, Pane::Help, 1),
+            Action::PageUp => scroll(app, Pane::Help, -p),
+            Action::PageDown => scroll(app, Pane::Help, p),
+            Action::Top => app.scroll.set(Pane::Help, 0),
+            Action::Bottom => scroll(app, Pane::Help, i32::MAX / 2),
+            Action::Wheel(_, d) => scroll(app, Pane::Help, d),
+            _ => {}
         }
         return vec![];
     }
     let p = page(app) as isize;
-    match action {
-        Action::Help => app.help = true,
+    match a {
+        Action::Help => {
+            app.help = true;
+            app.scroll.set(Pane::Help, 0);
+        }
         Action::Back => return back(app),
-        Action::Search if app.current().is_some() => {
-            app.input = Some(Input::Search(String::new()));
+        Action::Search => {
+            app.input = Some(Input::new(InputKind::Search, ""));
             app.search = None;
+        }
+        Action::Filter => {
+            app.input = Some(Input::new(InputKind::Filter, &app.filter.text()));
         }
         Action::Up => return move_by(app, -1),
         Action::Down => return move_by(app, 1),
@@ -69,43 +412,29 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PageDown => return move_by(app, p),
         Action::Top => return move_by(app, isize::MIN / 2),
         Action::Bottom => return move_by(app, isize::MAX / 2),
-        Action::Wheel(d) => return move_by(app, d as isize),
-        Action::Left if app.view == View::Session => app.focus_claims = false,
-        Action::Right if app.view == View::Session => {
-            let has = app.current().is_some_and(|l| {
-                l.turn_claims
-                    .get(app.sel_turn)
-                    .is_some_and(|r| !r.is_empty())
-            });
-            app.focus_claims = has;
-        }
+        Action::Wheel(hit, d) => return wheel(app, hit, d),
+        Action::Left => focus(app, -1),
+        Action::Right => focus(app, 1),
+        Action::FocusNext => focus(app, 2),
         Action::Open => return open(app),
         Action::Goto(v) => return goto(app, v),
-        Action::Next => return review_step(app, 1),
-        Action::Prev => return review_step(app, -1),
-        Action::Classify(q) => return classify(app, q),
-        Action::Note => {
-            if let Some(k) = app.claim_key() {
-                let note = app
-                    .marks
-                    .get(&k)
-                    .map(|m| m.note.clone())
-                    .unwrap_or_default();
-                app.input = Some(Input::Note(note));
-            }
+        Action::Next => return queue::next_flagged(app, 1),
+        Action::Prev => return queue::next_flagged(app, -1),
+        Action::ToggleOrder => {
+            app.severity_order = !app.severity_order;
+            app.status = if app.severity_order {
+                "n/N: errors first, then warnings, each in turn order".into()
+            } else {
+                "n/N: turn order".into()
+            };
         }
-        Action::ToggleReviewed => {
-            if let Some(k) = app.claim_key() {
-                let now = !app.reviewed.contains(&k);
-                if now {
-                    app.reviewed.insert(k.clone());
-                } else {
-                    app.reviewed.remove(&k);
-                }
-                return vec![Effect::SaveReviewed(k, now)];
-            }
+        Action::Classify(q) => return queue::classify(app, q),
+        Action::Note if queue::target_claim(app) => {
+            let note = app.mark().map(|m| m.note.clone()).unwrap_or_default();
+            app.input = Some(Input::new(InputKind::Note, &note));
         }
-        Action::Export => {
+        Action::ToggleReviewed => return queue::toggle_reviewed(app),
+        Action::Export if queue::target_claim(app) => {
             if let Some(k) = app.claim_key() {
                 return vec![Effect::ExportCase(k)];
             }
@@ -114,25 +443,132 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             return open_sub_session(app)
         }
         Action::Sort if app.view == View::Sessions => {
-            app.sort = match app.sort {
-                SortKey::Name => SortKey::Worst,
-                SortKey::Worst => SortKey::Claims,
-                SortKey::Claims => SortKey::Name,
-            };
+            let i = SortKey::ALL
+                .iter()
+                .position(|k| *k == app.sort)
+                .unwrap_or(0);
+            app.sort = SortKey::ALL[(i + 1) % SortKey::ALL.len()];
             app.resort();
         }
-        Action::ScrollSource(d) => {
-            let cur = if app.source_scroll == u16::MAX {
-                0
-            } else {
-                app.source_scroll
-            };
-            app.source_scroll = (i32::from(cur) + d).clamp(0, i32::from(u16::MAX - 1)) as u16;
+        Action::SortReverse if app.view == View::Sessions => {
+            app.sort_reverse = !app.sort_reverse;
+            app.resort();
         }
-        Action::Click(col, row) => return click(app, col, row),
+        Action::Scroll(d) => {
+            let p = super::views::scroll_pane(app);
+            scroll(app, p, d);
+        }
+        Action::CycleCall(d) => cycle_call(app, d),
+        Action::Copy => return queue::copy(app),
+        Action::OpenExternal => return queue::open_external(app),
+        Action::Click(hit) => return click(app, hit),
         _ => {}
     }
     vec![]
+}
+
+/// Scrolls a pane by `d` rows, clamped to its content.
+pub(crate) fn scroll(app: &mut App, p: Pane, d: i32) {
+    let max = super::views::max_scroll(app, p);
+    let cur = app.scroll.get(p).min(max) as i64;
+    let v = (cur + i64::from(d)).clamp(0, max as i64) as usize;
+    app.scroll.set(p, v);
+}
+
+fn clamp_scrolls(app: &mut App) {
+    for p in [
+        Pane::Source,
+        Pane::Claim,
+        Pane::Answer,
+        Pane::Help,
+        Pane::Body,
+    ] {
+        scroll(app, p, 0);
+    }
+}
+
+fn wheel(app: &mut App, hit: Option<Hit>, d: i32) -> Vec<Effect> {
+    match hit {
+        Some(Hit::Pane(p @ (Pane::Source | Pane::Claim | Pane::Answer | Pane::Help))) => {
+            scroll(app, p, d);
+            vec![]
+        }
+        Some(Hit::Pane(Pane::Body)) if matches!(app.view, View::Drift | View::Parallel) => {
+            scroll(app, Pane::Body, d);
+            vec![]
+        }
+        Some(Hit::Pane(Pane::Turns)) => {
+            app.focus = Focus::Turns;
+            move_by(app, d as isize)
+        }
+        Some(Hit::Pane(Pane::Calls)) => {
+            app.focus = Focus::Calls;
+            move_by(app, d as isize)
+        }
+        Some(Hit::Pane(Pane::Claims)) => {
+            app.focus = Focus::Claims;
+            move_by(app, d as isize)
+        }
+        _ => move_by(app, d as isize),
+    }
+}
+
+fn focus(app: &mut App, dir: i32) {
+    match app.view {
+        View::Session => {
+            let has_claims = app.current().is_some_and(|l| {
+                l.turn_claims
+                    .get(app.sel_turn)
+                    .is_some_and(|r| !r.is_empty())
+            });
+            app.focus = match (app.focus, dir) {
+                (Focus::Turns, -1) => Focus::Turns,
+                (Focus::Calls, -1) => Focus::Turns,
+                (Focus::Claims, -1) => Focus::Calls,
+                (Focus::Answer, -1) => Focus::Claims,
+                (Focus::Turns, 1) if has_claims => Focus::Claims,
+                (Focus::Turns, 1) => Focus::Calls,
+                (Focus::Calls, 1) if has_claims => Focus::Claims,
+                (Focus::Calls, 1) => Focus::Answer,
+                (Focus::Claims, 1) => Focus::Answer,
+                (Focus::Answer, 1) => Focus::Answer,
+                (Focus::Turns, _) => Focus::Calls,
+                (Focus::Calls, _) if has_claims => Focus::Claims,
+                (Focus::Calls, _) => Focus::Answer,
+                (Focus::Claims, _) => Focus::Answer,
+                (Focus::Answer, _) => Focus::Turns,
+            };
+            if app.focus == Focus::Claims {
+                let r = app
+                    .current()
+                    .and_then(|l| l.turn_claims.get(app.sel_turn).cloned())
+                    .unwrap_or(0..0);
+                if !r.contains(&app.sel_claim) {
+                    app.sel_claim = r.start;
+                }
+            }
+        }
+        View::Claim | View::Review => {
+            app.source_focus = match dir {
+                -1 => false,
+                1 => true,
+                _ => !app.source_focus,
+            }
+        }
+        View::Grid => {
+            let c = app.grid_cell;
+            app.grid_cell = match (c, dir) {
+                (4, _) => 4,
+                (1, -1) => 0,
+                (3, -1) => 2,
+                (0, 1) => 1,
+                (2, 1) => 3,
+                (x, 2) => (x + 1) % 5,
+                (x, _) => x,
+            };
+        }
+        _ => {}
+    }
 }
 
 /// Opens the session of the agent a call of the selected turn ran; pressed again, the next one.
@@ -171,24 +607,20 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
 
 /// Opens the loaded session with this id in the session view; false when none is loaded.
 pub fn select_session(app: &mut App, id: &str) -> bool {
-    let Some(pos) = app
+    let Some(s) = app
         .order
         .iter()
-        .position(|&i| app.sessions[i].report.session_id == id)
+        .find(|&i| app.sessions[i].report.session_id == id)
     else {
         return false;
     };
     app.return_to
-        .push((app.history.len(), app.sel_session, app.sel_turn));
+        .push((app.history.len(), app.cur.unwrap_or(0), app.sel_turn));
     app.history.push(app.view);
-    app.sel_session = pos;
+    app.sel_session = app.order.position(s).unwrap_or(0);
+    app.open_session(s);
     app.view = View::Session;
-    app.sel_turn = 0;
-    app.focus_claims = false;
-    app.sel_claim = app
-        .current()
-        .and_then(|l| l.turn_claims.first().map(|r| r.start))
-        .unwrap_or(0);
+    app.focus = Focus::Turns;
     true
 }
 
@@ -200,7 +632,7 @@ fn back(app: &mut App) -> Vec<Effect> {
             if let Some(&(len, session, turn)) = app.return_to.last() {
                 if len == app.history.len() {
                     app.return_to.pop();
-                    app.sel_session = session;
+                    app.open_session(session);
                     app.sel_turn = turn;
                     app.sel_claim = app
                         .current()
@@ -218,29 +650,43 @@ fn back(app: &mut App) -> Vec<Effect> {
     }
 }
 
-fn goto(app: &mut App, v: View) -> Vec<Effect> {
-    if app.view == v || (v != View::Sessions && app.current().is_none()) {
+/// Switches to view `v`.
+pub fn goto(app: &mut App, v: View) -> Vec<Effect> {
+    if app.view == v {
         return vec![];
+    }
+    let needs_claim = matches!(
+        v,
+        View::Claim | View::Drift | View::Parallel | View::Session
+    );
+    if needs_claim && app.current().is_none() && !queue::target_claim(app) {
+        if v == View::Session {
+            return open(app);
+        }
+        app.status = "open a session first".into();
+        return vec![];
+    }
+    if matches!(v, View::Claim | View::Drift | View::Parallel) {
+        queue::target_claim(app);
     }
     app.history.push(app.view);
     app.view = v;
-    if v == View::Review {
-        app.build_review();
-        // Resume where the last review of this session stopped.
-        let resume = app.claim_key().and_then(|_| {
-            let l = app.current()?;
-            let (claim, turn) = app.cursors.get(&l.report.session_id)?;
-            app.review.iter().position(|&i| {
-                l.report.claims[i].claim_id == *claim && l.report.claims[i].turn == *turn
-            })
-        });
-        app.review_pos = resume.unwrap_or(0);
-        if let Some(&i) = app.review.get(app.review_pos) {
-            app.select_claim(i);
+    match v {
+        View::Queue | View::Grid
+            if app.queue.sessions != app.sessions.len() || app.queue.items.is_empty() =>
+        {
+            queue::build(app);
         }
-    }
-    if v == View::Claim {
-        app.source_scroll = u16::MAX;
+        View::Review => {
+            queue::build(app);
+            queue::start_review(app);
+        }
+        View::Claim => {
+            app.source_focus = true;
+            // The source opens at the span (or at the top of a call shown by hand).
+            show_call(app, app.shown_call.clone());
+        }
+        _ => {}
     }
     vec![]
 }
@@ -248,29 +694,43 @@ fn goto(app: &mut App, v: View) -> Vec<Effect> {
 fn open(app: &mut App) -> Vec<Effect> {
     match app.view {
         View::Sessions => {
-            if app.current().is_some() {
+            if let Some(s) = app.selected_session() {
+                app.open_session(s);
                 app.history.push(View::Sessions);
                 app.view = View::Session;
-                app.sel_turn = 0;
-                app.focus_claims = false;
-                let first = app
-                    .current()
-                    .and_then(|l| l.turn_claims.first().map(|r| r.start))
-                    .unwrap_or(0);
-                app.sel_claim = first;
+                app.focus = Focus::Turns;
             }
         }
-        View::Session => {
-            if app.focus_claims {
+        View::Session => match app.focus {
+            Focus::Turns => focus(app, 1),
+            Focus::Claims => return goto(app, View::Claim),
+            Focus::Calls => {
+                let call = app.current().and_then(|l| {
+                    let t = l.session.turns.get(app.sel_turn)?;
+                    l.session.calls_in_turn(t.index).nth(app.sel_call).map(|c| {
+                        let k = l.session.index.call.get(&c.id).copied().unwrap_or(0);
+                        (app.cur.unwrap_or(0), k)
+                    })
+                });
+                if let Some((s, k)) = call {
+                    return open_target(app, s, Target::Call(k as u32));
+                }
+            }
+            Focus::Answer => {}
+        },
+        View::Grid => {
+            let cell = app.grid_cell;
+            app.filter.quadrants = vec![crate::check::QUADRANTS.get(cell).copied()];
+            queue::build(app);
+            app.history.push(View::Grid);
+            app.view = View::Queue;
+        }
+        View::Queue => {
+            if queue::target_claim(app) {
                 return goto(app, View::Claim);
             }
-            app.focus_claims = app.current().is_some_and(|l| {
-                l.turn_claims
-                    .get(app.sel_turn)
-                    .is_some_and(|r| !r.is_empty())
-            });
         }
-        View::Grid | View::Drift | View::Parallel | View::Review => return goto(app, View::Claim),
+        View::Drift | View::Parallel | View::Review => return goto(app, View::Claim),
         View::Claim => {}
     }
     vec![]
@@ -283,145 +743,124 @@ fn move_by(app: &mut App, d: isize) -> Vec<Effect> {
             let Some(l) = app.current() else {
                 return vec![];
             };
-            if app.focus_claims {
-                let r = l.turn_claims.get(app.sel_turn).cloned().unwrap_or(0..0);
-                if !r.is_empty() {
-                    let pos = app.sel_claim.saturating_sub(r.start);
-                    app.sel_claim = r.start + step(pos, d, r.len());
+            match app.focus {
+                Focus::Claims => {
+                    let r = l.turn_claims.get(app.sel_turn).cloned().unwrap_or(0..0);
+                    if !r.is_empty() {
+                        let pos = app.sel_claim.saturating_sub(r.start);
+                        let i = r.start + step(pos, d, r.len());
+                        app.select_claim(i);
+                    }
                 }
-            } else {
-                let n = l.turn_claims.len();
-                let t = step(app.sel_turn, d, n);
-                let start = l.turn_claims.get(t).map_or(0, |r| r.start);
-                app.sel_turn = t;
-                app.sel_claim = start;
+                Focus::Calls => {
+                    let n = l
+                        .session
+                        .turns
+                        .get(app.sel_turn)
+                        .map_or(0, |t| l.session.calls_in_turn(t.index).count());
+                    app.sel_call = step(app.sel_call, d, n);
+                }
+                Focus::Answer => scroll(app, Pane::Answer, d as i32),
+                Focus::Turns => {
+                    let n = l.turn_claims.len();
+                    let t = step(app.sel_turn, d, n);
+                    let start = l.turn_claims.get(t).map_or(0, |r| r.start);
+                    app.sel_turn = t;
+                    app.sel_claim = start;
+                    app.sel_call = 0;
+                    app.scroll.set(Pane::Answer, 0);
+                }
             }
         }
         View::Review => {
-            return review_step(app, d.signum() * d.abs().min(app.review.len() as isize))
+            return queue::review_step(app, d.signum() * d.abs().min(app.review.len() as isize))
         }
-        View::Claim | View::Drift | View::Parallel | View::Grid => {
+        View::Queue => {
+            app.queue.selected = step(app.queue.selected, d, app.queue.items.len());
+        }
+        View::Grid => {
+            app.grid_cell = match (app.grid_cell, d.signum()) {
+                (0, 1) => 2,
+                (1, 1) => 3,
+                (2, 1) | (3, 1) => 4,
+                (2, -1) => 0,
+                (3, -1) => 1,
+                (4, -1) => 2,
+                (x, _) => x,
+            };
+        }
+        View::Claim | View::Drift | View::Parallel => {
             let n = app.current().map_or(0, |l| l.report.claims.len());
             let i = step(app.sel_claim, d, n);
             app.select_claim(i);
+            app.scroll.set(Pane::Body, 0);
         }
     }
     vec![]
 }
 
-fn review_step(app: &mut App, d: isize) -> Vec<Effect> {
-    if app.view != View::Review && app.view != View::Claim {
-        return vec![];
+fn cycle_call(app: &mut App, d: i32) {
+    let Some(l) = app.current() else { return };
+    let Some(c) = app.current_claim() else { return };
+    let calls: Vec<String> = l
+        .session
+        .calls_in_turn(c.turn)
+        .map(|x| x.id.clone())
+        .collect();
+    if calls.is_empty() {
+        app.status = format!("turn {} has no calls", c.turn);
+        return;
     }
-    if app.review.is_empty() {
-        app.build_review();
-    }
-    if app.review.is_empty() {
-        app.status = "no flagged claims in this session".into();
-        return vec![];
-    }
-    app.review_pos = step(app.review_pos, d, app.review.len());
-    let i = app.review[app.review_pos];
-    app.select_claim(i);
-    app.claim_key()
-        .map(|k| vec![Effect::SaveCursor(k)])
-        .unwrap_or_default()
-}
-
-fn classify(app: &mut App, q: Quadrant) -> Vec<Effect> {
-    let Some(k) = app.claim_key() else {
-        return vec![];
+    let shown = super::views::shown_call_id(app);
+    let cur = shown.and_then(|s| calls.iter().position(|x| *x == s));
+    let n = calls.len() as i32;
+    let next = match cur {
+        Some(k) => (k as i32 + d).rem_euclid(n) as usize,
+        None if d > 0 => 0,
+        None => (n - 1) as usize,
     };
-    let mark = app.marks.entry(k.clone()).or_insert(Mark {
-        quadrant: None,
-        note: String::new(),
-    });
-    mark.quadrant = Some(q);
-    let m = mark.clone();
-    app.status = format!(
-        "{} {} turn {}: {}",
-        "classified",
-        k.1,
-        k.2,
-        q.title().to_lowercase()
-    );
-    vec![Effect::SaveMark(k, m)]
+    let id = calls[next].clone();
+    app.status = format!("call {} of {} in turn {}", next + 1, calls.len(), c.turn);
+    show_call(app, Some(id));
+    app.source_focus = true;
 }
 
-fn update_input(app: &mut App, action: Action) -> Vec<Effect> {
-    let Some(input) = app.input.as_mut() else {
-        return vec![];
-    };
-    match (input, action) {
-        (Input::Search(q), Action::Char(c)) => {
-            q.push(c);
-            return vec![Effect::Search(q.clone())];
-        }
-        (Input::Search(q), Action::Backspace) => {
-            q.pop();
-            return vec![Effect::Search(q.clone())];
-        }
-        (Input::Search(_), Action::Up) => {
-            if let Some(s) = app.search.as_mut() {
-                s.selected = s.selected.saturating_sub(1);
+fn click(app: &mut App, hit: Hit) -> Vec<Effect> {
+    match hit {
+        Hit::SessionRow(i) => {
+            if app.view == View::Sessions {
+                app.sel_session = i.min(app.order.len().saturating_sub(1));
             }
         }
-        (Input::Search(_), Action::Down) => {
-            if let Some(s) = app.search.as_mut() {
-                s.selected = (s.selected + 1).min(s.hits.len().saturating_sub(1));
-            }
-        }
-        (Input::Search(_), Action::Submit) => {
-            app.input = None;
-            let hit = app
-                .search
-                .as_ref()
-                .and_then(|s| s.hits.get(s.selected))
-                .map(|h| h.0);
-            if let Some(i) = hit {
-                app.select_claim(i);
-                return goto(app, View::Claim);
-            }
-        }
-        (Input::Note(n), Action::Char(c)) => n.push(c),
-        (Input::Note(n), Action::Backspace) => {
-            n.pop();
-        }
-        (Input::Note(n), Action::Submit) => {
-            let note = std::mem::take(n);
-            app.input = None;
-            if let Some(k) = app.claim_key() {
-                let mark = app.marks.entry(k.clone()).or_insert(Mark {
-                    quadrant: None,
-                    note: String::new(),
-                });
-                mark.note = note;
-                let m = mark.clone();
-                app.status = format!("note saved on {} turn {}", k.1, k.2);
-                return vec![Effect::SaveMark(k, m)];
-            }
-        }
-        (_, Action::Cancel) | (_, Action::Back) => app.input = None,
-        _ => {}
-    }
-    vec![]
-}
-
-fn click(app: &mut App, col: u16, row: u16) -> Vec<Effect> {
-    match super::views::hit_test(app, col, row) {
-        Some(super::views::Hit::SessionRow(i)) => {
-            app.sel_session = i.min(app.order.len().saturating_sub(1))
-        }
-        Some(super::views::Hit::Turn(i)) => {
-            app.focus_claims = false;
+        Hit::Turn(i) => {
+            app.focus = Focus::Turns;
             let d = i as isize - app.sel_turn as isize;
             return move_by(app, d);
         }
-        Some(super::views::Hit::Claim(i)) => {
-            app.focus_claims = true;
+        Hit::Call(k) => {
+            app.focus = Focus::Calls;
+            app.sel_call = k;
+        }
+        Hit::Claim(i) => {
+            app.focus = Focus::Claims;
             app.select_claim(i);
         }
-        None => {}
+        Hit::QueueRow(k) => app.queue.selected = k.min(app.queue.items.len().saturating_sub(1)),
+        Hit::GridCell(k) => app.grid_cell = k.min(4),
+        Hit::SearchRow(k) => {
+            if let Some(s) = app.search.as_mut() {
+                s.selected = k.min(s.hits.len().saturating_sub(1));
+            }
+        }
+        Hit::Pane(p) => match p {
+            Pane::Turns => app.focus = Focus::Turns,
+            Pane::Calls => app.focus = Focus::Calls,
+            Pane::Claims => app.focus = Focus::Claims,
+            Pane::Answer => app.focus = Focus::Answer,
+            Pane::Source => app.source_focus = true,
+            Pane::Claim => app.source_focus = false,
+            Pane::Help | Pane::Body => {}
+        },
     }
     vec![]
 }

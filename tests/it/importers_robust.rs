@@ -310,7 +310,7 @@ fn the_explorer_opens_a_sub_agent_session_from_its_call() {
         let pos = app
             .order
             .iter()
-            .position(|&i| app.sessions[i].session.name.starts_with("0ccf1a04"))
+            .position(|i| app.sessions[i].session.name.starts_with("0ccf1a04"))
             .unwrap();
         app.sel_session = pos;
         update(app, Action::Open);

@@ -29,4 +29,7 @@ mod report_schemas;
 mod store_cli;
 mod store_reliability;
 mod tui;
+mod tui_fuzz;
+mod tui_nav;
 mod tui_tmux;
+mod tui_util;

@@ -1,62 +1,15 @@
 //! The explorer as a user sees it: TestBackend snapshots of every view (80x24, 200x60, NO_COLOR)
 //! and `update` driven by key sequences (search, classify, walkthrough resume).
 
+pub use crate::tui_util::{app, open_claim, run_effects, screen};
 use provscope::check::{check_session, Config, Kind, Quadrant};
 use provscope::ingest::{samples, LoadOptions};
 use provscope::store::Store;
 use provscope::tui::action::{Action, View};
-use provscope::tui::app::{App, Loaded};
+use provscope::tui::app::Loaded;
+use provscope::tui::filter::Filter;
 use provscope::tui::update::{update, Effect};
-use provscope::tui::{apply_effect, new_app, restore_marks, search, views};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
-
-fn app(color: bool) -> App {
-    let mut app = new_app(&Config::default(), color).unwrap();
-    for s in samples::load_all(&LoadOptions::default()) {
-        let r = check_session(&s, &Config::default());
-        app.push_session(Loaded::new(s, r));
-    }
-    app
-}
-
-fn screen(app: &mut App, w: u16, h: u16) -> String {
-    update(app, Action::Resize(w, h));
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| views::render(f, app)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// Opens session `name` and selects claim `claim_id` in the first turn that states it.
-fn open_claim(app: &mut App, name: &str, claim_id: &str) {
-    let pos = app
-        .order
-        .iter()
-        .position(|&i| app.sessions[i].session.name == name)
-        .unwrap();
-    app.sel_session = pos;
-    update(app, Action::Open);
-    let i = app
-        .current()
-        .unwrap()
-        .report
-        .claims
-        .iter()
-        .position(|c| c.claim_id == claim_id)
-        .unwrap();
-    app.select_claim(i);
-    app.focus_claims = true;
-}
+use provscope::tui::{new_app, perform, restore_marks};
 
 #[test]
 fn sessions_view_snapshots() {
@@ -224,27 +177,23 @@ fn search_finds_and_opens_a_claim() {
     update(&mut a, Action::Search);
     let mut last = None;
     for c in "statuspage".chars() {
-        for e in update(&mut a, Action::Char(c)) {
+        for e in update(&mut a, crate::tui_util::key(c)) {
             last = Some(e);
         }
     }
-    assert_eq!(last, Some(Effect::Search("statuspage".into())));
-    // Run the search as the runtime would, synchronously.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let gen = std::sync::atomic::AtomicU64::new(1);
-    search::run(a.current().unwrap(), "statuspage", 1, &gen, &tx);
-    let mut res = provscope::tui::app::SearchResults {
-        query: "statuspage".into(),
-        ..Default::default()
-    };
-    while let Ok(c) = rx.try_recv() {
-        search::merge(&mut res.hits, c.hits);
-    }
-    assert!(!res.hits.is_empty());
-    a.search = Some(res);
+    assert!(
+        matches!(&last, Some(Effect::Search { query, .. }) if query == "statuspage"),
+        "{last:?}"
+    );
+    // Run the search as the runtime would, synchronously, through `update`.
+    run_effects(&mut a, last.into_iter().collect());
+    assert!(!a.search.as_ref().unwrap().hits.is_empty());
     let s = screen(&mut a, 120, 40);
     assert!(s.contains("match(es)"), "{s}");
-    update(&mut a, Action::Submit);
+    update(
+        &mut a,
+        crate::tui_util::code(ratatui::crossterm::event::KeyCode::Enter),
+    );
     assert_eq!(a.view, View::Claim);
     let call = a.current_claim().unwrap().call_id.clone().unwrap();
     let server = &a.current().unwrap().session.call(&call).unwrap().server;
@@ -257,6 +206,7 @@ fn classify_persists_and_walkthrough_resumes() {
     let db = dir.path().join("cases.sqlite");
     let store = Store::open(&db).unwrap();
     let mut a = app(true);
+    a.filter = Filter::parse("session:04-stale").unwrap();
     open_claim(&mut a, "04-stale-cache", "clm_seat_price");
     update(&mut a, Action::Goto(View::Review));
     assert_eq!(a.review.len(), 3, "three flagged claims in 04");
@@ -268,12 +218,20 @@ fn classify_persists_and_walkthrough_resumes() {
     ));
     update(&mut a, Action::Note);
     for c in "check mirror".chars() {
-        update(&mut a, Action::Char(c));
+        update(&mut a, crate::tui_util::key(c));
     }
-    effects.extend(update(&mut a, Action::Submit));
+    effects.extend(update(
+        &mut a,
+        crate::tui_util::code(ratatui::crossterm::event::KeyCode::Enter),
+    ));
     effects.extend(update(&mut a, Action::ToggleReviewed));
     for e in &effects {
-        apply_effect(&mut a, Some(&store), e).unwrap();
+        if let Some(m) = perform(&a, Some(&store), e) {
+            if let provscope::tui::action::Msg::Done(r) = &m {
+                assert!(r.is_ok(), "{r:?}");
+            }
+            update(&mut a, m);
+        }
     }
     let key = a.claim_key().unwrap();
     drop(store);
@@ -282,15 +240,19 @@ fn classify_persists_and_walkthrough_resumes() {
     let store = Store::open(&db).unwrap();
     let mut b = app(true);
     let sid = key.0.clone();
-    restore_marks(&mut b, &store, &sid).unwrap();
+    update(
+        &mut b,
+        provscope::tui::action::Msg::Restored(restore_marks(&store, &sid).unwrap()),
+    );
+    b.filter = Filter::parse("session:04-stale").unwrap();
     open_claim(&mut b, "04-stale-cache", "clm_seat_price");
     update(&mut b, Action::Goto(View::Review));
     assert_eq!(b.review_pos, 1, "resumes where the review stopped");
     assert_eq!(b.claim_key().unwrap(), key);
-    let m = b.marks.get(&key).unwrap();
+    let m = b.mark().unwrap();
     assert_eq!(m.quadrant, Some(Quadrant::FactWrongSourceWrong));
     assert_eq!(m.note, "check mirror");
-    assert!(b.reviewed.contains(&key));
+    assert!(b.is_reviewed(b.cur.unwrap(), b.sel_claim));
     let s = screen(&mut b, 200, 60);
     assert!(
         s.contains("flagged claim 2 of 3 · 1 reviewed") && s.contains("note: check mirror"),
@@ -324,12 +286,22 @@ fn export_key_writes_a_case_that_check_can_run() {
     assert_eq!(effects.len(), 1);
     let cwd = std::env::current_dir().unwrap();
     std::env::set_current_dir(dir.path()).unwrap();
-    let msg = apply_effect(&mut a, None, &effects[0]);
+    let msg = perform(&a, None, &effects[0]);
     std::env::set_current_dir(cwd).unwrap();
-    let msg = msg.unwrap().unwrap();
+    update(&mut a, msg.unwrap());
     assert!(
-        msg.contains("case written to 06-parallel-conflict.clm_inc_resolved.1.case.json"),
-        "{msg}"
+        a.status
+            .contains("case written to 06-parallel-conflict.clm_inc_resolved.1.case.json"),
+        "{}",
+        a.status
+    );
+    // `y` right after copies the case path.
+    let copied = update(&mut a, Action::Copy);
+    assert_eq!(
+        copied,
+        vec![Effect::Copy(
+            "06-parallel-conflict.clm_inc_resolved.1.case.json".into()
+        )]
     );
     let text = std::fs::read_to_string(
         dir.path()
@@ -356,6 +328,7 @@ fn fixture_view(lines: &[serde_json::Value], claim: usize, view: View) -> String
     update(&mut a, Action::Open);
     a.select_claim(claim);
     update(&mut a, Action::Goto(view));
+    let _ = &mut a;
     screen(&mut a, 200, 60)
 }
 

@@ -176,7 +176,10 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
     // Open the selected imported session: its turns, calls and answer render.
     tmux.keys(&["Enter"]);
     let s = tmux.wait_for("Turns (");
-    assert!(s.contains("Calls") && s.contains("Answer"), "{s}");
+    assert!(
+        s.contains("Calls") && s.contains("Question and answer"),
+        "{s}"
+    );
     tmux.keys(&["Q"]);
     tmux.wait_for("EXIT=0");
 }

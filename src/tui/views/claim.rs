@@ -1,45 +1,101 @@
-//! Claim beside source: the claim, its verdicts and findings on the left; on the right the
-//! origin result with its ingestion tag, scrolled to the cited span, the span highlighted.
+//! Claim beside source: the claim, its verdicts and findings on the left (scrollable); on the
+//! right the origin result (or any call of the turn, `[`/`]`) with its ingestion tag and
+//! arguments, the cited span highlighted. Scroll offsets are state: `update` puts the source at
+//! the span when a claim is selected ([`span_row`]).
 
-use super::{clean, fit};
-use crate::check::{ClaimVerdict, Evidence};
-use crate::model::{human_duration, ToolResult};
-use crate::tui::app::{App, Loaded};
+use super::{clean, fit, pane, scrolled, wrap, Drawn};
+use crate::check::{Evidence, Severity};
+use crate::tui::action::{Hit, Pane, View};
+use crate::tui::app::App;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::text::{Line, Span};
 use ratatui::Frame;
-use unicode_width::UnicodeWidthStr;
 
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
+/// The claim and source panes of the claim and review views.
+pub fn areas(area: Rect) -> (Rect, Rect) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(area);
-    render_claim(f, left, app, None);
-    render_source(f, right, app);
+    (left, right)
 }
 
-/// The claim pane; `header` adds a first line (the review view's "k of N").
-pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<Line<'static>>) {
+/// The inner width and height of the source pane at the current terminal size.
+pub fn source_inner(app: &App) -> (usize, usize) {
+    let (_, right) = areas(super::body_of(app.size));
+    (
+        usize::from(right.width.saturating_sub(2)),
+        usize::from(right.height.saturating_sub(2)),
+    )
+}
+
+/// The scroll offset that puts the selected claim's cited span a third of the way down the
+/// source pane (0 without a span).
+pub fn span_row(app: &App) -> usize {
+    let (w, h) = source_inner(app);
+    let (lines, row) = super::source::lines(app, w.max(1));
+    row.map_or(0, |r| r.saturating_sub(h / 3))
+        .min(lines.len().saturating_sub(h))
+}
+
+/// Rows of the source and claim panes at the current size (for clamping scroll offsets).
+pub fn pane_rows(app: &App, p: Pane) -> usize {
+    let body = super::body_of(app.size);
+    let (left, right) = areas(body);
+    match p {
+        Pane::Source => {
+            let w = usize::from(right.width.saturating_sub(2)).max(1);
+            let h = usize::from(right.height.saturating_sub(2));
+            super::source::lines(app, w).0.len().saturating_sub(h)
+        }
+        Pane::Claim => {
+            let w = usize::from(left.width.saturating_sub(2)).max(1);
+            let h = usize::from(left.height.saturating_sub(2));
+            claim_lines(app, w, None).len().saturating_sub(h)
+        }
+        _ => 0,
+    }
+}
+
+pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
+    let (left, right) = areas(area);
+    render_claim(f, left, app, None, d);
+    super::source::render(f, right, app, d);
+}
+
+/// "claim k of N · flagged j of M" for the selected claim of the open session.
+pub fn position_line(app: &App) -> Option<Line<'static>> {
+    let l = app.current()?;
+    let n = l.report.claims.len();
+    let mut s = format!("claim {} of {n}", app.sel_claim + 1);
+    let flagged = &l.flagged;
+    if !flagged.is_empty() {
+        match flagged.iter().position(|&x| x as usize == app.sel_claim) {
+            Some(k) => s.push_str(&format!(" · flagged {} of {}", k + 1, flagged.len())),
+            None => s.push_str(&format!(" · {} flagged", flagged.len())),
+        }
+    }
+    if app.severity_order {
+        s.push_str(" · n/N: errors first");
+    }
+    Some(Line::styled(s, app.theme.dimmed()))
+}
+
+/// The claim pane's lines, wrapped at `w`.
+pub fn claim_lines(app: &App, w: usize, header: Option<Line<'static>>) -> Vec<Line<'static>> {
     let th = &app.theme;
-    let block = Block::default().borders(Borders::ALL).title(" Claim ");
-    let inner = block.inner(area);
-    f.render_widget(block, area);
     let (Some(l), Some(c)) = (app.current(), app.current_claim()) else {
-        f.render_widget(Paragraph::new("no claim selected"), inner);
-        return;
+        return vec![Line::raw("no claim selected")];
     };
     let i = app.sel_claim;
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<Line<'static>> = Vec::new();
     if let Some(h) = header {
         lines.push(h);
     }
+    if app.view == View::Claim {
+        lines.extend(position_line(app));
+    }
     // Who made the stamp: the log's producer, or an importer from the API's citation.
-    let stamp = l
-        .session
-        .answer(c.turn)
-        .and_then(|a| a.claims.iter().find(|x| x.id() == c.claim_id))
-        .map(|x| &x.stamp);
+    let stamp = l.claim_at(i).map(|x| &x.stamp);
     let made = match stamp {
         Some(s) if s.provenance() == crate::model::Provenance::Derived => {
             let kind = s.citation.as_ref().map_or("", |ci| ci.kind.as_str());
@@ -58,14 +114,11 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
     ));
     if let Some(ci) = stamp.and_then(|s| s.citation.as_ref()) {
         if let Some(u) = &ci.url {
-            lines.push(Line::styled(
-                format!("cites {}", fit(&clean(u), 200)),
-                th.dimmed(),
-            ));
+            lines.push(Line::styled(format!("cites {}", clean(u)), th.dimmed()));
         }
         if let Some(t) = &ci.cited_text {
             lines.push(Line::styled(
-                format!("cited text: {}", fit(&clean(t), 200)),
+                format!("cited text: {}", clean(t)),
                 th.dimmed(),
             ));
         }
@@ -82,25 +135,25 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
     lines.push(mark_missing(
         &clean(&c.claim_text),
         &missing,
-        th.severity(crate::check::Severity::Error),
+        th.severity(Severity::Error),
     ));
     if !missing.is_empty() {
         lines.push(Line::styled(
             format!("not in the span: {}", clean(&missing.join(", "))),
-            th.severity(crate::check::Severity::Error),
+            th.severity(Severity::Error),
         ));
     }
     lines.push(Line::raw(""));
     let source = match c.source_verdict {
         crate::check::SourceVerdict::Right => Span::styled("source right", th.clean()),
         crate::check::SourceVerdict::Wrong => {
-            Span::styled("source wrong", th.severity(crate::check::Severity::Error))
+            Span::styled("source wrong", th.severity(Severity::Error))
         }
     };
     let fact = match c.fact_verdict {
-        crate::check::FactVerdict::Right => "fact right".to_owned(),
-        crate::check::FactVerdict::Wrong => "fact wrong".to_owned(),
-        crate::check::FactVerdict::Unknown => "fact unknown".to_owned(),
+        crate::check::FactVerdict::Right => "fact right",
+        crate::check::FactVerdict::Wrong => "fact wrong",
+        crate::check::FactVerdict::Unknown => "fact unknown",
     };
     let fact_src = c
         .fact_source
@@ -111,8 +164,7 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
         source,
         Span::raw(format!(" · {fact}{fact_src}")),
     ]));
-    let key = app.claim_key();
-    let mark = key.as_ref().and_then(|k| app.marks.get(k));
+    let mark = app.mark();
     match c.effective_quadrant(mark.and_then(|m| m.quadrant)) {
         Some(eq) => {
             let q = eq.quadrant;
@@ -133,9 +185,14 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
         )),
     }
     if let Some(m) = mark.filter(|m| !m.note.is_empty()) {
-        lines.push(Line::raw(format!("note: {}", clean(&m.note))));
+        let mut first = true;
+        for part in crate::text::sanitize(&m.note, true).split('\n') {
+            let head = if first { "note: " } else { "      " };
+            first = false;
+            lines.push(Line::raw(format!("{head}{part}")));
+        }
     }
-    if key.as_ref().is_some_and(|k| app.reviewed.contains(k)) {
+    if app.cur.is_some_and(|s| app.is_reviewed(s, i)) {
         lines.push(Line::styled("✓ reviewed", th.clean()));
     }
     lines.push(Line::raw(""));
@@ -147,9 +204,9 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
             Span::raw(format!(" {}: ", fnd.severity)),
             Span::raw(clean(&fnd.message)),
         ]));
-        for (k, v) in fnd.evidence.rows().into_iter().take(6) {
+        for (k, v) in fnd.evidence.rows() {
             lines.push(Line::styled(
-                format!("    {k}: {}", fit(&clean(&v), 200)),
+                format!("    {k}: {}", fit(&clean(&v), 400)),
                 th.dimmed(),
             ));
         }
@@ -160,7 +217,23 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, header: Option<
             th.clean(),
         ));
     }
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    wrap(lines, w)
+}
+
+/// The claim pane; `header` adds a first line (the review view's "k of N").
+pub(super) fn render_claim(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    header: Option<Line<'static>>,
+    d: &mut Drawn,
+) {
+    let block = pane(" Claim ".into(), !app.source_focus, app);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    d.add(inner, Hit::Pane(Pane::Claim));
+    let lines = claim_lines(app, usize::from(inner.width), header);
+    scrolled(f, area, inner, lines, app.scroll.get(Pane::Claim), app);
 }
 
 /// The claim text with every occurrence of a missing token styled.
@@ -193,205 +266,4 @@ fn mark_missing(text: &str, missing: &[String], style: Style) -> Line<'static> {
     }
     spans.push(Span::raw(text[at..].to_owned()));
     Line::from(spans)
-}
-
-/// The source pane (also used by the review view).
-pub(super) fn render_source_pub(f: &mut Frame, area: Rect, app: &App) {
-    render_source(f, area, app)
-}
-
-fn render_source(f: &mut Frame, area: Rect, app: &App) {
-    let th = &app.theme;
-    let block = Block::default().borders(Borders::ALL).title(" Source ");
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let (Some(l), Some(c)) = (app.current(), app.current_claim()) else {
-        return;
-    };
-    let Some(call_id) = c.call_id.as_deref() else {
-        let t = Text::from(vec![
-            Line::styled("No source.", th.severity(crate::check::Severity::Error)),
-            Line::raw(
-                "This claim has no origin: it is unsourced. Nothing in the session backs it.",
-            ),
-        ]);
-        f.render_widget(Paragraph::new(t).wrap(Wrap { trim: false }), inner);
-        return;
-    };
-    let Some(result) = l.session.result(call_id) else {
-        let t = Text::from(vec![
-            Line::styled(
-                format!("`{}` was not recorded.", clean(call_id)),
-                th.severity(crate::check::Severity::Error),
-            ),
-            Line::raw("The stamp cites a call with no recorded result: a dangling origin."),
-        ]);
-        f.render_widget(Paragraph::new(t).wrap(Wrap { trim: false }), inner);
-        return;
-    };
-    let mut lines = tag_lines(app, l, c, result);
-    let header_rows = lines.len();
-    let width = usize::from(inner.width).max(1);
-    let mut span_row: Option<usize> = None;
-    let mut rows = header_rows;
-    if let Some(r) = result.response.result.as_ref() {
-        for (b, block) in r.content.iter().enumerate() {
-            let title = match block.citable_text() {
-                Some(_) => format!("── block {b} ({}) ", clean(&block.kind)),
-                None => format!("── block {b} ({}, not citable) ", clean(&block.kind)),
-            };
-            lines.push(Line::styled(title, th.dimmed()));
-            rows += 1;
-            let Some(text) = block.citable_text() else {
-                continue;
-            };
-            let cited = c
-                .cited
-                .as_ref()
-                .filter(|s| s.block as usize == b)
-                .and_then(|s| {
-                    Some((
-                        text.get(..s.range.start)?,
-                        text.get(s.range.clone())?,
-                        text.get(s.range.end..)?,
-                    ))
-                });
-            let (before, span, after) = cited.unwrap_or((text, "", ""));
-            if cited.is_some() {
-                span_row = Some(
-                    rows + wrapped_rows(&crate::text::sanitize(before, true), width)
-                        .saturating_sub(1),
-                );
-            }
-            let segs = [
-                (before, Style::default()),
-                (span, th.span()),
-                (after, Style::default()),
-            ];
-            let styled = styled_lines(&segs);
-            rows += styled
-                .iter()
-                .map(|l| (l.width() / width) + 1)
-                .sum::<usize>();
-            lines.extend(styled);
-        }
-        if let Some(sc) = &r.structured {
-            lines.push(Line::styled("── structuredContent ", th.dimmed()));
-            let pretty = serde_json::from_str::<serde_json::Value>(sc.get())
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| sc.get().to_owned());
-            for l in crate::text::sanitize(&pretty, true).lines() {
-                lines.push(Line::raw(l.to_owned()));
-            }
-        }
-    }
-    if let Some(e) = &result.response.error {
-        lines.push(Line::styled(
-            format!("JSON-RPC error {}: {}", e.code, clean(&e.message)),
-            th.severity(crate::check::Severity::Error),
-        ));
-    }
-    let scroll = if app.source_scroll == u16::MAX {
-        // Scroll so the span starts a third of the way down.
-        span_row.map_or(0, |r| r.saturating_sub(usize::from(inner.height) / 3)) as u16
-    } else {
-        app.source_scroll
-    };
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        inner,
-    );
-}
-
-fn tag_lines(app: &App, l: &Loaded, c: &ClaimVerdict, r: &ToolResult) -> Vec<Line<'static>> {
-    let th = &app.theme;
-    let t = &r.tag;
-    let tier = l.report.tier(&t.server);
-    let kv = |k: &str, v: String| {
-        Line::from(vec![
-            Span::styled(format!("{k:<9}"), th.dimmed()),
-            Span::raw(v),
-        ])
-    };
-    let mut out = vec![
-        kv(
-            "server",
-            format!(
-                "{} [{}, {}]",
-                clean(&t.server),
-                tier.tier.label(),
-                tier.from.describe()
-            ),
-        ),
-        kv(
-            "tool",
-            format!("{} · call {}", clean(&t.tool), clean(&t.call_id)),
-        ),
-        kv(
-            "args",
-            format!("sha256 {}", fit(&clean(&t.arguments_hash), 64)),
-        ),
-    ];
-    if let Some(fr) = &c.freshness {
-        let fetched = if fr.cache_hit {
-            format!(
-                "{} (cache hit; originally fetched {})",
-                fr.served_at, fr.fetched_at
-            )
-        } else {
-            fr.fetched_at.to_string()
-        };
-        out.push(kv(if fr.cache_hit { "served" } else { "fetched" }, fetched));
-        let mut ttl = format!(
-            "{} ({})",
-            human_duration(fr.ttl_seconds as i64 * 1000),
-            fr.ttl_from.describe()
-        );
-        if let Some(a) = fr.age_ms {
-            ttl.push_str(&format!(" · age at answer {}", human_duration(a)));
-        }
-        out.push(Line::from(vec![
-            Span::styled(format!("{:<9}", "ttl"), th.dimmed()),
-            Span::raw(ttl),
-            if fr.stale {
-                Span::styled("  STALE", th.severity(crate::check::Severity::Error))
-            } else {
-                Span::raw("")
-            },
-        ]));
-    }
-    out.push(kv(
-        "envelope",
-        l.report.envelope(&t.call_id).describe().to_owned(),
-    ));
-    out
-}
-
-/// Splits styled segments into lines at newlines (sanitizing each segment).
-fn styled_lines(segs: &[(&str, Style)]) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::default()];
-    for (text, style) in segs {
-        let clean = crate::text::sanitize(text, true);
-        for (k, part) in clean.split('\n').enumerate() {
-            if k > 0 {
-                lines.push(Line::default());
-            }
-            if !part.is_empty() {
-                if let Some(last) = lines.last_mut() {
-                    last.spans.push(Span::styled(part.to_owned(), *style));
-                }
-            }
-        }
-    }
-    lines
-}
-
-/// Rows a text takes when wrapped at `width` (approximate: character wrapping).
-fn wrapped_rows(text: &str, width: usize) -> usize {
-    text.split('\n')
-        .map(|l| UnicodeWidthStr::width(l) / width + 1)
-        .sum()
 }

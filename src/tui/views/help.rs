@@ -1,37 +1,49 @@
-//! The help overlay, generated from the key table for the current view.
+//! The help overlay, generated from the key table for the current view; it scrolls (`j`/`k`).
 
+use super::{scrolled, wrap, Drawn};
+use crate::tui::action::{Hit, Pane};
 use crate::tui::app::App;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear};
 use ratatui::Frame;
 
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
-    let rows = app.keymap.help_rows(app.view);
-    let w = area.width.saturating_sub(4).min(78);
-    let h = (rows.len() as u16 + 3).min(area.height);
-    let r = Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    );
-    f.render_widget(Clear, r);
-    let mut lines: Vec<Line> = rows
+/// The help lines for the current view, wrapped at `w`.
+pub fn lines(app: &App, w: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = app
+        .keymap
+        .help_rows(app.view)
         .into_iter()
         .map(|(keys, help)| {
             Line::from(vec![
-                Span::styled(format!("{keys:>16}  "), app.theme.accent()),
+                Span::styled(format!("{keys:>14}  "), app.theme.accent()),
                 Span::raw(help),
             ])
         })
         .collect();
     lines.push(Line::styled(
-        "keys can be changed in provscope.toml [keys]",
+        "keys can be changed in provscope.toml [keys]; j/k scroll this help",
         app.theme.dimmed(),
     ));
+    wrap(lines, w)
+}
+
+/// The overlay's area in the body.
+pub fn area(body: Rect) -> Rect {
+    let w = body.width.saturating_sub(4).min(100);
+    let h = body.height;
+    Rect::new(body.x + (body.width - w) / 2, body.y, w, h)
+}
+
+pub(super) fn render(f: &mut Frame, body: Rect, app: &App, d: &mut Drawn) {
+    let r = area(body);
+    f.render_widget(Clear, r);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(format!(" Help: {} ", app.view.title()));
-    f.render_widget(Paragraph::new(lines).block(block), r);
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    d.add(inner, Hit::Pane(Pane::Help));
+    let ls = lines(app, usize::from(inner.width));
+    scrolled(f, r, inner, ls, app.scroll.get(Pane::Help), app);
 }

@@ -2,16 +2,17 @@
 //! return times, the differing answers side by side, which one was cited, and arrival order
 //! against issue order.
 
-use super::{clean, fit};
+use super::{clean, fit, Drawn};
 use crate::check::Kind;
 use crate::model::Call;
+use crate::tui::action::{Hit, Pane};
 use crate::tui::app::App;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
+pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let th = &app.theme;
     let (Some(l), Some(c)) = (app.current(), app.current_claim()) else {
         return;
@@ -78,13 +79,7 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
     let bar_w = usize::from(inner.width)
         .saturating_sub(label_w + 22)
         .max(10);
-    let mut lines = vec![Line::styled(
-        format!(
-            "{:<label_w$} {:<bar_w$} {}",
-            "CALL (server/tool, tier)", "issued ▕ returned", "ms"
-        ),
-        th.dimmed(),
-    )];
+    let mut rows = Vec::new();
     for x in &group {
         let (s, e) = (x.issued_at.millis() - t0, ret(x) - t0);
         let scale = |v: i64| ((v as f64 / (t1 - t0) as f64 * bar_w as f64) as usize).min(bar_w);
@@ -109,17 +104,35 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         } else {
             ratatui::style::Style::default()
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<label_w$} ", fit(&label, label_w)), style),
-            Span::styled(bar, style),
-            Span::raw(format!(" {:>4}-{:<5} {cited_mark}", s, e)),
-        ]));
+        rows.push(
+            Row::new(vec![
+                Cell::from(fit(&label, label_w)),
+                Cell::from(bar),
+                Cell::from(format!("{:>4}-{:<5} {cited_mark}", s, e)),
+            ])
+            .style(style),
+        );
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    f.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(label_w as u16),
+                Constraint::Length(bar_w as u16),
+                Constraint::Fill(1),
+            ],
+        )
+        .header(
+            Row::new(vec!["CALL (server/tool, tier)", "issued ▕ returned", "ms"])
+                .style(th.dimmed()),
+        ),
+        inner,
+    );
 
     let block = Block::default().borders(Borders::ALL).title(" Answers ");
     let inner = block.inner(bottom);
     f.render_widget(block, bottom);
+    d.add(inner, Hit::Pane(Pane::Body));
     let issue: Vec<String> = fanout.map_or_else(
         || vec![clean(&cited.id)],
         |g| g.issue_order.iter().map(|x| clean(x)).collect(),
@@ -170,5 +183,6 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             if e.surfaced { "yes" } else { "no" }
         )));
     }
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let lines = super::wrap(lines, usize::from(inner.width));
+    super::scrolled(f, bottom, inner, lines, app.scroll.get(Pane::Body), app);
 }

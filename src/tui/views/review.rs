@@ -1,39 +1,46 @@
-//! Review walkthrough: every flagged claim in severity then turn order, "k of N", reviewed
-//! marks and notes; the claim beside its source below.
+//! Review walkthrough: the flagged claims of the filtered set across every loaded session, one
+//! at a time ("k of N", reviewed count), the claim beside its source.
 
+use super::Drawn;
 use crate::tui::app::App;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::Frame;
 
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
+/// The review's head line.
+pub fn head(app: &App) -> Line<'static> {
     let th = &app.theme;
     let n = app.review.len();
-    let reviewed = app.current().map_or(0, |l| {
-        app.review
-            .iter()
-            .filter(|&&i| {
-                app.reviewed.contains(&(
-                    l.report.session_id.clone(),
-                    l.report.claims[i].claim_id.clone(),
-                    l.report.claims[i].turn,
-                ))
-            })
-            .count()
-    });
-    let head = if n == 0 {
-        Line::styled("no flagged claims in this session", th.clean())
-    } else {
-        Line::styled(
+    if n == 0 {
+        let what = if app.filter.is_empty() {
+            "no flagged claims in the loaded sessions".to_owned()
+        } else {
             format!(
-                "flagged claim {} of {n} · {reviewed} reviewed",
-                app.review_pos + 1
-            ),
-            th.accent(),
-        )
-    };
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(area);
-    super::claim::render_claim(f, left, app, Some(head));
-    super::claim::render_source_pub(f, right, app);
+                "no flagged claims match the filter `{}`",
+                super::clean(&app.filter.text())
+            )
+        };
+        return Line::styled(what, th.clean());
+    }
+    let reviewed = app
+        .review
+        .iter()
+        .filter_map(|&p| app.queue.items.get(p))
+        .filter(|(s, c)| app.is_reviewed(*s as usize, *c as usize))
+        .count();
+    let sessions = app.current().map(|l| super::clean(&l.session.name));
+    Line::styled(
+        format!(
+            "flagged claim {} of {n} · {reviewed} reviewed{}",
+            app.review_pos + 1,
+            sessions.map(|s| format!(" · {s}")).unwrap_or_default()
+        ),
+        th.accent(),
+    )
+}
+
+pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
+    let (left, right) = super::claim::areas(area);
+    super::claim::render_claim(f, left, app, Some(head(app)), d);
+    super::source::render(f, right, app, d);
 }

@@ -1,39 +1,82 @@
-//! Session: the turn timeline on the left (user message, calls with server/tool/tier, results,
-//! envelope status), the selected turn's claims with badges, tier and quadrant on the right.
+//! Session: the turn timeline (damaged turns marked), the selected turn's calls (focusable: any
+//! call opens beside the claim), its claims with badges, tier and quadrant, and the full
+//! question and answer (wrapped, scrollable). A banner names the log's problems.
 
-use super::{clean, fit, window};
+use super::{clean, fit, pane, scrolled, window, wrap, Drawn};
 use crate::check::{EnvelopeStatus, Severity};
 use crate::model::Tier;
-use crate::tui::app::{App, Loaded};
+use crate::tui::action::{Hit, Pane};
+use crate::tui::app::{App, Focus, Loaded};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
-struct Areas {
-    turns: Rect,
-    detail: Rect,
-    claims: Rect,
-    answer: Rect,
+/// The session view's panes.
+pub struct Areas {
+    /// Diagnostics banner (zero height when the log is whole).
+    pub banner: Rect,
+    /// Turns.
+    pub turns: Rect,
+    /// Calls of the turn.
+    pub calls: Rect,
+    /// Claims of the turn.
+    pub claims: Rect,
+    /// Question and answer.
+    pub answer: Rect,
 }
 
-fn areas(area: Rect) -> Areas {
+/// Lays out the session view in `area`.
+pub fn areas(app: &App, area: Rect) -> Areas {
+    let banner_h = app
+        .current()
+        .map_or(0, |l| banner_lines(l).len().min(4) as u16);
+    let [banner, rest] = Layout::vertical([
+        Constraint::Length(if banner_h > 0 { banner_h } else { 0 }),
+        Constraint::Min(3),
+    ])
+    .areas(area);
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
-    let [turns, detail] =
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(rest);
+    let [turns, calls] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(left);
     let [claims, answer] =
-        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(right);
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
     Areas {
+        banner,
         turns,
-        detail,
+        calls,
         claims,
         answer,
     }
 }
 
-/// The envelope badge of a call: `✓` verified, `✗` failed or missing, `–` none.
+/// The banner of a damaged log: what is wrong, first problems first.
+pub fn banner_lines(l: &Loaded) -> Vec<String> {
+    let errors: Vec<_> = l.errors().collect();
+    if errors.is_empty() {
+        return Vec::new();
+    }
+    let head = if l.unknown_format() {
+        format!(
+            "⚠ {} is not a session log or any trace format provscope reads: nothing was loaded from it",
+            clean(&l.session.source)
+        )
+    } else {
+        format!(
+            "⚠ {} line(s) of this log could not be read; turns marked ⚠ are incomplete. The rest is shown.",
+            errors.len()
+        )
+    };
+    let mut out = vec![head];
+    for e in errors.iter().take(3) {
+        out.push(format!("  {}", clean(&e.to_string())));
+    }
+    out
+}
+
+/// The envelope badge of a call.
 fn envelope_badge(l: &Loaded, call_id: &str) -> &'static str {
     match l.report.envelope(call_id) {
         EnvelopeStatus::Verified => "env ✓",
@@ -43,42 +86,61 @@ fn envelope_badge(l: &Loaded, call_id: &str) -> &'static str {
     }
 }
 
-fn pane<'a>(title: String, focused: bool, app: &App) -> Block<'a> {
-    let b = Block::default().borders(Borders::ALL).title(title);
-    if focused {
-        b.border_style(app.theme.accent())
-    } else {
-        b
-    }
-}
-
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
+pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let Some(l) = app.current() else { return };
     let th = &app.theme;
-    let a = areas(area);
+    let a = areas(app, area);
+    let banner = banner_lines(l);
+    if !banner.is_empty() {
+        let lines: Vec<Line> = banner
+            .iter()
+            .map(|b| {
+                Line::styled(
+                    fit(b, usize::from(a.banner.width)),
+                    th.severity(Severity::Error),
+                )
+            })
+            .collect();
+        f.render_widget(Paragraph::new(lines), a.banner);
+    }
 
     // Turns.
     let block = pane(
         format!(" Turns ({}) ", l.session.turns.len()),
-        !app.focus_claims,
+        app.focus == Focus::Turns,
         app,
     );
     let inner = block.inner(a.turns);
     f.render_widget(block, a.turns);
+    d.add(inner, Hit::Pane(Pane::Turns));
     let h = usize::from(inner.height);
     let w = usize::from(inner.width);
-    let start = window(app.sel_turn, l.session.turns.len(), h);
-    let mut lines = Vec::with_capacity(h);
-    for (i, t) in l.session.turns.iter().enumerate().skip(start).take(h) {
+    let n = l.session.turns.len();
+    let start = window(app.sel_turn, n, h);
+    let mut rows = Vec::with_capacity(h);
+    for (k, (i, t)) in l
+        .session
+        .turns
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .enumerate()
+    {
         let r = l.turn_claims.get(i).cloned().unwrap_or(0..0);
         let worst = r.clone().filter_map(|c| l.claim_worst(c)).min();
         let calls = l.session.calls_in_turn(t.index).count();
-        let mark = match worst {
-            Some(s) => Span::styled(
-                if s == Severity::Error { "✖ " } else { "▲ " },
-                th.severity(s),
-            ),
-            None => Span::raw("  "),
+        let damaged = l.damaged_turns.contains(&i);
+        let mark = if damaged {
+            Span::styled("⚠ ", th.severity(Severity::Error))
+        } else {
+            match worst {
+                Some(s) => Span::styled(
+                    if s == Severity::Error { "✖ " } else { "▲ " },
+                    th.severity(s),
+                ),
+                None => Span::raw("  "),
+            }
         };
         let text = format!(
             "T{:<3} {} ({} calls, {} claims)",
@@ -87,99 +149,139 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             calls,
             r.len()
         );
-        let mut line = Line::from(vec![mark, Span::raw(fit(&text, w.saturating_sub(2)))]);
-        if i == app.sel_turn {
-            line = line.style(th.selected());
-        }
-        lines.push(line);
+        rows.push(Row::new(vec![Cell::from(Line::from(vec![
+            mark,
+            Span::raw(fit(&text, w.saturating_sub(2))),
+        ]))]));
+        d.add(
+            Rect::new(inner.x, inner.y + k as u16, inner.width, 1),
+            Hit::Turn(i),
+        );
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    let mut state =
+        TableState::default().with_selected((n > 0).then(|| app.sel_turn.saturating_sub(start)));
+    f.render_stateful_widget(
+        Table::new(rows, [Constraint::Fill(1)]).row_highlight_style(th.selected()),
+        inner,
+        &mut state,
+    );
 
-    // Detail of the selected turn: calls and results.
+    render_calls(f, a.calls, app, l, d);
+    render_claims(f, a.claims, app, l, d);
+    render_answer(f, a.answer, app, l, d);
+}
+
+fn render_calls(f: &mut Frame, area: Rect, app: &App, l: &Loaded, d: &mut Drawn) {
+    let th = &app.theme;
     let turn = l.session.turns.get(app.sel_turn);
-    let block = Block::default().borders(Borders::ALL).title(" Calls ");
-    let inner = block.inner(a.detail);
-    f.render_widget(block, a.detail);
-    let mut lines = Vec::new();
-    if let Some(t) = turn {
-        lines.push(Line::from(vec![
-            Span::styled("user: ", th.dimmed()),
-            Span::raw(fit(
-                &clean(&t.user),
-                usize::from(inner.width).saturating_sub(6),
-            )),
-        ]));
-        for c in l
-            .session
-            .calls
-            .iter()
-            .filter(|c| c.turn == t.index)
-            .take(usize::from(inner.height))
-        {
-            let tier = l.report.tier(&c.server).tier;
-            let result = match l.session.result(&c.id) {
-                Some(r) if r.is_error() => "error".to_owned(),
-                Some(r) => format!("{} block(s)", r.block_count()),
-                None => "no result".to_owned(),
-            };
-            let fan = c
-                .fanout
-                .as_deref()
-                .map(|g| format!(" ⑂{}", clean(g)))
-                .unwrap_or_default();
-            // A call that ran another agent: `a` opens its session.
-            let fan = match &c.sub_session {
-                Some(_) => format!("{fan} · ↳ agent (a)"),
-                None => fan,
-            };
-            let text = format!(
-                "→ {} {}/{} [{}] {} · {}{}",
-                clean(&c.id),
-                clean(&c.server),
-                clean(c.tool()),
-                tier.label(),
-                result,
-                envelope_badge(l, &c.id),
-                fan
-            );
-            let style = if matches!(tier, Tier::T2 | Tier::T3 | Tier::Unknown) {
-                th.severity(Severity::Warning)
-            } else {
-                Style::default()
-            };
-            lines.push(Line::styled(fit(&text, usize::from(inner.width)), style));
-        }
-    }
-    f.render_widget(Paragraph::new(lines), inner);
-
-    // Claims of the selected turn.
-    let r = l.turn_claims.get(app.sel_turn).cloned().unwrap_or(0..0);
-    let block = pane(format!(" Claims ({}) ", r.len()), app.focus_claims, app);
-    let inner = block.inner(a.claims);
-    f.render_widget(block, a.claims);
+    let calls: Vec<_> = turn
+        .map(|t| l.session.calls_in_turn(t.index).collect())
+        .unwrap_or_default();
+    let block = pane(
+        format!(" Calls ({}) ", calls.len()),
+        app.focus == Focus::Calls,
+        app,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    d.add(inner, Hit::Pane(Pane::Calls));
     let h = usize::from(inner.height);
     let w = usize::from(inner.width);
-    let sel = app.sel_claim.saturating_sub(r.start);
-    let start = window(sel, r.len(), h / 2);
-    let mut lines = Vec::new();
-    for i in r.clone().skip(start).take(h.div_ceil(2)) {
+    let start = window(app.sel_call, calls.len(), h);
+    let mut rows = Vec::new();
+    for (k, c) in calls.iter().enumerate().skip(start).take(h) {
+        let tier = l.report.tier(&c.server).tier;
+        let result = match l.session.result(&c.id) {
+            Some(r) if r.is_error() => "error".to_owned(),
+            Some(r) => format!("{} block(s)", r.block_count()),
+            None => "no result".to_owned(),
+        };
+        let fan = c
+            .fanout
+            .as_deref()
+            .map(|g| format!(" ⑂{}", clean(g)))
+            .unwrap_or_default();
+        // A call that ran another agent: `a` opens its session.
+        let fan = match &c.sub_session {
+            Some(_) => format!("{fan} · ↳ agent (a)"),
+            None => fan,
+        };
+        let text = format!(
+            "→ {} {}/{} [{}] {} · {}{}",
+            clean(&c.id),
+            clean(&c.server),
+            clean(c.tool()),
+            tier.label(),
+            result,
+            envelope_badge(l, &c.id),
+            fan
+        );
+        let style = if matches!(tier, Tier::T2 | Tier::T3 | Tier::Unknown) {
+            th.severity(Severity::Warning)
+        } else {
+            Style::default()
+        };
+        rows.push(Row::new(vec![Cell::from(fit(&text, w))]).style(style));
+        d.add(
+            Rect::new(inner.x, inner.y + (k - start) as u16, inner.width, 1),
+            Hit::Call(k),
+        );
+    }
+    if calls.is_empty() {
+        f.render_widget(
+            Paragraph::new("no calls in this turn").style(th.dimmed()),
+            inner,
+        );
+    }
+    let sel = (app.focus == Focus::Calls && !calls.is_empty())
+        .then(|| app.sel_call.saturating_sub(start));
+    let mut state = TableState::default().with_selected(sel);
+    f.render_stateful_widget(
+        Table::new(rows, [Constraint::Fill(1)]).row_highlight_style(th.selected()),
+        inner,
+        &mut state,
+    );
+}
+
+fn render_claims(f: &mut Frame, area: Rect, app: &App, l: &Loaded, d: &mut Drawn) {
+    let th = &app.theme;
+    let r = l.turn_claims.get(app.sel_turn).cloned().unwrap_or(0..0);
+    let pos = app.sel_claim.saturating_sub(r.start);
+    let title = if r.is_empty() {
+        " Claims (0) ".to_owned()
+    } else {
+        format!(" Claims · {} of {} ", (pos + 1).min(r.len()), r.len())
+    };
+    let block = pane(title, app.focus == Focus::Claims, app);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    d.add(inner, Hit::Pane(Pane::Claims));
+    let h = usize::from(inner.height) / 2;
+    let w = usize::from(inner.width);
+    let start = window(pos, r.len(), h.max(1));
+    let mut rows = Vec::new();
+    for (k, i) in r.clone().skip(start).take(h.max(1)).enumerate() {
         let c = &l.report.claims[i];
         let tier = c.tier.map_or("--", |t| t.tier.label());
-        let quad = th.quadrant(c.quadrant);
+        let quad = th.quadrant(
+            app.cur
+                .and_then(|s| app.quadrant_of(s, i))
+                .map(|q| q.quadrant),
+        );
         let worst = l.claim_worst(i);
         let head_style = worst.map_or(th.clean(), |s| th.severity(s));
-        let mut head = Line::from(vec![
+        let tail = format!("  {tier} {quad}");
+        let head = Line::from(vec![
             Span::styled(
                 format!("{} ", if worst.is_some() { "●" } else { "○" }),
                 head_style,
             ),
-            Span::raw(fit(&clean(&c.claim_text), w.saturating_sub(12))),
-            Span::styled(format!("  {tier} {quad}"), th.dimmed()),
+            Span::raw(fit(
+                &clean(&c.claim_text),
+                w.saturating_sub(2 + super::width(&tail)),
+            )),
+            Span::styled(tail, th.dimmed()),
         ]);
-        if i == app.sel_claim && app.focus_claims {
-            head = head.style(th.selected());
-        }
-        lines.push(head);
         let mut badges = vec![Span::raw("   ")];
         let mut seen = Vec::new();
         for fnd in l.findings(i) {
@@ -192,42 +294,59 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         if seen.is_empty() {
             badges.push(Span::styled("no findings", th.clean()));
         }
-        lines.push(Line::from(badges));
+        rows.push(Row::new(vec![Cell::from(vec![head, Line::from(badges)])]).height(2));
+        d.add(
+            Rect::new(inner.x, inner.y + 2 * k as u16, inner.width, 2),
+            Hit::Claim(i),
+        );
     }
-    f.render_widget(Paragraph::new(lines), inner);
-
-    // The answer.
-    let block = Block::default().borders(Borders::ALL).title(" Answer ");
-    let inner = block.inner(a.answer);
-    f.render_widget(block, a.answer);
-    let text = turn
-        .and_then(|t| l.session.answer(t.index))
-        .map(|x| crate::text::sanitize(&x.text, true).into_owned())
-        .unwrap_or_else(|| "(no answer recorded)".into());
-    f.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
+    let sel = (app.focus == Focus::Claims && !r.is_empty()).then(|| pos.saturating_sub(start));
+    let mut state = TableState::default().with_selected(sel);
+    f.render_stateful_widget(
+        Table::new(rows, [Constraint::Fill(1)]).row_highlight_style(th.selected()),
+        inner,
+        &mut state,
+    );
 }
 
-pub(super) fn hit(app: &App, area: Rect, col: u16, row: u16) -> Option<super::Hit> {
-    let l = app.current()?;
-    let a = areas(area);
-    let inside = |r: Rect| {
-        col > r.x
-            && col < r.right().saturating_sub(1)
-            && row > r.y
-            && row < r.bottom().saturating_sub(1)
-    };
-    if inside(a.turns) {
-        let h = usize::from(a.turns.height.saturating_sub(2));
-        let start = window(app.sel_turn, l.session.turns.len(), h);
-        let i = start + usize::from(row - a.turns.y - 1);
-        return (i < l.session.turns.len()).then_some(super::Hit::Turn(i));
+/// The lines of the question-and-answer pane (title, the full question, the answer), wrapped.
+pub fn answer_lines(app: &App, l: &Loaded, w: usize) -> Vec<Line<'static>> {
+    let th = &app.theme;
+    let mut lines = Vec::new();
+    if let Some(t) = l.session.header.as_ref().and_then(|h| h.title.as_deref()) {
+        lines.push(Line::from(vec![
+            Span::styled("title: ", th.dimmed()),
+            Span::styled(clean(t), th.accent()),
+        ]));
     }
-    if inside(a.claims) {
-        let r = l.turn_claims.get(app.sel_turn).cloned().unwrap_or(0..0);
-        let h = usize::from(a.claims.height.saturating_sub(2));
-        let start = window(app.sel_claim.saturating_sub(r.start), r.len(), h / 2);
-        let i = r.start + start + usize::from(row - a.claims.y - 1) / 2;
-        return (i < r.end).then_some(super::Hit::Claim(i));
+    if let Some(t) = l.session.turns.get(app.sel_turn) {
+        lines.push(Line::styled(format!("T{} user:", t.index), th.dimmed()));
+        for part in crate::text::sanitize(&t.user, true).split('\n') {
+            lines.push(Line::raw(part.to_owned()));
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("answer:", th.dimmed()));
+        match l.session.answer(t.index) {
+            Some(a) => {
+                for part in crate::text::sanitize(&a.text, true).split('\n') {
+                    lines.push(Line::raw(part.to_owned()));
+                }
+            }
+            None => lines.push(Line::styled("(no answer recorded)", th.dimmed())),
+        }
     }
-    None
+    wrap(lines, w)
+}
+
+fn render_answer(f: &mut Frame, area: Rect, app: &App, l: &Loaded, d: &mut Drawn) {
+    let block = pane(
+        " Question and answer ".into(),
+        app.focus == Focus::Answer,
+        app,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    d.add(inner, Hit::Pane(Pane::Answer));
+    let lines = answer_lines(app, l, usize::from(inner.width));
+    scrolled(f, area, inner, lines, app.scroll.get(Pane::Answer), app);
 }

@@ -1,11 +1,13 @@
-//! Sessions: one row per session with turns, claims, worst finding and quadrant counts.
+//! Sessions: one row per session with turns, claims, worst finding, quadrant counts and review
+//! progress, in a `Table` whose columns are measured in display width.
 
-use super::{clean, fit, window};
+use super::{clean, fit, window, Drawn};
 use crate::check::{Quadrant, Severity};
-use crate::tui::app::{App, SortKey};
+use crate::tui::action::{Hit, Pane};
+use crate::tui::app::App;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 fn areas(app: &App, area: Rect) -> (Rect, Rect) {
@@ -18,50 +20,38 @@ fn areas(app: &App, area: Rect) -> (Rect, Rect) {
     (list, probs)
 }
 
-pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
+const NUM: [(&str, u16); 9] = [
+    ("TURNS", 5),
+    ("CLAIMS", 6),
+    ("WORST", 9),
+    ("RR", 4),
+    ("RW", 4),
+    ("WR", 4),
+    ("WW", 4),
+    ("REVIEWED", 8),
+    ("", 0),
+];
+
+pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let th = &app.theme;
     let (list, probs) = areas(app, area);
-    let sort = match app.sort {
-        SortKey::Name => "name",
-        SortKey::Worst => "worst finding",
-        SortKey::Claims => "claims",
-    };
+    let dir = if app.sort_reverse { "↑" } else { "↓" };
     let title = match app.loading {
-        Some((d, t)) => format!(
-            " {} sessions (loading {d}/{t}) · sorted by {sort} ",
-            app.sessions.len()
+        Some((done, t)) => format!(
+            " {} sessions (loading {done}/{t}) · sorted by {} {dir} ",
+            app.sessions.len(),
+            app.sort.name()
         ),
-        None => format!(" {} sessions · sorted by {sort} ", app.sessions.len()),
+        None => format!(
+            " {} sessions · sorted by {} {dir} ",
+            app.sessions.len(),
+            app.sort.name()
+        ),
     };
     let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(list);
     f.render_widget(block, list);
-    let w = usize::from(inner.width);
-    // Which importer read each file, when the terminal is wide enough for it.
-    let fmt_w = if w >= 100 { 19 } else { 0 };
-    let name_w = w.saturating_sub(46 + fmt_w).max(10);
-    let fmt_col = |f: &str| {
-        if fmt_w == 0 {
-            String::new()
-        } else {
-            format!(" {:<18}", fit(f, 18))
-        }
-    };
-    let mut lines = vec![Line::styled(
-        format!(
-            "{:<name_w$}{} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
-            "SESSION",
-            fmt_col("FORMAT"),
-            "TURNS",
-            "CLAIMS",
-            "WORST",
-            "RR",
-            "RW",
-            "WR",
-            "WW"
-        ),
-        th.dimmed(),
-    )];
+    d.add(inner, Hit::Pane(Pane::Body));
     let height = usize::from(inner.height.saturating_sub(1));
     if app.sessions.is_empty() {
         let msg = if app.loading.is_some() {
@@ -69,39 +59,85 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
         } else {
             "no sessions"
         };
-        lines.push(Line::raw(msg));
+        let below = Rect::new(
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            inner.height.saturating_sub(1),
+        );
+        f.render_widget(Paragraph::new(msg), below);
     }
-    let start = window(app.sel_session, app.order.len(), height);
-    for (row, &i) in app.order.iter().enumerate().skip(start).take(height) {
+    // Which importer read each file, when the terminal is wide enough for it.
+    let fmt_w: u16 = if inner.width >= 100 { 18 } else { 0 };
+    let fixed: u16 = NUM.iter().map(|(_, w)| w + 1).sum::<u16>() + fmt_w + u16::from(fmt_w > 0);
+    let name_w = inner.width.saturating_sub(fixed).max(10);
+    let mut widths = vec![Constraint::Length(name_w)];
+    let mut heads = vec!["SESSION"];
+    if fmt_w > 0 {
+        widths.push(Constraint::Length(fmt_w));
+        heads.push("FORMAT");
+    }
+    widths.extend(NUM[..8].iter().map(|(_, w)| Constraint::Length(*w)));
+    heads.extend(NUM[..8].iter().map(|(h, _)| *h));
+    let header = Row::new(heads.into_iter().map(Cell::from).collect::<Vec<_>>()).style(th.dimmed());
+    let n = app.order.len();
+    let start = window(app.sel_session, n, height);
+    let mut rows = Vec::with_capacity(height);
+    for (k, i) in app.order.iter_from(start).take(height).enumerate() {
         let l = &app.sessions[i];
         let (worst, style) = match l.worst {
             Some(Severity::Error) => ("error", th.severity(Severity::Error)),
             Some(Severity::Warning) => ("warning", th.severity(Severity::Warning)),
             Some(Severity::Info) => ("info", th.severity(Severity::Info)),
             // No finding in what loaded, but lines of the log were skipped: not clean.
+            None if l.unknown_format() => ("not a log", th.severity(Severity::Error)),
             None if l.session.has_errors() => ("log error", th.severity(Severity::Error)),
             None => ("clean", th.clean()),
         };
-        let q = |x| l.quadrant_count(x);
-        let text = format!(
-            "{:<name_w$}{} {:>5} {:>6}  {:<9} {:>4} {:>4} {:>4} {:>4}",
-            fit(&clean(&l.session.name), name_w),
-            fmt_col(l.session.format()),
-            l.session.turns.len(),
-            l.report.claims.len(),
-            worst,
-            q(Quadrant::FactRightSourceRight),
-            q(Quadrant::FactRightSourceWrong),
-            q(Quadrant::FactWrongSourceRight),
-            q(Quadrant::FactWrongSourceWrong),
-        );
-        let mut line = Line::from(vec![Span::styled(text, style)]);
-        if row == app.sel_session {
-            line = line.style(th.selected());
+        let q = |x| l.quadrant_count(x).to_string();
+        let st = &app.states[i];
+        let reviewed = if l.flagged.is_empty() {
+            "—".to_owned()
+        } else {
+            let done = l.flagged.iter().filter(|c| st.reviewed.contains(c)).count();
+            format!("{done}/{}", l.flagged.len())
+        };
+        let name = fit(&clean(&l.session.name), usize::from(name_w));
+        let mut cells = vec![Cell::from(name)];
+        if fmt_w > 0 {
+            cells.push(Cell::from(fit(l.session.format(), usize::from(fmt_w))));
         }
-        lines.push(line);
+        rows.push(
+            Row::new(
+                cells
+                    .into_iter()
+                    .chain([
+                        Cell::from(Line::from(l.session.turns.len().to_string()).right_aligned()),
+                        Cell::from(Line::from(l.report.claims.len().to_string()).right_aligned()),
+                        Cell::from(worst),
+                        Cell::from(Line::from(q(Quadrant::FactRightSourceRight)).right_aligned()),
+                        Cell::from(Line::from(q(Quadrant::FactRightSourceWrong)).right_aligned()),
+                        Cell::from(Line::from(q(Quadrant::FactWrongSourceRight)).right_aligned()),
+                        Cell::from(Line::from(q(Quadrant::FactWrongSourceWrong)).right_aligned()),
+                        Cell::from(Line::from(reviewed).right_aligned()),
+                    ])
+                    .collect::<Vec<_>>(),
+            )
+            .style(style),
+        );
+        let y = inner.y + 1 + k as u16;
+        d.add(
+            Rect::new(inner.x, y, inner.width, 1),
+            Hit::SessionRow(start + k),
+        );
     }
-    f.render_widget(Paragraph::new(lines), inner);
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .row_highlight_style(th.selected());
+    let mut state =
+        TableState::default().with_selected((n > 0).then(|| app.sel_session.saturating_sub(start)));
+    f.render_stateful_widget(table, inner, &mut state);
     if !app.problems.is_empty() {
         let block = Block::default()
             .borders(Borders::ALL)
@@ -112,24 +148,13 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App) {
             .problems
             .iter()
             .take(usize::from(inner.height))
-            .map(|p| Line::styled(clean(p), th.severity(Severity::Error)))
+            .map(|p| {
+                Line::styled(
+                    fit(&clean(p), usize::from(inner.width)),
+                    th.severity(Severity::Error),
+                )
+            })
             .collect();
         f.render_widget(Paragraph::new(lines), inner);
     }
-}
-
-pub(super) fn hit(app: &App, area: Rect, col: u16, row: u16) -> Option<super::Hit> {
-    let (list, _) = areas(app, area);
-    let first = list.y + 2; // border + header row
-    if col <= list.x
-        || col >= list.right().saturating_sub(1)
-        || row < first
-        || row >= list.bottom().saturating_sub(1)
-    {
-        return None;
-    }
-    let height = usize::from(list.height.saturating_sub(3));
-    let start = window(app.sel_session, app.order.len(), height);
-    let i = start + usize::from(row - first);
-    (i < app.order.len()).then_some(super::Hit::SessionRow(i))
 }

@@ -1,0 +1,253 @@
+//! The explorer's background loader: walks the paths as a stream (a file is loaded as soon as
+//! it is found, never after the whole tree is listed), loads and checks on every core, and sends
+//! sessions to the runtime in small batches, so the first session is listed at once whatever
+//! the input size and the screen keeps answering while the rest loads.
+
+use super::action::LoadMsg;
+use super::app::Loaded;
+use crate::check::Config;
+use crate::pipeline::Pipeline;
+use crate::ingest::import::{detect_file, Detected};
+use crate::ingest::{self, LoadOptions};
+use crate::model::{DiagLevel, Session};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A batch is sent when it holds this many sessions or is this old.
+const BATCH: usize = 256;
+const BATCH_AGE: Duration = Duration::from_millis(15);
+/// Problems listed at most (the rest are counted).
+const MAX_PROBLEMS: usize = 200;
+
+/// Extensions worth opening in a directory scan; the content decides the format.
+const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
+
+/// One file to load: whether it was named on the command line (then it is always read).
+struct Job {
+    path: PathBuf,
+    named: bool,
+}
+
+/// Checked as every command checks it (sub-agent links followed, `Pipeline::check`).
+fn checked(s: Session, p: &Pipeline) -> Loaded {
+    let r = p.check(&s);
+    Loaded::new(s, r)
+}
+
+fn problems_of(s: &Session) -> Vec<String> {
+    s.diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Error)
+        .take(3)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+/// Whether a file met in a directory walk is a log (a damaged `.jsonl` is kept and reported).
+fn wanted(path: &Path) -> bool {
+    let Some(ext) = path.extension().and_then(|x| x.to_str()) else {
+        return false;
+    };
+    match detect_file(path) {
+        Ok(Detected::Native) | Ok(Detected::Import(_)) => true,
+        Ok(Detected::JsonLike) => ext == "jsonl",
+        Ok(Detected::Unknown) => false,
+        Err(_) => ext == "jsonl",
+    }
+}
+
+fn walk(dir: &Path, tx: &SyncSender<Job>, found: &mut usize, send: &dyn Fn(LoadMsg)) -> bool {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            send(LoadMsg::Problem(format!(
+                "{}: cannot list the directory: {e}",
+                dir.display()
+            )));
+            return true;
+        }
+    };
+    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() && !walk(&path, tx, found, send) => return false,
+            Ok(t) if t.is_dir() => {}
+            Ok(t) if t.is_file() => {
+                let ext = path.extension().and_then(|x| x.to_str()).unwrap_or("");
+                if CANDIDATES.contains(&ext) {
+                    *found += 1;
+                    if (*found).is_multiple_of(1000) {
+                        send(LoadMsg::Total(*found));
+                    }
+                    if tx.send(Job { path, named: false }).is_err() {
+                        return false;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Loads and checks sessions on background threads, streaming them to `send` (which returns
+/// false once nobody listens). Returns at once.
+pub fn spawn(
+    paths: Vec<PathBuf>,
+    opts: LoadOptions,
+    cfg: Config,
+    threads: usize,
+    send: impl Fn(LoadMsg) -> bool + Send + Sync + 'static,
+) {
+    let send = Arc::new(send);
+    std::thread::spawn(move || {
+        let cfg = Arc::new(Pipeline::new(opts.clone(), cfg, 1));
+        if paths.is_empty() {
+            let files = ingest::samples::files();
+            send(LoadMsg::Total(files.len()));
+            let v: Vec<Loaded> = ingest::samples::load_all(&opts)
+                .into_iter()
+                .map(|s| checked(s, &cfg))
+                .collect();
+            send(LoadMsg::Sessions(v));
+            send(LoadMsg::Done);
+            return;
+        }
+        let (job_tx, job_rx) = sync_channel::<Job>(1024);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (out_tx, out_rx) = channel::<(Vec<Loaded>, Vec<String>)>();
+        let mut workers = Vec::new();
+        for _ in 0..threads.max(1) {
+            let rx = job_rx.clone();
+            let tx = out_tx.clone();
+            let cfg = cfg.clone();
+            let opts = opts.clone();
+            workers.push(std::thread::spawn(move || loop {
+                let job = match rx.lock() {
+                    Ok(g) => g.recv(),
+                    Err(_) => return,
+                };
+                let Ok(job) = job else { return };
+                if !job.named && !wanted(&job.path) {
+                    continue;
+                }
+                let sessions = ingest::load_file_sessions(&job.path, &opts);
+                let problems: Vec<String> = sessions.iter().flat_map(problems_of).collect();
+                let loaded: Vec<Loaded> = sessions.into_iter().map(|s| checked(s, &cfg)).collect();
+                if tx.send((loaded, problems)).is_err() {
+                    return;
+                }
+            }));
+        }
+        drop(out_tx);
+        // The batcher: forwards loaded sessions in batches, at once for the first one.
+        let batcher = {
+            let send = send.clone();
+            std::thread::spawn(move || batch(out_rx, &*send))
+        };
+        let quiet = |m: LoadMsg| {
+            send(m);
+        };
+        let mut found = 0usize;
+        'paths: for p in &paths {
+            match std::fs::metadata(p) {
+                Err(e) => send_problem(&*send, p, &e),
+                Ok(m) if m.is_dir() => {
+                    let before = found;
+                    if !walk(p, &job_tx, &mut found, &quiet) {
+                        break 'paths;
+                    }
+                    if found == before {
+                        send(LoadMsg::Problem(format!(
+                            "{}: no session logs or known traces in this directory",
+                            p.display()
+                        )));
+                    }
+                }
+                Ok(_) => {
+                    found += 1;
+                    if job_tx
+                        .send(Job {
+                            path: p.clone(),
+                            named: true,
+                        })
+                        .is_err()
+                    {
+                        break 'paths;
+                    }
+                }
+            }
+        }
+        send(LoadMsg::Total(found));
+        drop(job_tx);
+        for w in workers {
+            let _ = w.join();
+        }
+        let _ = batcher.join();
+        send(LoadMsg::Done);
+    });
+}
+
+fn send_problem(send: &dyn Fn(LoadMsg) -> bool, p: &Path, e: &std::io::Error) {
+    let what = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        _ => format!("cannot read: {e}"),
+    };
+    send(LoadMsg::Problem(format!("{}: error: {what}", p.display())));
+}
+
+fn batch(rx: Receiver<(Vec<Loaded>, Vec<String>)>, send: &dyn Fn(LoadMsg) -> bool) {
+    let mut pending: Vec<Loaded> = Vec::new();
+    let mut problems = 0usize;
+    let mut since = Instant::now();
+    let mut first = true;
+    loop {
+        let got = if pending.is_empty() {
+            rx.recv()
+                .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected)
+        } else {
+            rx.recv_timeout(BATCH_AGE.saturating_sub(since.elapsed()))
+        };
+        match got {
+            Ok((loaded, ps)) => {
+                for p in ps {
+                    problems += 1;
+                    if problems <= MAX_PROBLEMS {
+                        send(LoadMsg::Problem(p));
+                    }
+                }
+                if pending.is_empty() {
+                    since = Instant::now();
+                }
+                pending.extend(loaded);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                if !pending.is_empty() {
+                    send(LoadMsg::Sessions(std::mem::take(&mut pending)));
+                }
+                if problems > MAX_PROBLEMS {
+                    send(LoadMsg::Problem(format!(
+                        "… and {} more problems (provscope verify lists them all)",
+                        problems - MAX_PROBLEMS
+                    )));
+                }
+                return;
+            }
+        }
+        if !pending.is_empty() && (first || pending.len() >= BATCH || since.elapsed() >= BATCH_AGE)
+        {
+            first = false;
+            if !send(LoadMsg::Sessions(std::mem::take(&mut pending))) {
+                return;
+            }
+        }
+    }
+}

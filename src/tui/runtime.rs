@@ -1,0 +1,370 @@
+//! The explorer's loop: it blocks on one channel that the terminal-event thread, the loader and
+//! the search threads send into, turns each input into a [`Msg`] for `update` (mouse events are
+//! mapped on the layout the last frame drew), carries out the effects `update` asks for and
+//! feeds their outcome back as messages. It never changes the state itself.
+
+use super::action::{Action, LoadMsg, Msg, Restored};
+use super::app::App;
+use super::update::{update, Effect};
+use super::views::{self, Drawn};
+use super::{loader, new_app, search, terminal, Options};
+use crate::store::{Classification, SessionRef, Store};
+use ratatui::crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What arrives on the runtime's channel.
+pub enum Incoming {
+    /// A terminal event, or the failure to read one.
+    Term(io::Result<Event>),
+    /// A message from a background thread.
+    App(Msg),
+}
+
+/// Reads what the store knows about a session.
+pub fn restore_marks(store: &Store, session_id: &str) -> crate::store::Result<Restored> {
+    Ok(Restored {
+        session_id: session_id.to_owned(),
+        marks: store
+            .classifications(session_id)?
+            .into_iter()
+            .map(|c| (c.claim_id, c.turn, c.quadrant, c.note))
+            .collect(),
+        reviewed: store.reviewed(session_id)?,
+        cursor: store.review_cursor(session_id)?,
+    })
+}
+
+/// Carries out one store or file effect; returns the message that reports its outcome.
+pub fn perform(app: &App, store: Option<&Store>, e: &Effect) -> Option<Msg> {
+    match perform_inner(app, store, e) {
+        Ok(m) => m,
+        Err(err) => Some(Msg::Done(Err(format!("not saved: {err}")))),
+    }
+}
+
+fn session_ref(app: &App, sid: &str) -> SessionRef {
+    let path = app
+        .by_id
+        .get(sid)
+        .and_then(|v| v.first())
+        .map(|&i| app.sessions[i].session.source.to_string())
+        .unwrap_or_default();
+    SessionRef {
+        session_id: sid.to_owned(),
+        path,
+        content_hash: None,
+    }
+}
+
+fn perform_inner(app: &App, store: Option<&Store>, e: &Effect) -> Result<Option<Msg>, String> {
+    let needs_store = || store.ok_or_else(|| "no case database".to_owned());
+    let reviewer = std::env::var("USER").unwrap_or_else(|_| "explorer".into());
+    let loaded = |sid: &str| {
+        app.by_id
+            .get(sid)
+            .and_then(|v| v.first())
+            .map(|&i| app.sessions[i].clone())
+            .ok_or_else(|| format!("session {sid} is not loaded"))
+    };
+    match e {
+        Effect::SaveMark((sid, claim, turn), mark) => {
+            let l = loaded(sid)?;
+            let computed = l
+                .claim_index(claim, *turn)
+                .and_then(|i| l.report.claims[i].quadrant);
+            let Some(q) = mark.quadrant.or(computed) else {
+                return Ok(Some(Msg::Done(Ok(
+                    "classify the claim (1-4) before adding a note".into(),
+                ))));
+            };
+            let c = Classification::new(
+                sid,
+                claim,
+                *turn,
+                q,
+                &mark.note,
+                &reviewer,
+                crate::model::Timestamp::now(),
+            );
+            let store = needs_store()?;
+            store
+                .classify(&session_ref(app, sid), &c)
+                .map_err(|e| e.to_string())?;
+            Ok(Some(Msg::Done(Ok(format!(
+                "saved to {}",
+                store.path().display()
+            )))))
+        }
+        Effect::SaveReviewed((sid, claim, turn), on) => {
+            needs_store()?
+                .set_reviewed(sid, claim, *turn, *on)
+                .map_err(|e| e.to_string())?;
+            Ok(Some(Msg::Done(Ok(if *on {
+                "marked reviewed".into()
+            } else {
+                "marked not reviewed".into()
+            }))))
+        }
+        Effect::SaveCursor((sid, claim, turn)) => {
+            needs_store()?
+                .set_review_cursor(sid, claim, *turn)
+                .map_err(|e| e.to_string())?;
+            Ok(None)
+        }
+        Effect::ExportCase((sid, claim, turn)) => {
+            let l = loaded(sid)?;
+            let case = crate::export::case::export(&l.session, &l.report, claim, Some(*turn), &[])
+                .map_err(|e| e.to_string())?;
+            let file = crate::export::case::file_name(&l.session.name, claim, *turn);
+            let body = serde_json::to_string_pretty(&case).map_err(|e| e.to_string())? + "\n";
+            // Never through a symlink, never over an existing file.
+            crate::export::write_new(std::path::Path::new(&file), body.as_bytes(), false)
+                .map_err(|e| format!("cannot write {file}: {e}"))?;
+            Ok(Some(Msg::CaseWritten(file)))
+        }
+        Effect::Search { .. }
+        | Effect::Quit
+        | Effect::Copy(_)
+        | Effect::LoadSession(..)
+        | Effect::OpenExternal { .. } => Ok(None),
+    }
+}
+
+/// The OSC 52 sequence that puts `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    use base64::Engine;
+    format!(
+        "\u{1b}]52;c;{}\u{7}",
+        base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+    )
+}
+
+/// The file to open for session `s`: its log, or a copy of a bundled sample.
+fn file_for(app: &App, s: usize) -> Result<std::path::PathBuf, String> {
+    let l = &app.sessions[s];
+    let src = l.session.source.to_string();
+    if let Some(name) = src.strip_prefix("<samples>/") {
+        let text = crate::ingest::samples::files()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| format!("{src} is not a bundled sample"))?;
+        let dir = std::env::temp_dir().join(format!("provscope-samples-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| e.to_string())?;
+        return Ok(p);
+    }
+    Ok(std::path::PathBuf::from(src))
+}
+
+/// The editor command: `$EDITOR`, else `$PAGER`, else `less`, split on whitespace.
+fn editor() -> Vec<String> {
+    for var in ["EDITOR", "VISUAL", "PAGER"] {
+        if let Ok(v) = std::env::var(var) {
+            let parts: Vec<String> = v.split_whitespace().map(str::to_owned).collect();
+            if !parts.is_empty() {
+                return parts;
+            }
+        }
+    }
+    vec!["less".into()]
+}
+
+fn map_event(ev: Event, drawn: &Drawn) -> Option<Msg> {
+    match ev {
+        Event::Key(k) if k.kind == KeyEventKind::Press || k.kind == KeyEventKind::Repeat => {
+            Some(Msg::Key(k))
+        }
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollUp => Some(Action::Wheel(drawn.pane(m.column, m.row), -3).into()),
+            MouseEventKind::ScrollDown => {
+                Some(Action::Wheel(drawn.pane(m.column, m.row), 3).into())
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                drawn.hit(m.column, m.row).map(|h| Action::Click(h).into())
+            }
+            _ => None,
+        },
+        Event::Resize(w, h) => Some(Action::Resize(w, h).into()),
+        Event::Paste(s) => Some(Msg::Paste(s)),
+        _ => None,
+    }
+}
+
+/// Runs the explorer until the user quits. Returns the exit code.
+pub fn run(opts: Options) -> u8 {
+    let mut app = match new_app(&opts.config, opts.color) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("provscope: invalid configuration: {e}");
+            return 2;
+        }
+    };
+    app.start = opts.start.clone();
+    // Reads never create or change the database; the first classification opens it for writing.
+    let store = match Store::open_deferred(&opts.db) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            app.status =
+                format!("case database unavailable, classifications will not be saved: {e}");
+            None
+        }
+    };
+    let mut tui = match terminal::Tui::enter() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("provscope: cannot open the terminal: {e} (use `provscope summary` or `provscope verify` without a terminal)");
+            return 2;
+        }
+    };
+    let (tx, rx) = channel::<Incoming>();
+    tui.forward_events(tx.clone(), Incoming::Term);
+    {
+        let tx = tx.clone();
+        loader::spawn(
+            opts.paths.clone(),
+            opts.load.clone(),
+            opts.config.clone(),
+            opts.threads,
+            move |m| tx.send(Incoming::App(Msg::Load(m))).is_ok(),
+        );
+    }
+    if let Ok(size) = tui.terminal.size() {
+        update(&mut app, Action::Resize(size.width, size.height));
+    }
+    let search_gen = Arc::new(AtomicU64::new(0));
+    let mut drawn = Drawn::default();
+    loop {
+        if let Err(e) = tui.terminal.draw(|f| drawn = views::render(f, &app)) {
+            drop(tui);
+            eprintln!("provscope: cannot draw: {e}");
+            return 2;
+        }
+        // Block for the next input, then take whatever else is waiting for up to one frame.
+        let Ok(first) = rx.recv() else { return 0 };
+        let deadline = Instant::now() + Duration::from_millis(16);
+        let mut next = Some(first);
+        while let Some(inc) = next.take() {
+            let msg = match inc {
+                Incoming::Term(Ok(ev)) => map_event(ev, &drawn),
+                Incoming::Term(Err(e)) => {
+                    drop(tui);
+                    eprintln!("provscope: terminal input failed: {e}");
+                    return 2;
+                }
+                Incoming::App(m) => Some(m),
+            };
+            if let Some(msg) = msg {
+                let before = app.sessions.len();
+                let loaded = matches!(msg, Msg::Load(LoadMsg::Sessions(_)));
+                let effects = update(&mut app, msg);
+                if loaded {
+                    if let Some(st) = &store {
+                        for s in before..app.sessions.len() {
+                            let sid = app.sessions[s].report.session_id.clone();
+                            let m = match restore_marks(st, &sid) {
+                                Ok(r) => Msg::Restored(r),
+                                Err(e) => Msg::Done(Err(format!("case database: {e}"))),
+                            };
+                            update(&mut app, m);
+                        }
+                    }
+                }
+                for effect in effects {
+                    if let Some(code) = carry_out(
+                        &mut app,
+                        &mut tui,
+                        (store.as_ref(), &opts),
+                        &tx,
+                        &search_gen,
+                        effect,
+                    ) {
+                        drop(tui);
+                        return code;
+                    }
+                }
+            }
+            if Instant::now() < deadline {
+                next = rx.try_recv().ok();
+            }
+        }
+    }
+}
+
+/// Carries out an effect; `Some(code)` to leave.
+fn carry_out(
+    app: &mut App,
+    tui: &mut terminal::Tui,
+    (store, opts): (Option<&Store>, &Options),
+    tx: &Sender<Incoming>,
+    search_gen: &Arc<AtomicU64>,
+    effect: Effect,
+) -> Option<u8> {
+    let outcome = match &effect {
+        Effect::Quit => return Some(0),
+        Effect::Search { query, generation } => {
+            search_gen.store(*generation, Ordering::Relaxed);
+            let sessions = app.sessions.clone();
+            let (q, g, cur, tx) = (query.clone(), *generation, search_gen.clone(), tx.clone());
+            std::thread::spawn(move || {
+                search::run(&sessions, &q, g, &cur, &mut |chunk| {
+                    tx.send(Incoming::App(Msg::Search(chunk))).is_ok()
+                })
+            });
+            None
+        }
+        Effect::LoadSession(path, id) => {
+            // Checked like every session: its own sub-agent links are followed too.
+            let p = crate::pipeline::Pipeline::new(opts.load.clone(), opts.config.clone(), 1);
+            let sessions =
+                crate::ingest::load_file_sessions(std::path::Path::new(path), &opts.load)
+                    .into_iter()
+                    .map(|s| {
+                        let r = p.check(&s);
+                        super::app::Loaded::new(s, r)
+                    })
+                    .collect();
+            Some(Msg::SubSessions {
+                sessions,
+                id: id.clone(),
+                path: path.clone(),
+            })
+        }
+        Effect::Copy(text) => Some(Msg::Done(
+            tui.write_raw(osc52(text).as_bytes())
+                .map(|_| app.status.clone())
+                .map_err(|e| format!("cannot write to the terminal: {e}")),
+        )),
+        Effect::OpenExternal { session, line } => {
+            let r = file_for(app, *session).and_then(|path| {
+                let cmd = editor();
+                let shown = format!("{} +{line} {}", cmd.join(" "), path.display());
+                let status = tui
+                    .suspended(|| {
+                        std::process::Command::new(&cmd[0])
+                            .args(&cmd[1..])
+                            .arg(format!("+{line}"))
+                            .arg(&path)
+                            .status()
+                    })
+                    .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+                match status {
+                    Ok(s) if s.success() => Ok(format!("back from `{shown}`")),
+                    Ok(s) => Ok(format!("`{shown}` exited with {s}")),
+                    Err(e) => Err(format!("cannot run `{}`: {e}", cmd[0])),
+                }
+            });
+            Some(Msg::Done(r))
+        }
+        _ => perform(app, store, &effect),
+    };
+    if let Some(m) = outcome {
+        update(app, m);
+    }
+    None
+}
