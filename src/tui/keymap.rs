@@ -450,6 +450,17 @@ impl Keymap {
             .collect()
     }
 
+    /// Every binding: (name, keys as shown, help, views; empty = everywhere).
+    pub fn rows(&self) -> Vec<(&'static str, String, &'static str, Vec<View>)> {
+        self.bindings
+            .iter()
+            .map(|b| {
+                let keys: Vec<String> = b.keys.iter().map(KeySpec::label).collect();
+                (b.name, keys.join(" "), b.help, b.views.clone())
+            })
+            .collect()
+    }
+
     /// The first key of a named binding, for footer hints.
     pub fn key_of(&self, name: &str) -> String {
         self.bindings

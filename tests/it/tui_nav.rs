@@ -702,3 +702,36 @@ fn open_with_claim_starts_on_that_claim() {
         b.status
     );
 }
+
+/// The key table in docs/explorer.md, as the keymap has it.
+fn key_table() -> String {
+    let km = provscope::tui::keymap::Keymap::default();
+    let mut out = String::from("| name | keys | what | views |\n|---|---|---|---|\n");
+    for (name, keys, help, views) in km.rows() {
+        let views = if views.is_empty() {
+            "all".to_owned()
+        } else {
+            views
+                .iter()
+                .map(|v| v.title())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let keys = keys.replace('|', "\\|");
+        out.push_str(&format!("| `{name}` | {keys} | {help} | {views} |\n"));
+    }
+    out
+}
+
+#[test]
+fn the_documented_key_table_is_the_keymap() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/explorer.md"),
+    )
+    .unwrap();
+    let table = key_table();
+    assert!(
+        doc.contains(&table),
+        "docs/explorer.md's key table differs from the keymap; it should read:\n{table}"
+    );
+}
