@@ -6,10 +6,10 @@
 use super::action::LoadMsg;
 use super::app::Loaded;
 use crate::check::Config;
-use crate::pipeline::Pipeline;
 use crate::ingest::import::{detect_file, Detected};
 use crate::ingest::{self, LoadOptions};
 use crate::model::{DiagLevel, Session};
+use crate::pipeline::Pipeline;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
