@@ -169,7 +169,7 @@ impl<'s> TurnCalls<'s> {
 }
 
 /// The status words a text names, in `STATUS` order (whole words, case-insensitive).
-fn status_words(text: &str) -> Vec<&'static str> {
+pub(crate) fn status_words(text: &str) -> Vec<&'static str> {
     let lower = text.to_lowercase();
     let mut found = [false; STATUS.len()];
     for t in lower.split(|c: char| !c.is_alphanumeric()) {

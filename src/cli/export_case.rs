@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// `provscope export ...`
 #[derive(clap::Subcommand, Debug)]
 pub enum ExportWhat {
-    /// Export a flagged claim as a conflicting-source regression test (`provscope.case/1`).
+    /// Export a flagged claim as a conflicting-source regression test (`provscope.case/2`).
     Case(ExportCaseArgs),
 }
 

@@ -1,8 +1,10 @@
 //! Exporting a flagged claim of a recorded session as a conflicting-source regression case
-//! (`provscope.case/1`, `model::case`); `check::case` judges it against new sessions.
+//! (`provscope.case/2`, `model::case`); `check::case` judges it against new sessions.
 
-use crate::check::{Evidence, Kind, SessionReport};
-pub use crate::model::case::{Case, CaseSource, Competitor, Expectation, FORMAT};
+use crate::check::case::question;
+use crate::check::{self, Kind, SessionReport};
+pub use crate::model::case::{Case, CaseSource, Competitor, Expectation, FORMAT, FORMAT_V1};
+use crate::model::case::{ExpectationV1, Link};
 use crate::model::{Session, Timestamp};
 use serde_json::Value;
 
@@ -53,8 +55,18 @@ pub enum CaseError {
         /// What is wrong.
         message: String,
     },
+    /// A case whose field is missing or has the wrong type.
+    #[error("{path}: field `{field}`: {message}")]
+    Field {
+        /// The file.
+        path: String,
+        /// The field's path (`expect.max_tier`).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A case of another format version.
-    #[error("{path}: format `{found}` is not {FORMAT} (upgrade provscope?)")]
+    #[error("{path}: format `{found}` is not a case format this provscope reads ({FORMAT}, {FORMAT_V1}); upgrade provscope?")]
     Version {
         /// The file.
         path: String,
@@ -70,37 +82,86 @@ pub fn read(path: &std::path::Path) -> Result<Case, CaseError> {
         path: p.clone(),
         source,
     })?;
-    let c: Case = serde_json::from_str(&text).map_err(|e| CaseError::Parse {
-        path: p.clone(),
+    parse(&p, &text)
+}
+
+/// Parses and validates a case's text (`path` names it in errors). Version 1 files are read,
+/// their expectations converted ([`Expectation::from_v1`]).
+pub fn parse(p: &str, text: &str) -> Result<Case, CaseError> {
+    let mut v: Value = serde_json::from_str(text).map_err(|e| CaseError::Parse {
+        path: p.to_owned(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
     })?;
-    if c.format != FORMAT {
+    let field = |field: &str, message: String| CaseError::Field {
+        path: p.to_owned(),
+        field: field.to_owned(),
+        message,
+    };
+    let Some(obj) = v.as_object_mut() else {
+        return Err(field(".", "a case is a JSON object".into()));
+    };
+    let format = match obj.get("format") {
+        None => {
+            return Err(field(
+                "format",
+                "missing (a case names its format, e.g. provscope.case/2)".into(),
+            ))
+        }
+        Some(Value::String(f)) => f.clone(),
+        Some(_) => return Err(field("format", "must be a string".into())),
+    };
+    if format == FORMAT_V1 {
+        let old = obj.remove("expect").unwrap_or(Value::Null);
+        let e: ExpectationV1 = serde_path_to_error::deserialize(old).map_err(|e| {
+            let at = e.path().to_string();
+            let f = if at.is_empty() || at == "." {
+                "expect".to_owned()
+            } else {
+                format!("expect.{at}")
+            };
+            field(&f, e.inner().to_string())
+        })?;
+        let e = serde_json::to_value(Expectation::from_v1(e))
+            .map_err(|e| field("expect", e.to_string()))?;
+        obj.insert("expect".into(), e);
+        obj.insert("format".into(), Value::String(FORMAT.into()));
+    } else if format != FORMAT {
         return Err(CaseError::Version {
-            path: p,
-            found: c.format,
+            path: p.to_owned(),
+            found: format,
         });
     }
-    Ok(c)
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let at = e.path().to_string();
+        field(if at.is_empty() { "." } else { &at }, e.inner().to_string())
+    })
 }
 
 /// The default file name of a case: `SESSION.CLAIM.TURN.case.json`. Names come from logs:
 /// every byte but ASCII letters, digits, `-` and `_` is written `%XX`, so the name is one
 /// path component, safe on every file system, and different claims never share a name.
 pub fn file_name(session_name: &str, claim_id: &str, turn: u32) -> String {
-    fn safe(s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        for b in s.bytes() {
-            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-                out.push(char::from(b));
-            } else {
-                out.push_str(&format!("%{b:02X}"));
-            }
+    format!(
+        "{}.{}.{turn}.case.json",
+        safe_component(session_name),
+        safe_component(claim_id)
+    )
+}
+
+/// A name from a log as one safe path component: every byte but ASCII letters, digits, `-` and
+/// `_` is written `%XX`.
+pub fn safe_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
         }
-        out
     }
-    format!("{}.{}.{turn}.case.json", safe(session_name), safe(claim_id))
+    out
 }
 
 /// Keys whose values are always redacted from exported arguments.
@@ -116,13 +177,27 @@ const SECRET_KEYS: [&str; 9] = [
     "private_key",
 ];
 
-/// Builds a case for `claim_id` (the statement at `turn`, or the first flagged one).
+/// Builds a case for `claim_id` (the statement at `turn`, or the first flagged one). An
+/// unsourced claim is an error ([`CaseError::Unsourced`]); see [`export_any`].
 pub fn export(
     s: &Session,
     r: &SessionReport,
     claim_id: &str,
     turn: Option<u32>,
     redact: &[regex::Regex],
+) -> Result<Case, CaseError> {
+    export_any(s, r, claim_id, turn, redact, false)
+}
+
+/// Builds a case; with `unsourced_ok`, an unsourced claim gives a case with no competing sources
+/// whose expectations say what can be said (cite a source the render policy allows).
+pub fn export_any(
+    s: &Session,
+    r: &SessionReport,
+    claim_id: &str,
+    turn: Option<u32>,
+    redact: &[regex::Regex],
+    unsourced_ok: bool,
 ) -> Result<Case, CaseError> {
     let statements: Vec<usize> = r
         .claims
@@ -153,67 +228,57 @@ pub fn export(
             .unwrap_or(statements[0]),
     };
     let v = &r.claims[pick];
-    let cited_id = v.call_id.clone().ok_or_else(|| CaseError::Unsourced {
-        claim: claim_id.to_owned(),
-        turn: v.turn,
-    })?;
-    let findings: Vec<&crate::check::Finding> = r.findings_for(v).collect();
-    // The cited result, then every result a finding names as competing with it.
-    let mut ids = vec![(cited_id.clone(), None::<String>)];
-    for f in &findings {
-        match f.kind {
-            Kind::ParallelConflict => {
-                if let Evidence::ParallelConflict(p) = &f.evidence {
-                    ids.push((p.other.call_id.clone(), Some(p.other.value.clone())));
-                }
-            }
-            Kind::AmbiguousSupport => {
-                for id in f.call_ids.iter().filter(|c| **c != cited_id) {
-                    ids.push((id.clone(), None));
-                }
-            }
-            _ => {}
-        }
-    }
-    ids.dedup_by(|a, b| a.0 == b.0);
-    let cited_text = v.cited_text(s).unwrap_or_default().to_owned();
-    let mut competing = Vec::new();
-    for (id, value) in ids {
-        let Some(res) = s.result(&id) else { continue };
-        let call = s.call(&id);
-        let value = match value {
-            Some(v) => v,
-            None if id == cited_id => cited_text.clone(),
-            None => res
-                .texts()
-                .next()
-                .map(|(_, t)| t.chars().take(300).collect())
-                .unwrap_or_default(),
-        };
-        let args = call
-            .and_then(|c| c.request.params.arguments.as_ref())
-            .and_then(|a| serde_json::from_str(a.get()).ok())
-            .unwrap_or(Value::Null);
-        competing.push(Competitor {
-            call_id: id.clone(),
-            server: res.tag.server.clone(),
-            tool: res.tag.tool.clone(),
-            tier: r.tier(&res.tag.server).tier,
-            arguments: redact_keys(args),
-            value,
-            fetched_at: res.effective_fetched_at(),
-            cited: id == cited_id,
+    let sourced = v.call_id.is_some();
+    if !sourced && !unsourced_ok {
+        return Err(CaseError::Unsourced {
+            claim: claim_id.to_owned(),
+            turn: v.turn,
         });
     }
-    let max_tier = v.policy.required.unwrap_or(1);
-    let stale_cited = findings.iter().any(|f| f.kind == Kind::Stale);
-    let best = competing
+    let sources = question::competing(s, r, v);
+    let expect = if sourced {
+        check::case::expectations(r, v, &sources)
+    } else {
+        check::case::unsourced_expectations(v)
+    };
+    let keys = crate::check::support::ClaimKeys::new(&v.claim_text);
+    let claim_value = question::quantity(&keys, &v.claim_text, v.cited_text(s))
+        .map(|q| question::claim_value(&q));
+    let competing = sources
         .iter()
-        .filter(|c| !(c.cited && stale_cited))
-        .filter(|c| c.tier.satisfies(max_tier))
-        .min_by_key(|c| (c.tier.rank(), !c.cited))
-        .map(|c| c.server.clone());
+        .map(|src| {
+            let args = src
+                .call
+                .request
+                .params
+                .arguments
+                .as_ref()
+                .and_then(|a| serde_json::from_str(a.get()).ok())
+                .unwrap_or(Value::Null);
+            Competitor {
+                call_id: src.call.id.clone(),
+                server: src.result.tag.server.clone(),
+                tool: src.result.tag.tool.clone(),
+                tier: r.tier(&src.result.tag.server).tier,
+                turn: src.call.turn,
+                input_schema: Some(infer_schema(&args)),
+                arguments: redact_keys(args),
+                value: src.value.clone(),
+                stated: src.stated.clone(),
+                fetched_at: src.result.effective_fetched_at(),
+                cited: src.link == Link::Cited,
+                linked_by: src.link,
+                result: src
+                    .result
+                    .response
+                    .result
+                    .as_ref()
+                    .and_then(|x| serde_json::to_value(x).ok()),
+            }
+        })
+        .collect();
     let question = s.turn(v.turn).map(|t| t.user.clone()).unwrap_or_default();
+    let findings: Vec<&crate::check::Finding> = r.findings_for(v).collect();
     let mut case = Case {
         format: FORMAT.into(),
         case_id: format!("{}/{}@{}", s.id(), claim_id, v.turn),
@@ -226,23 +291,51 @@ pub fn export(
         question,
         claim_id: claim_id.to_owned(),
         claim_text: v.claim_text.clone(),
+        claim_value,
+        sourced,
         findings: {
             let mut k: Vec<Kind> = findings.iter().map(|f| f.kind).collect();
             k.sort();
             k.dedup();
             k
         },
-        expect: Expectation {
-            cite_server: best,
-            max_tier,
-            fresh: true,
-            surface_conflict: competing.len() > 1,
-        },
+        expect,
         competing,
         redactions: redact.iter().map(|r| r.as_str().to_owned()).collect(),
     };
     apply_patterns(&mut case, redact);
     Ok(case)
+}
+
+/// A JSON Schema for a tool inferred from one call's arguments (the session log records
+/// arguments, not the tool's declared schema): an object with each argument's JSON type.
+pub fn infer_schema(args: &Value) -> Value {
+    fn of(v: &Value) -> Value {
+        match v {
+            Value::Null => serde_json::json!({"type": "null"}),
+            Value::Bool(_) => serde_json::json!({"type": "boolean"}),
+            Value::Number(n) if n.is_i64() || n.is_u64() => serde_json::json!({"type": "integer"}),
+            Value::Number(_) => serde_json::json!({"type": "number"}),
+            Value::String(_) => serde_json::json!({"type": "string"}),
+            Value::Array(_) => serde_json::json!({"type": "array"}),
+            Value::Object(m) => {
+                let props: serde_json::Map<String, Value> =
+                    m.iter().map(|(k, v)| (k.clone(), of(v))).collect();
+                serde_json::json!({"type": "object", "properties": props})
+            }
+        }
+    }
+    let mut schema = match args {
+        Value::Object(_) => of(args),
+        _ => serde_json::json!({"type": "object", "properties": {}}),
+    };
+    if let Value::Object(m) = &mut schema {
+        m.insert(
+            "description".into(),
+            Value::String("inferred by provscope from the recorded arguments".into()),
+        );
+    }
+    schema
 }
 
 /// Replaces the values of secret-looking keys, recursively.
@@ -291,5 +384,11 @@ fn apply_patterns(c: &mut Case, pats: &[regex::Regex]) {
     for x in &mut c.competing {
         redact_str(&mut x.value, pats);
         redact_value(&mut x.arguments, pats);
+        if let Some(res) = &mut x.result {
+            redact_value(res, pats);
+        }
+        if let Some(st) = &mut x.stated {
+            redact_str(&mut st.text, pats);
+        }
     }
 }

@@ -166,11 +166,19 @@ pub fn check_suites(results: &[CheckResult]) -> Vec<Suite> {
         cases: results
             .iter()
             .map(|r| TestCase {
-                classname: "provscope.case".into(),
+                classname: format!("provscope.case.{}", r.case_id),
                 name: r.label(),
                 failure: (!r.passed).then(|| {
                     let msg = r.reasons.join("; ");
-                    ("case".to_owned(), msg.clone(), msg)
+                    let body = format!(
+                        "{msg}\ncase {} ({})\nclaim {} in {} turn {}",
+                        r.case_id,
+                        r.case_file,
+                        r.claim_id,
+                        r.session_file,
+                        r.turn.map_or_else(|| "-".to_owned(), |t| t.to_string())
+                    );
+                    ("case".to_owned(), msg, body)
                 }),
                 system_out: None,
             })

@@ -55,10 +55,11 @@ fn fixed_parallel_session(dir: &Path) -> PathBuf {
         .iter_mut()
         .filter(|v| v["event"] == "answer" && v["turn"] == 1)
     {
-        v["text"] = Value::String(format!(
-            "{} Note: the sources disagree; the incident record says degraded.",
-            v["text"].as_str().unwrap()
-        ));
+        v["text"] = Value::String(
+            "INC-4471 is still degraded [1]. Note: the sources disagree; the public status page says resolved. \
+             I couldn't reach the on-call service (upstream timeout), so I can't tell you who is on call right now."
+                .into(),
+        );
         for c in v["claims"].as_array_mut().unwrap() {
             if c["claim_id"] == "clm_inc_resolved" {
                 let tag = &result["tag"];
@@ -97,7 +98,7 @@ fn exported_case_fails_on_the_original_and_passes_on_the_fix() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let c: Value = serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
-    assert_eq!(c["format"], "provscope.case/1");
+    assert_eq!(c["format"], "provscope.case/2");
     assert_eq!(c["expect"]["cite_server"], "incidents.internal");
     assert_eq!(c["competing"].as_array().unwrap().len(), 2);
 
