@@ -17,6 +17,7 @@ pub mod model;
 pub mod pipeline;
 mod probe;
 pub mod record;
+pub mod serve;
 pub mod store;
 pub mod text;
 pub mod tui;

@@ -24,6 +24,7 @@ mod output;
 mod receipt;
 mod record;
 mod report;
+mod serve;
 mod summary;
 mod trend;
 mod verify;
@@ -129,6 +130,9 @@ pub enum Command {
     },
     /// Run exported cases against newly recorded sessions; exit 1 on any failure.
     Check(check::CheckArgs),
+    /// Serve a case's recorded servers as live stdio MCP servers (one per --server NAME), so an
+    /// agent under test meets the conflict; --client-config prints the mcpServers entries.
+    Serve(serve::ServeArgs),
     /// The incident-review write-up of a session (Markdown, JSON or HTML).
     Report(report::ReportArgs),
     /// Quadrant distribution per recorded run, and the hidden-failure alarm (exit 1).
@@ -223,7 +227,15 @@ pub fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let mut ctx = Ctx::stdio(cli.color.enabled());
+    let mut ctx = match &cli.command {
+        // `serve` speaks MCP on stdout from another thread: it must not be locked here.
+        Some(Command::Serve(a)) if !a.client_config => Ctx::new(
+            Out::new(Box::new(std::io::sink())),
+            Box::new(std::io::stderr()),
+            false,
+        ),
+        _ => Ctx::stdio(cli.color.enabled()),
+    };
     let result = dispatch(cli, &mut ctx);
     ExitCode::from(finish(&mut ctx, result))
 }
@@ -271,6 +283,7 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
             | Some(Command::Envelope(_))
             | Some(Command::Receipt(_))
             | Some(Command::Trend(_))
+            | Some(Command::Serve(_))
             | Some(Command::Db(_))
     );
     let mut config = if needs_config {
@@ -299,6 +312,7 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
             what: export_case::ExportWhat::Case(a),
         }) => export_case::run(ctx, &st, &a),
         Some(Command::Check(a)) => check::run(ctx, &st, &a),
+        Some(Command::Serve(a)) => serve::run(ctx, &a),
         Some(Command::Report(a)) => report::run(ctx, &st, &a),
         Some(Command::Trend(a)) => trend::run(ctx, &st, &a),
         Some(Command::Import(a)) => import::run(ctx, &st, &a),

@@ -9,6 +9,7 @@ mod attest_values;
 mod backends;
 mod bad_input;
 mod case_semantics;
+mod case_serve;
 mod cases;
 mod checks;
 mod cli;
