@@ -183,3 +183,64 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
     tmux.keys(&["Q"]);
     tmux.wait_for("EXIT=0");
 }
+
+/// `e` on a claim in a real terminal writes its case next to where the explorer runs, the status
+/// line names the file, and `provscope check` runs that file: the stale claim of sample 04 fails
+/// its own case as recorded.
+#[test]
+fn e_exports_the_claim_as_a_case_that_check_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl");
+    let cmd = format!(
+        "cd {} && {} --db {} {}; echo EXIT=$?; sleep 60",
+        dir.path().display(),
+        env!("CARGO_BIN_EXE_provscope"),
+        db.display(),
+        sample.display()
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-export-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start("export", &cmd);
+    tmux.wait_for("Turns (3)");
+    tmux.keys(&["Enter", "Enter"]);
+    let s = tmux.wait_for("Claim beside source");
+    assert!(s.contains("clm_seat_price"), "{s}");
+    tmux.keys(&["e"]);
+    let s = tmux.wait_for("case written to");
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+    let cases: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".case.json"))
+        .collect();
+    assert_eq!(cases.len(), 1, "one case written: {cases:?}");
+    let case = &cases[0];
+    let name = case.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.contains("clm_seat_price"), "{name}");
+    assert!(s.contains(&name), "the status line names the file: {s}");
+    let o = super::proc::output(
+        Command::new(env!("CARGO_BIN_EXE_provscope"))
+            .arg("check")
+            .arg(case)
+            .arg("--against")
+            .arg(&sample)
+            .env("NO_COLOR", "1"),
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains("FAIL ")
+            && out.contains("clm_seat_price in ")
+            && out.contains("04-stale-cache.jsonl turn"),
+        "{out}"
+    );
+}
