@@ -10,6 +10,7 @@
 pub mod attest;
 pub mod check;
 pub mod cli;
+pub mod diff;
 pub mod export;
 pub mod gen;
 pub mod ingest;

@@ -10,6 +10,7 @@ mod check;
 mod classify;
 mod correct;
 mod db;
+mod diff;
 mod envelope;
 mod error;
 mod explore;
@@ -100,6 +101,9 @@ pub enum Command {
     Summary(summary::SummaryArgs),
     /// Check every claim's provenance; exit 1 when findings reach --fail-on.
     Verify(verify::VerifyArgs),
+    /// What changed between two sessions, or two runs (directories): per claim, per turn and in
+    /// the metrics; exit 1 when a claim got worse (--fail-on).
+    Diff(diff::DiffArgs),
     /// Citation precision, wrong-source rate, quadrant distribution and finding counts.
     Metrics(metrics::MetricsArgs),
     /// Write deterministic synthetic sessions (every failure mode mixed in at a known rate).
@@ -306,6 +310,7 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
             claim.map(|claim| crate::tui::StartAt { claim, turn }),
         ),
         Some(Command::Verify(a)) => verify::run(ctx, &st, &a),
+        Some(Command::Diff(a)) => diff::run(ctx, &st, &a),
         Some(Command::Metrics(a)) => metrics::run(ctx, &st, &a),
         Some(Command::Summary(a)) => summary::run(ctx, &st, &a),
         Some(Command::Export {

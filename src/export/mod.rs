@@ -1,6 +1,7 @@
 //! Rendering check results for people and machines: text, JSON, JUnit XML and SARIF 2.1.0.
 
 pub mod case;
+pub mod diff;
 pub mod json;
 pub mod junit;
 pub mod metrics;

@@ -265,7 +265,7 @@ fn opt(v: Option<&str>) -> &str {
 
 /// Untrusted text for Markdown prose: control sequences stripped, Markdown and HTML
 /// metacharacters neutralized.
-fn md(t: &str) -> String {
+pub(crate) fn md(t: &str) -> String {
     let t = crate::text::one_line(t);
     t.replace('\\', "\\\\")
         .replace('<', "&lt;")
@@ -279,7 +279,7 @@ fn md(t: &str) -> String {
 
 /// Untrusted text as a Markdown code span: backslashes mean nothing inside one, so the fence is
 /// made longer than any run of backticks in the text instead of escaping.
-fn md_code(t: &str) -> String {
+pub(crate) fn md_code(t: &str) -> String {
     let t = crate::text::one_line(t);
     let longest = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

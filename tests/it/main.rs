@@ -14,6 +14,7 @@ mod cases;
 mod checks;
 mod cli;
 mod common;
+mod diff;
 mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
