@@ -17,21 +17,6 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Installs the pinned peers once per test binary (the two tests run in parallel threads).
-fn ensure_peers() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let st = Command::new("bash")
-            .arg(root().join("tests/interop/install.sh"))
-            .status()
-            .expect("run tests/interop/install.sh");
-        assert!(
-            st.success(),
-            "installing the interop peers failed (needs PyPI and npm)"
-        );
-    });
-}
-
 fn python(args: &[&str]) -> String {
     let o = Command::new("python3")
         .arg(root().join("tests/interop/dsse_interop.py"))
@@ -179,7 +164,9 @@ fn assert_both_agree(dir: &Path, public_key: &str, keyid: &str, env: &Value) {
 
 #[test]
 fn provscope_signed_envelopes_verify_in_securesystemslib() {
-    ensure_peers();
+    if !crate::peers::interop() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let k = key(11);
     let public_key = public(&k);
@@ -195,7 +182,9 @@ fn provscope_signed_envelopes_verify_in_securesystemslib() {
 
 #[test]
 fn securesystemslib_signed_envelopes_verify_in_provscope() {
-    ensure_peers();
+    if !crate::peers::interop() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     // The statement for the recorded call, which securesystemslib signs with its own key.
     let placeholder = Attestor {

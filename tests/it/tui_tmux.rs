@@ -80,6 +80,9 @@ impl Drop for Tmux {
 
 #[test]
 fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cases.sqlite");
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl");
@@ -140,6 +143,9 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
 
 #[test]
 fn every_format_in_one_directory_opens_in_a_real_terminal() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cases.sqlite");
     // The real files of every format, and an OTLP export built from the semconv example.
