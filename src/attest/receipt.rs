@@ -401,6 +401,11 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
         );
         return r;
     }
+    // Present but not a string is not "absent" (which selects the legacy chain).
+    if let Err(e) = optional_string(receipt, &["spec_version"]) {
+        r.push("structure", Status::Failed, e);
+        return r;
+    }
     let input = match chain_input(receipt) {
         Ok(i) => i,
         Err(e) => {

@@ -180,7 +180,7 @@ mod fuzz {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::fuzz::cases(2000), ..ProptestConfig::default() })]
 
         /// Arbitrary bytes never panic the loader.
         #[test]

@@ -18,6 +18,8 @@ mod diff;
 mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
+mod fuzz;
+mod fuzz_attest;
 mod golden;
 mod hostile;
 mod importers;

@@ -360,6 +360,12 @@ fn legacy_receipts_with_moved_characters_are_invalid() {
         let fields = r.steps.iter().find(|s| s.name == "fields").unwrap();
         assert_eq!(fields.status, Status::Failed, "{}", fields.detail);
     }
+    // A spec_version that is not a string is not "absent" (found by fuzz_receipt_verification).
+    let mut q = proof(&doc["vectors"][0], &key);
+    q["spec_version"] = json!([]);
+    let r = receipt::verify(&q, &opts);
+    assert!(!r.valid());
+    assert!(r.steps[0].detail.contains("spec_version"), "{:?}", r.steps);
     // Field formats: each of these alone is a format problem.
     let p = proof(&doc["vectors"][0], &key);
     for (path, bad) in [
