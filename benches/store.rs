@@ -1,61 +1,220 @@
-//! Bulk import of a generated directory's claims and findings into the case store, against
-//! plain two-column inserts of the same row count in one transaction, measured in the same run.
-//! Run: `cargo bench --bench store` (`-- --dir PATH`; default target/bench-data/gen-200mb,
-//! made by `cargo bench --bench load`).
+//! The case store's speed, every figure against a baseline measured in the same run:
+//!
+//! 1. Bulk import of a generated directory's sessions, claims and findings (as `provscope
+//!    import` does: transactions of up to 1024 sessions) into SQLite, against plain two-column
+//!    inserts of the same row count in one transaction.
+//! 2. The same import into PostgreSQL over loopback, as a share of the SQLite import rate.
+//! 3. Eight concurrent writers (threads, each with its own connection), half of their writes
+//!    re-classifying one shared claim: classifications per second on each backend, and a check
+//!    that no update was lost (every write in the history, in each writer's order).
+//!
+//! Run: `cargo bench --bench store` (`-- --dir PATH`; default target/bench-data/gen-200mb, made
+//! here or by `cargo bench --bench load`). PostgreSQL: `$PROVSCOPE_TEST_PG` (for example from
+//! `eval "$(bash tests/support/pg.sh start)"`); each run creates and drops a database of its own.
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use provscope::check::Config;
+use provscope::check::{Config, Quadrant, SessionReport};
+use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::LoadOptions;
-use provscope::store::{SessionRef, Store};
+use provscope::model::Timestamp;
+use provscope::store::{Classification, SessionRef, Store};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The same allocator as the `provscope` binary.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+const WRITERS: usize = 8;
+
+/// `benches/load.rs`'s generator and spec, so both use the same directory.
+fn generate(dir: &Path, mb: u64) {
+    let bytes = |d: &Path| -> u64 {
+        std::fs::read_dir(d)
+            .map(|it| {
+                it.filter_map(Result::ok)
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0)
+    };
+    if dir.exists() && bytes(dir) >= mb * 1_000_000 {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let spec = GenSpec {
+        turns: 40,
+        calls: 4,
+        seed: 42,
+        fault_rate: 0.25,
+        result_bytes: 900,
+        envelopes: false,
+    };
+    let (mut total, mut i) = (0u64, 0u64);
+    while total < mb * 1_000_000 {
+        let p = dir.join(format!("gen-{i:06}.jsonl"));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        write_session(&mut w, &spec, i).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        total += p.metadata().unwrap().len();
+        i += 1;
+    }
+}
+
+/// A fresh database on the server of `url`; returns its URL and name.
+fn pg_database(url: &str, tag: &str) -> (String, String) {
+    let name = format!("bench_{tag}_{}", std::process::id());
+    let mut admin = postgres::Client::connect(url, postgres::NoTls).expect("PostgreSQL server");
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let (base, query) = match url.find('?') {
+        Some(i) => (&url[..i], &url[i..]),
+        None => (url, ""),
+    };
+    let cut = base.rfind('/').unwrap();
+    (format!("{}/{name}{query}", &base[..cut]), name)
+}
+
+fn drop_database(url: &str, name: &str) {
+    if let Ok(mut admin) = postgres::Client::connect(url, postgres::NoTls) {
+        let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    }
+}
+
+fn import(db: &Path, items: &[(&SessionRef, &SessionReport)]) -> (usize, f64) {
+    let store = Store::open(db).expect("open store");
+    let t = Instant::now();
+    let mut rows = 0usize;
+    for chunk in items.chunks(1024) {
+        rows += store.import_reports(chunk.iter().copied()).expect("import");
+    }
+    (rows, t.elapsed().as_secs_f64())
+}
+
+/// Eight writers at once, `per` classifications each; returns classifications per second
+/// after checking that nothing was lost.
+fn writers(db: &Path, per: usize) -> f64 {
+    Store::open(db).expect("open store");
+    let s = SessionRef {
+        session_id: "bench".into(),
+        path: "bench.jsonl".into(),
+        content_hash: None,
+    };
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(WRITERS + 1));
+    let handles: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (db, s, barrier) = (db.to_path_buf(), s.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let st = Store::open(&db).expect("open store");
+                let who = format!("writer{w}");
+                barrier.wait();
+                for i in 0..per {
+                    let claim = if i % 2 == 0 {
+                        "clm_shared".to_owned()
+                    } else {
+                        format!("clm_{w}_{i}")
+                    };
+                    let c = Classification::new(
+                        "bench",
+                        &claim,
+                        1,
+                        [
+                            Quadrant::FactRightSourceRight,
+                            Quadrant::FactRightSourceWrong,
+                        ][i % 2],
+                        &format!("{who} {i}"),
+                        &who,
+                        Timestamp(i as i64),
+                    );
+                    st.classify(&s, &c).expect("classify");
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let t = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    // No lost update: every write of the shared claim is in the history, in each writer's order.
+    let st = Store::open(db).unwrap();
+    let h = st.classification_history("bench", "clm_shared", 1).unwrap();
+    let shared = per.div_ceil(2);
+    assert_eq!(
+        h.len(),
+        WRITERS * shared,
+        "lost updates on the shared claim"
+    );
+    for w in 0..WRITERS {
+        let who = format!("writer{w}");
+        let notes: Vec<&str> = h
+            .iter()
+            .filter(|c| c.reviewer == who)
+            .map(|c| c.note.as_str())
+            .collect();
+        let want: Vec<String> = (0..per).step_by(2).map(|i| format!("{who} {i}")).collect();
+        assert_eq!(notes, want, "{who}'s writes out of order or lost");
+    }
+    assert_eq!(
+        st.classifications("bench").unwrap().len(),
+        1 + WRITERS * (per - shared)
+    );
+    (WRITERS * per) as f64 / secs
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let dir = args
-        .iter()
-        .position(|a| a == "--dir")
-        .map(|i| std::path::PathBuf::from(&args[i + 1]))
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/gen-200mb")
-        });
-    if !dir.is_dir() {
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let dir = arg("--dir").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/gen-200mb")
+    });
+    let per: usize = arg("--writes").map_or(400, |w| w.parse().unwrap());
+    if !dir.exists() {
+        eprintln!("generating {} (200 MB)", dir.display());
+        generate(&dir, 200);
+    }
+    let pg = std::env::var("PROVSCOPE_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    if pg.is_none() {
         eprintln!(
-            "{} does not exist: run `cargo bench --bench load` first, or pass --dir",
-            dir.display()
+            "PROVSCOPE_TEST_PG is not set: the PostgreSQL figures are SKIPPED \
+             (eval \"$(bash tests/support/pg.sh start)\")"
         );
-        std::process::exit(2);
     }
     let o = provscope::pipeline::Pipeline::new(LoadOptions::default(), Config::default(), 2)
         .outcome(std::slice::from_ref(&dir));
     let refs: Vec<SessionRef> = o
         .reports
         .iter()
-        .map(|r| SessionRef {
-            session_id: r.session_id.clone(),
-            path: r.file.clone(),
-            content_hash: None,
-        })
+        .map(|r| SessionRef::for_file(&r.session_id, Path::new(&r.file)).unwrap())
         .collect();
+    let items: Vec<(&SessionRef, &SessionReport)> = refs.iter().zip(&o.reports).collect();
     let tmp = std::env::temp_dir().join(format!("provscope-store-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&tmp);
 
-    // provscope import: batches of up to 1024 sessions per transaction, as `provscope import` does.
-    let db = tmp.join("cases.sqlite");
-    let store = Store::open(&db).expect("open store");
-    let t = Instant::now();
-    let mut rows = 0usize;
-    let items: Vec<(&SessionRef, &provscope::check::SessionReport)> =
-        refs.iter().zip(&o.reports).collect();
-    for chunk in items.chunks(1024) {
-        rows += store.import_reports(chunk.iter().copied()).expect("import");
-    }
-    let import = t.elapsed().as_secs_f64();
-    drop(store);
+    let (rows, sqlite_import) = import(&tmp.join("cases.sqlite"), &items);
+    let pg_import = pg.as_deref().map(|url| {
+        let (db, name) = pg_database(url, "import");
+        let (n, secs) = import(Path::new(&db), &items);
+        assert_eq!(n, rows);
+        drop_database(url, &name);
+        secs
+    });
 
     // Baseline: the same number of simple rows in one transaction.
     let base_db = tmp.join("plain.sqlite");
@@ -75,13 +234,41 @@ fn main() {
     }
     tx.commit().expect("commit");
     let plain = t.elapsed().as_secs_f64();
+
+    let sqlite_writers = writers(&tmp.join("writers.sqlite"), per);
+    let pg_writers = pg.as_deref().map(|url| {
+        let (db, name) = pg_database(url, "writers");
+        let r = writers(Path::new(&db), per);
+        drop_database(url, &name);
+        r
+    });
     let _ = std::fs::remove_dir_all(&tmp);
-    println!("| rows | import rows/s | plain inserts rows/s | import / plain |");
-    println!("|---|---|---|---|");
+
+    let rate = |secs: f64| rows as f64 / secs;
+    println!("| rows | SQLite import rows/s | plain inserts rows/s | import / plain | PostgreSQL import rows/s | PostgreSQL / SQLite |");
+    println!("|---|---|---|---|---|---|");
     println!(
-        "| {rows} | {:.0} | {:.0} | {:.0}% |",
-        rows as f64 / import,
-        rows as f64 / plain,
-        100.0 * plain / import
+        "| {rows} | {:.0} | {:.0} | {:.0}% | {} | {} |",
+        rate(sqlite_import),
+        rate(plain),
+        100.0 * plain / sqlite_import,
+        pg_import.map_or("skipped".into(), |s| format!("{:.0}", rate(s))),
+        pg_import.map_or("skipped".into(), |s| format!(
+            "{:.0}%",
+            100.0 * sqlite_import / s
+        )),
+    );
+    println!();
+    println!("| {WRITERS} writers x {per} classifications | SQLite /s | PostgreSQL /s | PostgreSQL / SQLite | lost updates |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| {} | {:.0} | {} | {} | 0 (checked) |",
+        WRITERS * per,
+        sqlite_writers,
+        pg_writers.map_or("skipped".into(), |r| format!("{r:.0}")),
+        pg_writers.map_or("skipped".into(), |r| format!(
+            "{:.0}%",
+            100.0 * r / sqlite_writers
+        )),
     );
 }

@@ -456,6 +456,32 @@ impl fmt::Debug for Store {
     }
 }
 
+/// [`Store::classify`] on PostgreSQL: [`upsert_session`]'s upsert and [`classify_in`]'s three
+/// writes as one statement (data-modifying CTEs; foreign keys are checked at its end).
+const CLASSIFY_PG: &str = "
+WITH s AS (
+    INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
+    VALUES ($1, $2, $3, $4, $5, $5)
+    ON CONFLICT (session_id) DO UPDATE SET
+        path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
+        content_hash = coalesce(excluded.content_hash, sessions.content_hash),
+        last_seen = excluded.last_seen
+), c AS (
+    INSERT INTO claims (session_id, claim_id, turn) VALUES ($1, $6, $7) ON CONFLICT DO NOTHING
+), k AS (
+    INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
+        source_verdict, owner, next_action, note, reviewer, at)
+    VALUES ($1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+    ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET
+        quadrant = excluded.quadrant, fact_verdict = excluded.fact_verdict,
+        source_verdict = excluded.source_verdict, owner = excluded.owner,
+        next_action = excluded.next_action, note = excluded.note,
+        reviewer = excluded.reviewer, at = excluded.at
+)
+INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
+    source_verdict, owner, next_action, note, reviewer, at)
+VALUES ($1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+
 const CLASSIFICATION_COLUMNS: &str =
     "session_id, claim_id, turn, quadrant, owner, next_action, note, reviewer, at";
 
@@ -818,6 +844,36 @@ impl Store {
         }
         let now = Timestamp::now();
         self.write(|q| {
+            if q.is_pg() {
+                // PostgreSQL: the session, claim, classification and history rows in one
+                // statement (one round trip instead of four; same rows as below).
+                if s.content_hash.is_some() {
+                    q.lock(&s.session_id)?;
+                }
+                let id = identify(q, s)?;
+                let (fact, source) = axes(c.quadrant);
+                q.exec(
+                    CLASSIFY_PG,
+                    vals![
+                        &id.key,
+                        &s.session_id,
+                        &s.path,
+                        &s.content_hash,
+                        now.millis(),
+                        &c.claim_id,
+                        c.turn,
+                        c.quadrant.name(),
+                        fact_name(fact),
+                        source_name(source),
+                        &c.owner,
+                        &c.next_action,
+                        &c.note,
+                        &c.reviewer,
+                        c.at.millis(),
+                    ],
+                )?;
+                return Ok(id);
+            }
             let id = upsert_session(q, s, now)?;
             classify_in(q, &id.key, c)?;
             Ok(id)
@@ -1113,70 +1169,186 @@ impl Store {
     }
 }
 
+/// A session row as far as identities are concerned.
+#[derive(Clone, Debug)]
+struct Known {
+    key: String,
+    declared: String,
+    path: String,
+    hash: Option<String>,
+}
+
+fn known_rows(rows: &[sql::Row]) -> DbResult<Vec<Known>> {
+    rows.iter()
+        .map(|r| {
+            Ok(Known {
+                key: r.text(0)?,
+                declared: r.text(1)?,
+                path: r.text(2)?,
+                hash: r.opt_text(3)?,
+            })
+        })
+        .collect()
+}
+
+/// Decides the identity of the log `s` given the session rows that share its declared id or
+/// hold it as a key (oldest first), and records the decision in `known` as an upsert would.
+fn decide(known: &mut Vec<Known>, s: &SessionRef) -> Identity {
+    let declared = s.session_id.as_str();
+    let has = |known: &[Known], key: &str| known.iter().any(|k| k.key == key);
+    let id = match s.content_hash.as_deref() {
+        None => Identity {
+            key: declared.to_owned(),
+            recorded: has(known, declared),
+            other: None,
+        },
+        Some(hash) => {
+            if let Some(k) = known
+                .iter()
+                .find(|k| k.declared == declared && k.hash.as_deref() == Some(hash))
+            {
+                Identity {
+                    key: k.key.clone(),
+                    recorded: true,
+                    other: None,
+                }
+            } else {
+                match known.iter().find(|k| k.key == declared) {
+                    None => Identity {
+                        key: declared.to_owned(),
+                        recorded: false,
+                        other: None,
+                    },
+                    // Named so far only by id (review progress, an import without content):
+                    // this log names it.
+                    Some(k) if k.hash.is_none() => Identity {
+                        key: declared.to_owned(),
+                        recorded: true,
+                        other: None,
+                    },
+                    Some(k) => {
+                        let key = derived_key(declared, hash);
+                        Identity {
+                            recorded: has(known, &key),
+                            other: Some(SessionRef {
+                                session_id: declared.to_owned(),
+                                path: k.path.clone(),
+                                content_hash: k.hash.clone(),
+                            }),
+                            key,
+                        }
+                    }
+                }
+            }
+        }
+    };
+    match known.iter_mut().find(|k| k.key == id.key) {
+        Some(k) => {
+            if !s.path.is_empty() {
+                k.path = s.path.clone();
+            }
+            if s.content_hash.is_some() {
+                k.hash = s.content_hash.clone();
+            }
+        }
+        None => known.push(Known {
+            key: id.key.clone(),
+            declared: declared.to_owned(),
+            path: s.path.clone(),
+            hash: s.content_hash.clone(),
+        }),
+    }
+    id
+}
+
+/// `$1, $2, …, $n`.
+fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Where the records of the log `s` are (or would be) kept.
 fn identify(q: &mut Q<'_>, s: &SessionRef) -> DbResult<Identity> {
-    let declared = s.session_id.as_str();
-    let exists = |q: &mut Q<'_>, key: &str| -> DbResult<bool> {
-        Ok(
-            q.first("SELECT 1 FROM sessions WHERE session_id = $1", vals![key])?
-                .is_some(),
-        )
-    };
-    let Some(hash) = s.content_hash.as_deref() else {
-        return Ok(Identity {
-            key: declared.to_owned(),
-            recorded: exists(q, declared)?,
-            other: None,
-        });
-    };
-    if let Some(r) = q.first(
-        "SELECT session_id FROM sessions WHERE declared_id = $1 AND content_hash = $2
-         ORDER BY first_seen, session_id LIMIT 1",
-        vals![declared, hash],
-    )? {
-        return Ok(Identity {
-            key: r.text(0)?,
-            recorded: true,
-            other: None,
-        });
-    }
-    let held = q.first(
-        "SELECT path, content_hash FROM sessions WHERE session_id = $1",
-        vals![declared],
+    let rows = q.query(
+        "SELECT session_id, declared_id, path, content_hash FROM sessions
+         WHERE declared_id = $1 OR session_id = $1 ORDER BY first_seen, session_id",
+        vals![&s.session_id],
     )?;
-    match held {
-        None => Ok(Identity {
-            key: declared.to_owned(),
-            recorded: false,
-            other: None,
-        }),
-        // Named so far only by id (review progress, an import without content): this log
-        // names it.
-        Some(r) if r.opt_text(1)?.is_none() => Ok(Identity {
-            key: declared.to_owned(),
-            recorded: true,
-            other: None,
-        }),
-        Some(r) => {
-            let key = derived_key(declared, hash);
-            Ok(Identity {
-                recorded: exists(q, &key)?,
-                key,
-                other: Some(SessionRef {
-                    session_id: declared.to_owned(),
-                    path: r.text(0)?,
-                    content_hash: r.opt_text(1)?,
-                }),
-            })
-        }
+    Ok(decide(&mut known_rows(&rows)?, s))
+}
+
+/// Records (or refreshes) many logs at once (bulk import): one lock statement, one query for
+/// what is known, one insert. Same decisions as [`upsert_session`] one after the other.
+fn upsert_sessions(q: &mut Q<'_>, refs: &[&SessionRef], now: Timestamp) -> DbResult<Vec<Identity>> {
+    let mut declared: Vec<&str> = refs.iter().map(|s| s.session_id.as_str()).collect();
+    declared.sort_unstable();
+    declared.dedup();
+    if declared.is_empty() {
+        return Ok(Vec::new());
     }
+    q.lock_many(&declared)?;
+    let list = placeholders(declared.len());
+    let params: Vec<sql::Val<'_>> = declared.iter().map(|d| sql::Val::T(d)).collect();
+    let rows = q.query(
+        &format!(
+            "SELECT session_id, declared_id, path, content_hash FROM sessions
+             WHERE declared_id IN ({list}) OR session_id IN ({list})
+             ORDER BY first_seen, session_id"
+        ),
+        &params,
+    )?;
+    let mut known = known_rows(&rows)?;
+    let ids: Vec<Identity> = refs.iter().map(|s| decide(&mut known, s)).collect();
+    // One row per key: what the last log under that key says.
+    let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, id) in ids.iter().enumerate() {
+        last.insert(id.key.as_str(), i);
+    }
+    let mut order: Vec<usize> = last.into_values().collect();
+    order.sort_unstable();
+    let when = now.millis();
+    let values: Vec<Vec<sql::Val<'_>>> = order
+        .iter()
+        .map(|&i| {
+            vec![
+                sql::Val::T(&ids[i].key),
+                sql::Val::T(&refs[i].session_id),
+                sql::Val::T(&refs[i].path),
+                sql::Val::OT(refs[i].content_hash.as_deref()),
+                sql::Val::I(when),
+                sql::Val::I(when),
+            ]
+        })
+        .collect();
+    q.insert_many(
+        "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)",
+        &[
+            sql::Col::Text,
+            sql::Col::Text,
+            sql::Col::Text,
+            sql::Col::Text,
+            sql::Col::Int,
+            sql::Col::Int,
+        ],
+        "ON CONFLICT (session_id) DO UPDATE SET
+             path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
+             content_hash = coalesce(excluded.content_hash, sessions.content_hash),
+             last_seen = excluded.last_seen",
+        &values,
+    )?;
+    Ok(ids)
 }
 
 /// Records (or refreshes) the log `s` under its identity's key. An empty path or a missing hash
 /// never erases what is known.
 fn upsert_session(q: &mut Q<'_>, s: &SessionRef, now: Timestamp) -> DbResult<Identity> {
-    // Two writers deciding the identity of logs declaring the same id take turns.
-    q.lock(&s.session_id)?;
+    // Two writers deciding the identity of logs declaring the same id take turns (without a
+    // content hash the key is the declared id: nothing to decide).
+    if s.content_hash.is_some() {
+        q.lock(&s.session_id)?;
+    }
     let id = identify(q, s)?;
     q.exec(
         "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)

@@ -547,6 +547,8 @@ pub trait TxLike {
         st: &Statement,
         p: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<postgres::Row>, postgres::Error>;
+    /// Starts a `COPY … FROM STDIN`.
+    fn copy_in(&mut self, sql: &str) -> Result<postgres::CopyInWriter<'_>, postgres::Error>;
 }
 
 impl TxLike for postgres::Transaction<'_> {
@@ -566,6 +568,9 @@ impl TxLike for postgres::Transaction<'_> {
         p: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<postgres::Row>, postgres::Error> {
         postgres::Transaction::query(self, st, p)
+    }
+    fn copy_in(&mut self, sql: &str) -> Result<postgres::CopyInWriter<'_>, postgres::Error> {
+        postgres::Transaction::copy_in(self, sql)
     }
 }
 
@@ -628,6 +633,81 @@ impl PgQ<'_> {
         rows.iter().map(convert_row).collect()
     }
 
+    /// Plain inserts through `COPY … FROM STDIN (FORMAT binary)`: the server's bulk path.
+    /// `head` is `INSERT INTO table (columns)`.
+    fn copy_rows(
+        &mut self,
+        head: &str,
+        kinds: &[super::sql::Col],
+        rows: &[Vec<Val<'_>>],
+    ) -> Result<u64, DbError> {
+        use super::sql::Col;
+        let target = head
+            .trim()
+            .strip_prefix("INSERT INTO")
+            .ok_or_else(|| DbError::Decode(format!("not an INSERT: {head}")))?;
+        let types: Vec<Type> = kinds
+            .iter()
+            .map(|k| match k {
+                Col::Int => Type::INT8,
+                Col::Text => Type::TEXT,
+            })
+            .collect();
+        let sink = self
+            .tx
+            .copy_in(&format!("COPY {target} FROM STDIN (FORMAT binary)"))
+            .map_err(DbError::Pg)?;
+        let mut w = postgres::binary_copy::BinaryCopyInWriter::new(sink, &types);
+        for r in rows {
+            let is = ints(r);
+            let texts: Vec<Option<&str>> = r
+                .iter()
+                .map(|v| match v {
+                    Val::T(s) => Some(*s),
+                    Val::OT(s) => *s,
+                    _ => None,
+                })
+                .collect();
+            let ps: Vec<&(dyn ToSql + Sync)> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, k)| -> &(dyn ToSql + Sync) {
+                    match k {
+                        Col::Int => &is[i],
+                        Col::Text => &texts[i],
+                    }
+                })
+                .collect();
+            w.write(&ps).map_err(DbError::Pg)?;
+        }
+        w.finish().map_err(DbError::Pg)
+    }
+
+    /// Transaction-level advisory locks on every key, taken in sorted order.
+    pub fn lock_many(&mut self, keys: &[&str]) -> Result<(), DbError> {
+        let st = self.statement(
+            "SELECT count(pg_advisory_xact_lock(hashtext(k)))
+             FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) AS t",
+        )?;
+        let keys: Vec<&str> = keys.to_vec();
+        self.tx.query(&st, &[&keys]).map_err(DbError::Pg)?;
+        Ok(())
+    }
+
+    /// `DELETE FROM table WHERE column = ANY($1)`.
+    pub fn delete_in(
+        &mut self,
+        table: &str,
+        column: &str,
+        values: &[&str],
+    ) -> Result<u64, DbError> {
+        let st = self.statement(&format!(
+            "DELETE FROM {table} WHERE {column} = ANY($1::text[])"
+        ))?;
+        let values: Vec<&str> = values.to_vec();
+        self.tx.execute(&st, &[&values]).map_err(DbError::Pg)
+    }
+
     /// Inserts many rows in one statement per chunk: each column travels as one array and
     /// `unnest` turns them back into rows.
     pub fn insert_many(
@@ -638,6 +718,9 @@ impl PgQ<'_> {
         rows: &[Vec<Val<'_>>],
     ) -> Result<u64, DbError> {
         use super::sql::Col;
+        if tail.trim().is_empty() {
+            return self.copy_rows(head, kinds, rows);
+        }
         let casts: Vec<String> = kinds
             .iter()
             .enumerate()

@@ -93,18 +93,29 @@ impl Store {
             })
             .collect();
         self.write(|q| {
-            let mut keys = Vec::with_capacity(items.len());
-            for &(s, _) in &items {
-                keys.push(super::upsert_session(q, s, now)?.key);
-            }
-            for k in &keys {
-                q.exec("DELETE FROM findings WHERE session_id = $1", vals![k])?;
-            }
-            // One row per claim statement (the last text wins, as an upsert would).
+            let refs: Vec<&super::SessionRef> = items.iter().map(|(s, _)| *s).collect();
+            let ids = super::upsert_sessions(q, &refs, now)?;
+            let keys: Vec<String> = ids.iter().map(|i| i.key.clone()).collect();
+            let mut unique: Vec<&str> = keys.iter().map(String::as_str).collect();
+            unique.sort_unstable();
+            unique.dedup();
+            q.delete_in("findings", "session_id", &unique)?;
+            // One row per claim statement (the last text wins, as an upsert would). A session
+            // new to the store has no claims yet: its rows need no conflict handling.
             let mut claims: Vec<Vec<Val<'_>>> = Vec::new();
+            let mut new_claims: Vec<Vec<Val<'_>>> = Vec::new();
             let mut findings: Vec<Vec<Val<'_>>> = Vec::new();
-            for ((_, r), (key, json)) in items.iter().zip(keys.iter().zip(&json)) {
+            // A log given twice in one batch: its last occurrence is what is imported.
+            let mut last = rustc_hash::FxHashMap::default();
+            for (i, k) in keys.iter().enumerate() {
+                last.insert(k.as_str(), i);
+            }
+            for (n, ((_, r), (key, json))) in items.iter().zip(keys.iter().zip(&json)).enumerate() {
+                if last.get(key.as_str()) != Some(&n) {
+                    continue;
+                }
                 let mut seen = rustc_hash::FxHashMap::default();
+                let mut mine: Vec<Vec<Val<'_>>> = Vec::with_capacity(r.claims.len());
                 for c in &r.claims {
                     let row = vec![
                         Val::T(key),
@@ -113,12 +124,17 @@ impl Store {
                         Val::T(&c.claim_text),
                     ];
                     match seen.get(&(c.claim_id.as_str(), c.turn)) {
-                        Some(&at) => claims[at] = row,
+                        Some(&at) => mine[at] = row,
                         None => {
-                            seen.insert((c.claim_id.as_str(), c.turn), claims.len());
-                            claims.push(row);
+                            seen.insert((c.claim_id.as_str(), c.turn), mine.len());
+                            mine.push(row);
                         }
                     }
+                }
+                if ids[n].recorded {
+                    claims.extend(mine);
+                } else {
+                    new_claims.extend(mine);
                 }
                 for (i, (x, (ids, ev))) in r.findings.iter().zip(json).enumerate() {
                     findings.push(vec![
@@ -135,9 +151,27 @@ impl Store {
                     ]);
                 }
             }
+            // In key order: each index grows at its right edge instead of all over.
+            fn key3<'a>(r: &[Val<'a>]) -> (&'a str, &'a str, i64) {
+                match (r.first(), r.get(1), r.get(2)) {
+                    (Some(Val::T(a)), Some(Val::T(b)), Some(Val::I(c))) => (a, b, *c),
+                    _ => ("", "", 0),
+                }
+            }
+            new_claims.sort_unstable_by(|a, b| key3(a).cmp(&key3(b)));
+            fn key2<'a>(r: &[Val<'a>]) -> (&'a str, i64) {
+                match (r.first(), r.get(1)) {
+                    (Some(Val::T(a)), Some(Val::I(b))) => (a, *b),
+                    _ => ("", 0),
+                }
+            }
+            findings.sort_by(|a, b| key2(a).cmp(&key2(b)));
+            let columns = [Col::Text, Col::Text, Col::Int, Col::Text];
+            let head = "INSERT INTO claims (session_id, claim_id, turn, claim_text)";
+            q.insert_many(head, &columns, "", &new_claims)?;
             q.insert_many(
-                "INSERT INTO claims (session_id, claim_id, turn, claim_text)",
-                &[Col::Text, Col::Text, Col::Int, Col::Text],
+                head,
+                &columns,
                 "ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET claim_text = excluded.claim_text",
                 &claims,
             )?;
@@ -159,7 +193,7 @@ impl Store {
                 "",
                 &findings,
             )?;
-            Ok(keys.len() + claims.len() + findings.len())
+            Ok(keys.len() + claims.len() + new_claims.len() + findings.len())
         })
     }
 

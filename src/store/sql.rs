@@ -215,6 +215,9 @@ impl Q<'_> {
         tail: &str,
         rows: &[Vec<Val<'_>>],
     ) -> Result<u64, DbError> {
+        if rows.is_empty() {
+            return Ok(0);
+        }
         match self {
             Q::Sqlite(c) => {
                 let marks: Vec<String> = (1..=kinds.len()).map(|i| format!("?{i}")).collect();
@@ -230,6 +233,11 @@ impl Q<'_> {
         }
     }
 
+    /// True on PostgreSQL.
+    pub fn is_pg(&self) -> bool {
+        matches!(self, Q::Pg(_))
+    }
+
     /// Serializes writers that decide by reading first (a session's identity): on PostgreSQL a
     /// transaction-level advisory lock on `key`; SQLite's writers are serialized already.
     pub fn lock(&mut self, key: &str) -> Result<(), DbError> {
@@ -239,6 +247,35 @@ impl Q<'_> {
                 self.exec("SELECT pg_advisory_xact_lock(hashtext($1))", &[Val::T(key)])?;
                 Ok(())
             }
+        }
+    }
+
+    /// [`Q::lock`] for many keys at once, in sorted order (no deadlock between two batches).
+    pub fn lock_many(&mut self, keys: &[&str]) -> Result<(), DbError> {
+        match self {
+            Q::Sqlite(_) => Ok(()),
+            Q::Pg(c) => c.lock_many(keys),
+        }
+    }
+
+    /// Runs `DELETE FROM table WHERE column IN (values)`; returns the rows deleted.
+    pub fn delete_in(
+        &mut self,
+        table: &str,
+        column: &str,
+        values: &[&str],
+    ) -> Result<u64, DbError> {
+        match self {
+            Q::Sqlite(c) => {
+                let mut st =
+                    c.prepare_cached(&format!("DELETE FROM {table} WHERE {column} = ?1"))?;
+                let mut n = 0;
+                for v in values {
+                    n += st.execute([v])? as u64;
+                }
+                Ok(n)
+            }
+            Q::Pg(c) => c.delete_in(table, column, values),
         }
     }
 

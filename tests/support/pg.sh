@@ -7,7 +7,8 @@
 # The server runs from $PROVSCOPE_PG_DIR (default /tmp/provscope-pg) on 127.0.0.1:$PROVSCOPE_PG_PORT
 # (default 55432), as the `postgres` system user when run as root (initdb refuses root). It
 # listens on loopback only; its superuser `provscope` has a password (scram-sha-256), and the
-# database `provscope_test` is where tests create one database each.
+# database `provscope_test` is where tests create one database each. $PROVSCOPE_PG_OPTIONS adds
+# server options (for example "-c wal_buffers=16MB" for a benchmark).
 set -euo pipefail
 cmd=${1:-start}
 dir=${PROVSCOPE_PG_DIR:-/tmp/provscope-pg}
@@ -40,7 +41,7 @@ start)
       --pwfile="$dir/pwfile" -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c max_connections=200" \
+      -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c max_connections=200 ${PROVSCOPE_PG_OPTIONS:-}" \
       start >&2 || { cat "$dir/server.log" >&2; exit 1; }
     PGPASSWORD=$password "$bin/psql" -h 127.0.0.1 -p "$port" -U provscope -d postgres -qAt \
       -c "CREATE DATABASE provscope_test" >&2
