@@ -201,7 +201,7 @@ impl Settings {
     pub fn db_path(&self) -> PathBuf {
         self.db
             .clone()
-            .unwrap_or_else(crate::store::Store::default_path)
+            .unwrap_or_else(crate::store::Store::default_location)
     }
 
     /// `--db` as given.

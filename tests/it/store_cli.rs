@@ -656,7 +656,8 @@ fn team_workflow_on_both_backends() {
             );
             assert!(o.status.code() != Some(2), "{be}: {}", err(&o));
         }
-        let o = run(&["trend", "--format", "json", "--db", &dbs], &[]);
+        // PROVSCOPE_DB for every command that takes --db.
+        let o = run(&["trend", "--format", "json"], &[("PROVSCOPE_DB", &dbs)]);
         ok(&o);
         let t: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
         let origins: Vec<&str> = t["runs"]
