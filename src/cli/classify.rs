@@ -2,13 +2,14 @@
 //! kept in the case store (`--db`). Also the hidden `__store-torture` writer used by the
 //! store's crash tests.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit};
 use crate::check::{check_session, Config, Quadrant, SourceVerdict, QUADRANTS};
 use crate::ingest::{load_file, LoadOptions};
 use crate::model::{Session, Timestamp};
 use crate::store::{self, Classification, SessionRef, Store};
 use crate::text::one_line;
 use serde::Serialize;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `provscope classify`.
@@ -91,40 +92,39 @@ fn default_reviewer() -> String {
         .unwrap_or_default()
 }
 
-/// Loads a session log, printing its diagnostics; `None` (after a message) when unreadable.
-fn load(path: &Path, opts: &LoadOptions) -> Option<Session> {
+/// Loads a session log, printing its diagnostics; an error when it cannot be used.
+fn load(ctx: &mut Ctx, path: &Path, opts: &LoadOptions) -> Result<Session, CliError> {
     if let Err(e) = std::fs::File::open(path) {
-        eprintln!(
-            "provscope: cannot read the session log {}: {e}",
+        return Err(CliError::Input(format!(
+            "cannot read the session log {}: {e}",
             path.display()
-        );
-        return None;
+        )));
     }
     let s = load_file(path, opts);
-    for d in &s.diagnostics {
-        eprintln!("{}", one_line(&d.to_string()));
-    }
+    ctx.diags(&s.diagnostics);
     if s.turns.is_empty() && s.answers.is_empty() && s.has_errors() {
-        eprintln!(
-            "provscope: {} holds no readable session events",
+        return Err(CliError::Input(format!(
+            "{} holds no readable session events",
             path.display()
-        );
-        return None;
+        )));
     }
-    Some(s)
+    Ok(s)
+}
+
+/// A line for people on stdout, through the sanitizing boundary.
+fn line(ctx: &mut Ctx, s: String) {
+    let _ = writeln!(ctx.human(), "{s}");
 }
 
 /// `provscope classify`.
 pub fn run(
-    out: &mut Out,
+    ctx: &mut Ctx,
     a: &ClassifyArgs,
     opts: &LoadOptions,
     cfg: &Config,
     db: Option<&Path>,
-) -> u8 {
-    let Some(session) = load(&a.session, opts) else {
-        return EXIT_INPUT;
-    };
+) -> CmdResult {
+    let session = load(ctx, &a.session, opts)?;
     let turns: Vec<u32> = session.claim_history(&a.claim).map(|c| c.turn).collect();
     let Some(&last) = turns.last() else {
         let mut ids: Vec<&str> = session.claims().map(|c| c.id()).collect();
@@ -141,47 +141,38 @@ pub fn run(
             let shown: Vec<String> = ids.iter().take(12).map(|i| one_line(i).into()).collect();
             format!("its claims are {}{more}", shown.join(", "))
         };
-        eprintln!(
-            "provscope: no claim `{}` in {}; {listed}",
+        return Err(CliError::Input(format!(
+            "no claim `{}` in {}; {listed}",
             one_line(&a.claim),
             a.session.display()
-        );
-        return EXIT_INPUT;
+        )));
     };
     let turn = match a.turn {
         None => last,
         Some(t) if turns.contains(&t) => t,
         Some(t) => {
             let list: Vec<String> = turns.iter().map(u32::to_string).collect();
-            eprintln!(
-                "provscope: claim `{}` is not stated in turn {t} of {}; it is stated in turn{} {}",
+            return Err(CliError::Input(format!(
+                "claim `{}` is not stated in turn {t} of {}; it is stated in turn{} {}",
                 one_line(&a.claim),
                 a.session.display(),
                 if turns.len() == 1 { "" } else { "s" },
                 list.join(", ")
-            );
-            return EXIT_INPUT;
+            )));
         }
     };
     let report = check_session(&session, cfg);
     let sref = match SessionRef::for_file(session.id(), &a.session) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!(
-                "provscope: cannot read the session log {}: {e}",
+            return Err(CliError::Input(format!(
+                "cannot read the session log {}: {e}",
                 a.session.display()
-            );
-            return EXIT_INPUT;
+            )));
         }
     };
     let path = db_path(db);
-    let st = match Store::open(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
-    };
+    let st = Store::open(&path)?;
     let reviewer = a.reviewer.clone().unwrap_or_else(default_reviewer);
     let c = Classification::new(
         session.id(),
@@ -202,7 +193,7 @@ pub fn run(
     {
         Ok(id) => {
             if let Some(w) = id.warning(&sref) {
-                eprintln!("provscope: warning: {}", one_line(&w));
+                ctx.warn(&one_line(&w));
             }
             // Another reviewer decided otherwise: both decisions stay in the history.
             if let Ok(conflicts) = st.conflicts(&id.key) {
@@ -210,14 +201,11 @@ pub fn run(
                     .iter()
                     .filter(|k| k.claim_id == a.claim && k.turn == turn)
                 {
-                    eprintln!("provscope: conflict: {}", conflict_line(k));
+                    ctx.note(&format!("conflict: {}", conflict_line(k)));
                 }
             }
         }
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
+        Err(e) => return Err(e.into()),
     }
     if let Some(v) = report
         .claims
@@ -232,29 +220,32 @@ pub fn run(
                 (_, false) => format!(" (findings: {})", kinds.join(", ")),
                 _ => String::new(),
             };
-            eprintln!(
-                "provscope: note: the checks judge the source {}{why}; classified as source {} by hand",
+            ctx.note(&format!(
+                "note: the checks judge the source {}{why}; classified as source {} by hand",
                 verdict_word(v.source_verdict),
                 verdict_word(source)
-            );
+            ));
         }
     }
     let q = a.quadrant;
-    out.line(&format!(
-        "classified {} (turn {turn}) of {} as {}: {}. {}.",
-        one_line(&a.claim),
-        one_line(session.id()),
-        q.name(),
-        q.title(),
-        q.verdict()
-    ));
-    out.line(&format!("  owner        {}", q.owner()));
-    out.line(&format!("  next action  {}", q.next_action()));
+    line(
+        ctx,
+        format!(
+            "classified {} (turn {turn}) of {} as {}: {}. {}.",
+            one_line(&a.claim),
+            one_line(session.id()),
+            q.name(),
+            q.title(),
+            q.verdict()
+        ),
+    );
+    line(ctx, format!("  owner        {}", q.owner()));
+    line(ctx, format!("  next action  {}", q.next_action()));
     if !a.note.is_empty() {
-        out.line(&format!("  note         {}", one_line(&a.note)));
+        line(ctx, format!("  note         {}", one_line(&a.note)));
     }
-    out.line(&format!("  case store   {}", store::shown(&path)));
-    EXIT_OK
+    line(ctx, format!("  case store   {}", store::shown(&path)));
+    Ok(Exit::Ok)
 }
 
 /// "reviewers disagree on clm_x (turn 3): ana fact_right_source_wrong at …, bob … (current)".
@@ -315,81 +306,64 @@ struct ListDoc<'a> {
 }
 
 /// `provscope classifications`.
-pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Option<&Path>) -> u8 {
+pub fn list(
+    ctx: &mut Ctx,
+    a: &ClassificationsArgs,
+    opts: &LoadOptions,
+    db: Option<&Path>,
+) -> CmdResult {
     let path = db_path(db);
     let as_file = Path::new(&a.session);
     let from_file = if as_file.is_file() {
-        let Some(s) = load(as_file, opts) else {
-            return EXIT_INPUT;
-        };
+        let s = load(ctx, as_file, opts)?;
         match SessionRef::for_file(s.id(), as_file) {
             Ok(r) => Some(r),
             Err(e) => {
-                eprintln!(
-                    "provscope: cannot read the session log {}: {e}",
+                return Err(CliError::Input(format!(
+                    "cannot read the session log {}: {e}",
                     as_file.display()
-                );
-                return EXIT_INPUT;
+                )));
             }
         }
     } else {
         None
     };
     // Reading never creates, migrates or changes the database.
-    let st = match Store::open_read_only(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
-    };
+    let st = Store::open_read_only(&path)?;
     let lookup = |st: &Store, id: &str| -> store::Result<_> {
         Ok((st.session(id)?, st.classifications(id)?, st.reviewed(id)?))
     };
     let id = match (&from_file, &st) {
         (Some(sref), Some(st)) => match st.identify(sref) {
             Ok(i) => i.key,
-            Err(e) => {
-                eprintln!("provscope: {e}");
-                return EXIT_INPUT;
-            }
+            Err(e) => return Err(e.into()),
         },
         (Some(sref), None) => sref.session_id.clone(),
         (None, st) => {
             let known = match st {
                 Some(st) => match st.session(&a.session) {
                     Ok(s) => s.is_some(),
-                    Err(e) => {
-                        eprintln!("provscope: {e}");
-                        return EXIT_INPUT;
-                    }
+                    Err(e) => return Err(e.into()),
                 },
                 None => false,
             };
             if !known {
-                eprintln!(
-                    "provscope: {} is neither a session log nor a session id in the case store {}",
+                return Err(CliError::Input(format!(
+                    "{} is neither a session log nor a session id in the case store {}",
                     one_line(&a.session),
                     store::shown(&path)
-                );
-                return EXIT_INPUT;
+                )));
             }
             a.session.clone()
         }
     };
     let (sref, cs, reviewed) = match st.as_ref().map(|st| lookup(st, &id)).transpose() {
         Ok(found) => found.unwrap_or_default(),
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
+        Err(e) => return Err(e.into()),
     };
     let conflicts = match st.as_ref().map(|st| st.conflicts(&id)).transpose() {
         Ok(c) => c.unwrap_or_default(),
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
+        Err(e) => return Err(e.into()),
     };
     if let Some(st) = &st {
         let declared = sref.as_ref().map_or(id.as_str(), |s| s.session_id.as_str());
@@ -400,12 +374,12 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
                 .map(|(k, r)| format!("`{}` ({})", one_line(k), one_line(&r.path)))
                 .collect();
             if !others.is_empty() {
-                eprintln!(
-                    "provscope: note: other logs declare session id `{}` with different content; \
+                ctx.note(&format!(
+                    "note: other logs declare session id `{}` with different content; \
                      their records are kept apart under {}",
                     one_line(declared),
                     others.join(", ")
-                );
+                ));
             }
         }
     }
@@ -433,59 +407,62 @@ pub fn list(out: &mut Out, a: &ClassificationsArgs, opts: &LoadOptions, db: Opti
                 classifications: rows,
                 conflicts: &conflicts,
             };
-            out.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+            ctx.out
+                .line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         ListFormat::Text => {
             let n = rows.len();
-            out.line(&format!(
-                "{}  {n} classification{}  ({})",
-                one_line(&id),
-                if n == 1 { "" } else { "s" },
-                store::shown(&path)
-            ));
+            line(
+                ctx,
+                format!(
+                    "{}  {n} classification{}  ({})",
+                    one_line(&id),
+                    if n == 1 { "" } else { "s" },
+                    store::shown(&path)
+                ),
+            );
             for r in &rows {
                 let c = r.c;
-                out.line(&format!(
-                    "  turn {}  {}  {}{}",
-                    c.turn,
-                    one_line(&c.claim_id),
-                    c.quadrant.name(),
-                    if r.reviewed { "  reviewed" } else { "" }
-                ));
-                out.line(&format!("    owner        {}", one_line(&c.owner)));
-                out.line(&format!("    next action  {}", one_line(&c.next_action)));
+                line(
+                    ctx,
+                    format!(
+                        "  turn {}  {}  {}{}",
+                        c.turn,
+                        one_line(&c.claim_id),
+                        c.quadrant.name(),
+                        if r.reviewed { "  reviewed" } else { "" }
+                    ),
+                );
+                line(ctx, format!("    owner        {}", one_line(&c.owner)));
+                line(
+                    ctx,
+                    format!("    next action  {}", one_line(&c.next_action)),
+                );
                 if !c.note.is_empty() {
-                    out.line(&format!("    note         {}", one_line(&c.note)));
+                    line(ctx, format!("    note         {}", one_line(&c.note)));
                 }
                 let by = if c.reviewer.is_empty() {
                     String::new()
                 } else {
                     format!("{} ", one_line(&c.reviewer))
                 };
-                out.line(&format!("    decided      {by}at {}", c.at));
+                line(ctx, format!("    decided      {by}at {}", c.at));
                 for k in conflicts
                     .iter()
                     .filter(|k| k.claim_id == c.claim_id && k.turn == c.turn)
                 {
-                    out.line(&format!("    conflict     {}", conflict_line(k)));
+                    line(ctx, format!("    conflict     {}", conflict_line(k)));
                 }
             }
         }
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
 /// `provscope __store-torture`: classifies in a loop, printing each index once committed.
-pub fn torture(a: &TortureArgs, db: Option<&Path>) -> u8 {
-    use std::io::Write;
+pub fn torture(a: &TortureArgs, db: Option<&Path>) -> CmdResult {
     let path = db_path(db);
-    let st = match Store::open(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
-    };
+    let st = Store::open(&path)?;
     let sref = SessionRef {
         session_id: a.session.clone(),
         path: format!("torture://{}", a.session),
@@ -513,15 +490,14 @@ pub fn torture(a: &TortureArgs, db: Option<&Path>) -> u8 {
             Timestamp::now(),
         );
         if let Err(e) = st.classify(&sref, &c) {
-            eprintln!("provscope: write {i}: {e}");
-            return EXIT_INPUT;
+            return Err(CliError::Input(format!("write {i}: {e}")));
         }
         if writeln!(stdout, "{i}")
             .and_then(|()| stdout.flush())
             .is_err()
         {
-            return EXIT_OK;
+            return Ok(Exit::Ok);
         }
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }

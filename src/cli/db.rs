@@ -1,7 +1,8 @@
 //! `provscope db migrate|status`: the case store's schema, from the command line.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit};
 use crate::store::{Store, StoreError, SCHEMA_VERSION};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `provscope db` subcommands.
@@ -23,47 +24,37 @@ pub enum DbCmd {
 }
 
 /// Runs a `db` subcommand against `db` (or the default store).
-pub fn run(out: &mut Out, cmd: &DbCmd, db: Option<&Path>) -> u8 {
+pub fn run(ctx: &mut Ctx, cmd: &DbCmd, db: Option<&Path>) -> CmdResult {
     let path = db.map_or_else(Store::default_location, Path::to_path_buf);
     match cmd {
         DbCmd::Copy { from, to } => {
             let src = match Store::open_read_only(from) {
                 Ok(Some(s)) => s,
                 Ok(None) => {
-                    eprintln!(
-                        "provscope: {} holds no case store to copy",
+                    return Err(CliError::Input(format!(
+                        "{} holds no case store to copy",
                         crate::store::shown(from)
-                    );
-                    return EXIT_INPUT;
+                    )))
                 }
-                Err(e) => {
-                    eprintln!("provscope: {e}");
-                    return EXIT_INPUT;
-                }
+                Err(e) => return Err(e.into()),
             };
-            let dst = match Store::open(to) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("provscope: {e}");
-                    return EXIT_INPUT;
-                }
-            };
+            let dst = Store::open(to)?;
             match dst.copy_from(&src) {
                 Ok(counts) => {
-                    out.line(&format!(
-                        "copied {} into {}:",
-                        src.path().display(),
-                        dst.path().display()
-                    ));
+                    line(
+                        ctx,
+                        format!(
+                            "copied {} into {}:",
+                            src.path().display(),
+                            dst.path().display()
+                        ),
+                    );
                     for (t, n) in counts {
-                        out.line(&format!("  {t:<24} {n}"));
+                        line(ctx, format!("  {t:<24} {n}"));
                     }
-                    EXIT_OK
+                    Ok(Exit::Ok)
                 }
-                Err(e) => {
-                    eprintln!("provscope: {e}");
-                    EXIT_INPUT
-                }
+                Err(e) => Err(e.into()),
             }
         }
         DbCmd::Migrate => {
@@ -71,72 +62,78 @@ pub fn run(out: &mut Out, cmd: &DbCmd, db: Option<&Path>) -> u8 {
                 Ok(Some(s)) => s.schema_version().unwrap_or(0),
                 Ok(None) => 0,
                 Err(StoreError::OlderSchema { found, .. }) => found,
-                Err(e) => {
-                    eprintln!("provscope: {e}");
-                    return EXIT_INPUT;
-                }
+                Err(e) => return Err(e.into()),
             };
             match Store::open(&path) {
                 Ok(st) => {
                     let now = st.schema_version().unwrap_or(SCHEMA_VERSION);
                     if before == now {
-                        out.line(&format!(
-                            "{}: schema version {now}, up to date",
-                            st.path().display()
-                        ));
+                        line(
+                            ctx,
+                            format!("{}: schema version {now}, up to date", st.path().display()),
+                        );
                     } else {
-                        out.line(&format!(
-                            "{}: migrated from schema version {before} to {now}",
-                            st.path().display()
-                        ));
+                        line(
+                            ctx,
+                            format!(
+                                "{}: migrated from schema version {before} to {now}",
+                                st.path().display()
+                            ),
+                        );
                     }
-                    EXIT_OK
+                    Ok(Exit::Ok)
                 }
-                Err(e) => {
-                    eprintln!("provscope: {e}");
-                    EXIT_INPUT
-                }
+                Err(e) => Err(e.into()),
             }
         }
         DbCmd::Status => match Store::open_read_only(&path) {
             Ok(None) => {
-                out.line(&format!(
-                    "{}: no case store yet (this build writes schema version {SCHEMA_VERSION})",
-                    crate::store::shown(&path)
-                ));
-                EXIT_OK
+                line(
+                    ctx,
+                    format!(
+                        "{}: no case store yet (this build writes schema version {SCHEMA_VERSION})",
+                        crate::store::shown(&path)
+                    ),
+                );
+                Ok(Exit::Ok)
             }
             Ok(Some(st)) => {
-                out.line(&format!(
-                    "{}: schema version {} (this build: {SCHEMA_VERSION})",
-                    st.path().display(),
-                    st.schema_version().unwrap_or(0)
-                ));
+                line(
+                    ctx,
+                    format!(
+                        "{}: schema version {} (this build: {SCHEMA_VERSION})",
+                        st.path().display(),
+                        st.schema_version().unwrap_or(0)
+                    ),
+                );
                 match st.counts() {
                     Ok(counts) => {
                         for (table, n) in counts {
-                            out.line(&format!("  {table:<24} {n}"));
+                            line(ctx, format!("  {table:<24} {n}"));
                         }
-                        EXIT_OK
+                        Ok(Exit::Ok)
                     }
-                    Err(e) => {
-                        eprintln!("provscope: {e}");
-                        EXIT_INPUT
-                    }
+                    Err(e) => Err(e.into()),
                 }
             }
             Err(StoreError::OlderSchema { found, .. }) => {
-                out.line(&format!(
-                    "{}: schema version {found}, older than this build's {SCHEMA_VERSION}: \
+                line(
+                    ctx,
+                    format!(
+                        "{}: schema version {found}, older than this build's {SCHEMA_VERSION}: \
                      `provscope db migrate` upgrades it",
-                    crate::store::shown(&path)
-                ));
-                EXIT_OK
+                        crate::store::shown(&path)
+                    ),
+                );
+                Ok(Exit::Ok)
             }
-            Err(e) => {
-                eprintln!("provscope: {e}");
-                EXIT_INPUT
-            }
+            Err(e) => Err(e.into()),
         },
     }
+}
+
+/// A line for people on stdout, through the sanitizing boundary (paths and counts only, but a
+/// path can hold anything).
+fn line(ctx: &mut Ctx, s: String) {
+    let _ = writeln!(ctx.human(), "{s}");
 }

@@ -1,6 +1,6 @@
 //! `provscope envelope verify|inspect|seal`: standalone DSSE execution envelopes.
 
-use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit, Out};
 use crate::attest::dsse::{self, Envelope, SigCheck, MAX_PAYLOAD_BYTES};
 use crate::attest::envelope::{self as exec, Attestor, Observed};
 use crate::attest::keys;
@@ -14,11 +14,6 @@ use std::path::{Path, PathBuf};
 // keeping the pretty-printer's own newlines) where it is formatted, so a forged payload cannot
 // draw a line of its own, set the terminal title or write the clipboard. The event line `seal`
 // prints is machine output from the serializer, never escaped.
-
-/// A message for stderr, escaped.
-fn err(msg: &str) {
-    eprintln!("provscope: {}", one_line(msg));
-}
 
 /// `provscope envelope ...`.
 #[derive(clap::Subcommand, Debug)]
@@ -63,11 +58,11 @@ pub struct SealArgs {
 }
 
 /// Runs `envelope ...`.
-pub fn run(out: &mut Out, cmd: &EnvelopeCmd) -> u8 {
+pub fn run(ctx: &mut Ctx, cmd: &EnvelopeCmd) -> CmdResult {
     match cmd {
-        EnvelopeCmd::Verify { file, keys } => verify(out, file, keys),
-        EnvelopeCmd::Inspect { file } => inspect(out, file),
-        EnvelopeCmd::Seal(a) => seal(out, a),
+        EnvelopeCmd::Verify { file, keys } => verify(&mut ctx.out, file, keys),
+        EnvelopeCmd::Inspect { file } => inspect(&mut ctx.out, file),
+        EnvelopeCmd::Seal(a) => seal(ctx, a),
     }
 }
 
@@ -116,35 +111,29 @@ fn read_envelope_json(path: &Path) -> FileRead {
     FileRead::Json(v)
 }
 
-fn load(path: &Path) -> Result<Result<Envelope, String>, u8> {
+fn load(path: &Path) -> Result<Result<Envelope, String>, CliError> {
     match read_envelope_json(path) {
-        FileRead::Unreadable(e) => {
-            err(&e);
-            Err(EXIT_INPUT)
-        }
+        FileRead::Unreadable(e) => Err(CliError::Input(e)),
         FileRead::Invalid(e) => Ok(Err(e)),
         FileRead::Json(v) => Ok(Envelope::from_value(&v).map_err(|e| e.to_string())),
     }
 }
 
-fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
+fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> CmdResult {
     let mut trusted = Vec::new();
     for k in key_args {
         match keys::load_public(k) {
             Ok(k) => trusted.push(k),
-            Err(e) => {
-                err(&e);
-                return EXIT_INPUT;
-            }
+            Err(e) => return Err(CliError::Usage(e)),
         }
     }
     let shown = file.display().to_string();
     let name = one_line(&shown);
     let env = match load(file) {
-        Err(code) => return code,
+        Err(e) => return Err(e),
         Ok(Err(e)) => {
             out.line(&format!("{name}: invalid: {}", one_line(&e)));
-            return EXIT_FINDINGS;
+            return Ok(Exit::Findings);
         }
         Ok(Ok(env)) => env,
     };
@@ -152,7 +141,7 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
         Ok(st) => st,
         Err(e) => {
             out.line(&format!("{name}: invalid: {}", one_line(&e)));
-            return EXIT_FINDINGS;
+            return Ok(Exit::Findings);
         }
     };
     let pae = env.pae();
@@ -176,7 +165,7 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
                     "{name}: invalid: signature {j} does not verify under the given key(s) \
                      (payload or signature altered, or signed by another key)"
                 ));
-                return EXIT_FINDINGS;
+                return Ok(Exit::Findings);
             }
         }
     }
@@ -216,17 +205,17 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> u8 {
         one_line(&p.attestor.key)
     ));
     out.line("  (the hashes are checked against a recording by `provscope verify SESSION`)");
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
-fn inspect(out: &mut Out, file: &Path) -> u8 {
+fn inspect(out: &mut Out, file: &Path) -> CmdResult {
     let shown = file.display().to_string();
     let name = one_line(&shown);
     let env = match load(file) {
-        Err(code) => return code,
+        Err(e) => return Err(e),
         Ok(Err(e)) => {
             out.line(&format!("{name}: not a valid envelope: {}", one_line(&e)));
-            return EXIT_FINDINGS;
+            return Ok(Exit::Findings);
         }
         Ok(Ok(env)) => env,
     };
@@ -258,41 +247,34 @@ fn inspect(out: &mut Out, file: &Path) -> u8 {
         }
     }
     match exec::open(&env) {
-        Ok(_) => EXIT_OK,
+        Ok(_) => Ok(Exit::Ok),
         Err(e) => {
             out.line(&format!(
                 "{name}: not a valid execution envelope: {}",
                 one_line(&e)
             ));
-            EXIT_FINDINGS
+            Ok(Exit::Findings)
         }
     }
 }
 
-fn seal(out: &mut Out, a: &SealArgs) -> u8 {
+fn seal(ctx: &mut Ctx, a: &SealArgs) -> CmdResult {
     let key = match keys::load_private(&a.key) {
         Ok(k) => k,
-        Err(e) => {
-            err(&e);
-            return EXIT_INPUT;
-        }
+        Err(e) => return Err(CliError::Usage(e)),
     };
     let s = crate::ingest::load_file(&a.session, &crate::ingest::LoadOptions::default());
     if s.has_errors() {
-        for d in &s.diagnostics {
-            eprintln!("{}", one_line(&d.to_string()));
-        }
-        err(&format!(
+        ctx.diags(&s.diagnostics);
+        return Err(CliError::Input(format!(
             "{}: the session has errors; not sealing",
             a.session.display()
-        ));
-        return EXIT_INPUT;
+        )));
     }
     let mut obs = match Observed::from_session(&s, &a.call_id) {
         Ok(o) => o,
         Err(e) => {
-            err(&format!("{}: {e}", a.session.display()));
-            return EXIT_INPUT;
+            return Err(CliError::Input(format!("{}: {e}", a.session.display())));
         }
     };
     let replaced: CallResponse;
@@ -300,18 +282,19 @@ fn seal(out: &mut Out, a: &SealArgs) -> u8 {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                err(&format!("{}: cannot read: {e}", path.display()));
-                return EXIT_INPUT;
+                return Err(CliError::Input(format!(
+                    "{}: cannot read: {e}",
+                    path.display()
+                )));
             }
         };
         let result: CallToolResult = match serde_json::from_str(&text) {
             Ok(r) => r,
             Err(e) => {
-                err(&format!(
+                return Err(CliError::Input(format!(
                     "{}: not a CallToolResult object: {e}",
                     path.display()
-                ));
-                return EXIT_INPUT;
+                )));
             }
         };
         replaced = CallResponse {
@@ -328,12 +311,12 @@ fn seal(out: &mut Out, a: &SealArgs) -> u8 {
     };
     match exec::seal(&obs, &attestor) {
         Ok(env) => {
-            out.line(&exec::event_line(obs.call_id, &env));
-            EXIT_OK
+            ctx.out.line(&exec::event_line(obs.call_id, &env));
+            Ok(Exit::Ok)
         }
-        Err(e) => {
-            err(&format!("cannot seal {}: {e}", a.call_id));
-            EXIT_INPUT
-        }
+        Err(e) => Err(CliError::Input(format!(
+            "cannot seal {}: {e}",
+            one_line(&a.call_id)
+        ))),
     }
 }

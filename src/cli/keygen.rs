@@ -1,6 +1,6 @@
 //! `provscope keygen --out NAME [--force]`: a new Ed25519 key pair for sealing envelopes.
 
-use super::{Out, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit};
 use crate::attest::keys;
 use std::ffi::OsString;
 use std::io::Write;
@@ -46,52 +46,41 @@ fn write_file(path: &Path, mode: u32, text: &str) -> Result<(), String> {
 }
 
 /// Runs `keygen`.
-pub fn run(out: &mut Out, a: &KeygenArgs) -> u8 {
+pub fn run(ctx: &mut Ctx, a: &KeygenArgs) -> CmdResult {
     let key_path = with_ext(&a.out, ".key");
     let pub_path = with_ext(&a.out, ".pub");
     for p in [&key_path, &pub_path] {
         // symlink_metadata: a dangling symlink also counts as "exists".
         if std::fs::symlink_metadata(p).is_ok() {
             if !a.force {
-                eprintln!(
-                    "provscope: {} already exists; not overwriting it (use --force to replace the \
-                     key pair)",
+                return Err(CliError::Usage(format!(
+                    "{} already exists; not overwriting it (use --force to replace the key pair)",
                     p.display()
-                );
-                return EXIT_INPUT;
+                )));
             }
-            if let Err(e) = std::fs::remove_file(p) {
-                eprintln!("provscope: {}: cannot remove: {e}", p.display());
-                return EXIT_INPUT;
-            }
+            std::fs::remove_file(p).map_err(|e| CliError::write(p, e))?;
         }
     }
-    let key = match keys::generate() {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("provscope: {e}");
-            return EXIT_INPUT;
-        }
-    };
+    let key = keys::generate().map_err(CliError::Usage)?;
     let vk = key.verifying_key();
     let written = keys::private_pem(&key)
         .and_then(|pem| write_file(&key_path, 0o600, &pem))
         .and_then(|()| keys::public_pem(&vk))
         .and_then(|pem| write_file(&pub_path, 0o644, &pem));
-    if let Err(e) = written {
-        eprintln!("provscope: {e}");
-        return EXIT_INPUT;
-    }
-    out.line(&format!(
+    written.map_err(CliError::Export)?;
+    let mut out = ctx.human();
+    let _ = writeln!(
+        out,
         "wrote {} (private key, mode 0600: keep it secret) and {}",
         key_path.display(),
         pub_path.display()
-    ));
-    out.line(&format!("public key: {}", keys::compact(&vk)));
-    out.line(&format!("keyid: {}", keys::keyid(&vk)));
-    out.line(&format!(
+    );
+    let _ = writeln!(out, "public key: {}", keys::compact(&vk));
+    let _ = writeln!(out, "keyid: {}", keys::keyid(&vk));
+    let _ = writeln!(
+        out,
         "trust it in a session header: \"attestor_keys\": [\"{}\"]",
         keys::compact(&vk)
-    ));
-    EXIT_OK
+    );
+    Ok(Exit::Ok)
 }

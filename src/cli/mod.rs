@@ -331,22 +331,14 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
             ctx.out.bytes(&buf);
             Ok(Exit::Ok)
         }
-        Some(Command::Classify(a)) => legacy(classify::run(
-            &mut ctx.out,
-            &a,
-            st.load(),
-            st.config(),
-            st.db(),
-        )),
-        Some(Command::Classifications(a)) => {
-            legacy(classify::list(&mut ctx.out, &a, st.load(), st.db()))
-        }
-        Some(Command::Db(c)) => legacy(db::run(&mut ctx.out, &c, st.db())),
-        Some(Command::StoreTorture(a)) => legacy(classify::torture(&a, st.db())),
-        Some(Command::Keygen(a)) => legacy(keygen::run(&mut ctx.out, &a)),
-        Some(Command::Envelope(c)) => legacy(envelope::run(&mut ctx.out, &c)),
-        Some(Command::Receipt(c)) => legacy(receipt::run(&mut ctx.out, &c)),
-        Some(Command::Record(a)) => Ok(Exit::Status(record::run(a, cli.max_line_bytes))),
+        Some(Command::Classify(a)) => classify::run(ctx, &a, st.load(), st.config(), st.db()),
+        Some(Command::Classifications(a)) => classify::list(ctx, &a, st.load(), st.db()),
+        Some(Command::Db(c)) => db::run(ctx, &c, st.db()),
+        Some(Command::StoreTorture(a)) => classify::torture(&a, st.db()),
+        Some(Command::Keygen(a)) => keygen::run(ctx, &a),
+        Some(Command::Envelope(c)) => envelope::run(ctx, &c),
+        Some(Command::Receipt(c)) => receipt::run(ctx, &c),
+        Some(Command::Record(a)) => record::run(a, cli.max_line_bytes),
     }
 }
 

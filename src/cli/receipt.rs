@@ -1,9 +1,10 @@
 //! `provscope receipt verify FILE [--pub ed25519:...]`: ArkForge proof-spec 2.1.0 receipts.
 
-use super::{Out, EXIT_FINDINGS, EXIT_INPUT, EXIT_OK};
+use super::{CliError, CmdResult, Ctx, Exit};
 use crate::attest::keys;
 use crate::attest::receipt::{self, Options, SignedBy, Status};
 use crate::text::one_line;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `provscope receipt ...`.
@@ -37,7 +38,7 @@ fn read_json(path: &Path) -> Result<serde_json::Value, String> {
 }
 
 /// Runs `receipt ...`.
-pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
+pub fn run(ctx: &mut Ctx, cmd: &ReceiptCmd) -> CmdResult {
     let ReceiptCmd::Verify {
         file,
         keys: key_args,
@@ -47,13 +48,7 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
     } = cmd;
     let mut pinned = Vec::new();
     for k in key_args {
-        match keys::load_public(k) {
-            Ok(k) => pinned.push(k),
-            Err(e) => {
-                eprintln!("provscope: {e}");
-                return EXIT_INPUT;
-            }
-        }
+        pinned.push(keys::load_public(k).map_err(CliError::Usage)?);
     }
     let mut bodies = Vec::new();
     for p in [
@@ -61,13 +56,7 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
         request.as_ref().unwrap_or(file),
         response.as_ref().unwrap_or(file),
     ] {
-        match read_json(p) {
-            Ok(v) => bodies.push(v),
-            Err(e) => {
-                eprintln!("provscope: {e}");
-                return EXIT_INPUT;
-            }
-        }
+        bodies.push(read_json(p).map_err(CliError::Input)?);
     }
     let opts = Options {
         pinned: &pinned,
@@ -79,44 +68,48 @@ pub fn run(out: &mut Out, cmd: &ReceiptCmd) -> u8 {
     // escaped for the terminal where it is formatted (`text::one_line`).
     let file_name = file.display().to_string();
     let name = one_line(&file_name);
-    out.line(&format!(
+    for w in &report.warnings {
+        ctx.warn(&format!("{name}: {}", one_line(w)));
+    }
+    let mut out = ctx.human();
+    let _ = writeln!(
+        out,
         "{name}: ArkForge receipt {}, spec_version {}",
         one_line(report.proof_id.as_deref().unwrap_or("(no proof_id)")),
         one_line(report.spec_version.as_deref().unwrap_or("absent"))
-    ));
+    );
     for s in &report.steps {
         let st = match s.status {
             Status::Ok => "ok",
             Status::Failed => "FAILED",
             Status::Skipped => "skipped",
         };
-        out.line(&format!("  {:<14} {st:<7} {}", s.name, one_line(&s.detail)));
-    }
-    for w in &report.warnings {
-        eprintln!("provscope: warning: {name}: {}", one_line(w));
+        let _ = writeln!(out, "  {:<14} {st:<7} {}", s.name, one_line(&s.detail));
     }
     match (report.valid(), report.signed_by) {
         (true, SignedBy::PinnedKey) => {
-            out.line(&format!("{name}: valid"));
-            EXIT_OK
+            let _ = writeln!(out, "{name}: valid");
+            Ok(Exit::Ok)
         }
         (true, _) if *trust_embedded_key => {
-            out.line(&format!(
+            let _ = writeln!(
+                out,
                 "{name}: valid as trusted with --trust-embedded-key (signed by its own embedded \
                  key: not proof of origin)"
-            ));
-            EXIT_OK
+            );
+            Ok(Exit::Ok)
         }
         (true, _) => {
-            out.line(&format!(
+            let _ = writeln!(
+                out,
                 "{name}: signed by its own embedded key: not proof of origin (pin the issuer's \
                  key with --pub, or accept it with --trust-embedded-key)"
-            ));
-            EXIT_FINDINGS
+            );
+            Ok(Exit::Findings)
         }
         (false, _) => {
-            out.line(&format!("{name}: invalid"));
-            EXIT_FINDINGS
+            let _ = writeln!(out, "{name}: invalid");
+            Ok(Exit::Findings)
         }
     }
 }

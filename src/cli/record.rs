@@ -1,7 +1,7 @@
 //! `provscope record --key K.key --log OUT.jsonl [--server-name NAME] [--tier T] -- SERVER_CMD ...`:
 //! an attesting stdio MCP proxy (see `crate::record` and `docs/recording.md`).
 
-use super::EXIT_INPUT;
+use super::{CliError, CmdResult, Exit};
 use crate::attest::envelope::Attestor;
 use crate::attest::keys;
 use crate::model::Tier;
@@ -52,25 +52,21 @@ fn parse_tier(s: &str) -> Result<Tier, String> {
 }
 
 /// Runs `record`; `max_line_bytes` (the global `--max-line-bytes`) caps what is recorded.
-pub fn run(a: RecordArgs, max_line_bytes: usize) -> u8 {
-    let key = match keys::load_private(&a.key) {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("provscope record: {}", crate::text::one_line(&e));
-            return EXIT_INPUT;
-        }
-    };
+pub fn run(a: RecordArgs, max_line_bytes: usize) -> CmdResult {
+    let key = keys::load_private(&a.key).map_err(|e| CliError::Usage(format!("record: {e}")))?;
     let server = match &a.server_name {
         Some(s) if !s.trim().is_empty() => s.clone(),
         Some(_) => {
-            eprintln!("provscope record: --server-name must not be empty");
-            return EXIT_INPUT;
+            return Err(CliError::Usage(
+                "record: --server-name must not be empty".into(),
+            ))
         }
         None => record::default_server_name(&a.command),
     };
     if a.session_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
-        eprintln!("provscope record: --session-id must not be empty");
-        return EXIT_INPUT;
+        return Err(CliError::Usage(
+            "record: --session-id must not be empty".into(),
+        ));
     }
     let opts = record::ProxyOptions {
         attestor: Attestor {
@@ -90,13 +86,15 @@ pub fn run(a: RecordArgs, max_line_bytes: usize) -> u8 {
     run_proxy(opts)
 }
 
+/// `record` exits as its server did (or 2 when it could not run it).
 #[cfg(unix)]
-fn run_proxy(opts: record::ProxyOptions) -> u8 {
-    record::run(opts)
+fn run_proxy(opts: record::ProxyOptions) -> CmdResult {
+    Ok(Exit::Status(record::run(opts)))
 }
 
 #[cfg(not(unix))]
-fn run_proxy(_: record::ProxyOptions) -> u8 {
-    eprintln!("provscope record: only supported on Unix-like systems");
-    EXIT_INPUT
+fn run_proxy(_: record::ProxyOptions) -> CmdResult {
+    Err(CliError::Usage(
+        "record: only supported on Unix-like systems".into(),
+    ))
 }
