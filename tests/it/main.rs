@@ -21,6 +21,7 @@ mod envelopes;
 mod fuzz;
 mod fuzz_attest;
 mod golden;
+mod hardening;
 mod hostile;
 mod importers;
 mod importers_otlp;
