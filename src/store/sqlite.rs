@@ -138,8 +138,15 @@ pub(super) fn open_read_only(path: &Path) -> Result<ReadOnly> {
     let conn = Connection::open_with_flags(&uri, flags).map_err(|e| sqlite(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sqlite(path, e))?;
-    let (version, app_id) = header(&conn).map_err(|e| not_sqlite(path, e))?;
-    check_header(path, version, app_id, SCHEMA_VERSION, || has_tables(&conn))?;
+    // The header and the table list from one snapshot (see check_before_writing).
+    let version = {
+        let snapshot = conn.unchecked_transaction().map_err(|e| sqlite(path, e))?;
+        let (version, app_id) = header(&snapshot).map_err(|e| not_sqlite(path, e))?;
+        check_header(path, version, app_id, SCHEMA_VERSION, || {
+            has_tables(&snapshot)
+        })?;
+        version
+    };
     if version == 0 {
         return Ok(ReadOnly::Empty);
     }
@@ -187,8 +194,15 @@ fn check_before_writing(c: &Connection, path: &Path) -> Result<()> {
     c.busy_timeout(BUSY_TIMEOUT).map_err(|e| sqlite(path, e))?;
     c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
         .map_err(|e| sqlite(path, e))?;
-    let (version, app_id) = header(c).map_err(|e| not_sqlite(path, e))?;
-    check_header(path, version, app_id, SCHEMA_VERSION, || has_tables(c))?;
+    // One read transaction: the header and the table list from the same snapshot. Read apart,
+    // another process's first migration could commit in between, and its tables would be seen
+    // without their schema version ("not a provscope case store").
+    let snapshot = c.unchecked_transaction().map_err(|e| sqlite(path, e))?;
+    let (version, app_id) = header(&snapshot).map_err(|e| not_sqlite(path, e))?;
+    check_header(path, version, app_id, SCHEMA_VERSION, || {
+        has_tables(&snapshot)
+    })?;
+    drop(snapshot);
     c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false)
         .map_err(|e| sqlite(path, e))?;
     Ok(())
