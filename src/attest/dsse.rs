@@ -82,6 +82,25 @@ struct RawEnvelope {
     signatures: Vec<serde_json::Value>,
 }
 
+/// [`RawEnvelope`] borrowing its strings where they have no escapes.
+#[derive(Deserialize)]
+struct FastEnvelope<'a> {
+    #[serde(borrow)]
+    payload: std::borrow::Cow<'a, str>,
+    #[serde(rename = "payloadType", borrow)]
+    payload_type: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    signatures: Vec<FastSig<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FastSig<'a> {
+    #[serde(default, borrow)]
+    keyid: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    sig: std::borrow::Cow<'a, str>,
+}
+
 /// The DSSE v1 pre-authentication encoding:
 /// `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths in ASCII decimal bytes.
 pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
@@ -105,6 +124,13 @@ impl Envelope {
     /// one signature, no duplicated signatures. The payload type and the signatures' validity are
     /// for the caller.
     pub fn parse(json: &str) -> Result<Envelope, DsseError> {
+        // Fast path: borrowed strings, typed signatures; any problem is parsed again below to
+        // be named precisely.
+        if let Ok(fast) = serde_json::from_str::<FastEnvelope>(json) {
+            if let Ok(env) = Self::from_fast(fast) {
+                return Ok(env);
+            }
+        }
         let de = &mut serde_json::Deserializer::from_str(json);
         let raw: RawEnvelope = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -127,6 +153,38 @@ impl Envelope {
             DsseError::new(field, format!("not a DSSE envelope ({})", e.into_inner()))
         })?;
         Self::from_raw(raw)
+    }
+
+    /// The fast path of [`Envelope::parse`]: the same checks; on any error the caller parses
+    /// again on the slow path, which names the problem.
+    fn from_fast(raw: FastEnvelope) -> Result<Envelope, ()> {
+        if decoded_len_bound(raw.payload.len()) > MAX_PAYLOAD_BYTES + 3
+            || raw.payload_type.is_empty()
+            || raw.signatures.is_empty()
+            || raw.signatures.len() > MAX_SIGNATURES
+        {
+            return Err(());
+        }
+        let payload = b64_decode(&raw.payload).map_err(|_| ())?;
+        if payload.len() > MAX_PAYLOAD_BYTES {
+            return Err(());
+        }
+        let mut signatures: Vec<Sig> = Vec::with_capacity(raw.signatures.len());
+        for rs in raw.signatures {
+            let bytes = b64_decode(&rs.sig).map_err(|_| ())?;
+            let arr: [u8; 64] = bytes.as_slice().try_into().map_err(|_| ())?;
+            let sig = Signature::from_bytes(&arr);
+            if signatures.iter().any(|s| s.sig == sig) {
+                return Err(());
+            }
+            let keyid = rs.keyid.filter(|k| !k.is_empty()).map(|k| k.into_owned());
+            signatures.push(Sig { keyid, sig });
+        }
+        Ok(Envelope {
+            payload_type: raw.payload_type.into_owned(),
+            payload,
+            signatures,
+        })
     }
 
     fn from_raw(raw: RawEnvelope) -> Result<Envelope, DsseError> {
@@ -264,23 +322,93 @@ pub fn verify_one(c: &SigCheck) -> bool {
     c.key.verify_strict(c.msg, c.sig).is_ok()
 }
 
-/// Verifies many signatures: one batch verification (ed25519-dalek `verify_batch`), and, when
-/// the batch fails or holds a single item, `verify_strict` on each to find which failed.
-/// Returns one verdict per check, in order.
+/// Verifies many signatures: batch verification (ed25519-dalek `verify_batch`, [`BATCH`] at a
+/// time), and, when a batch fails, halves of it again until `verify_strict` on a few finds
+/// which failed. Returns one verdict per check, in order.
 ///
 /// Batch verification accepts exactly the signatures that individual verification accepts,
 /// except for signatures whose `R` was malleated with a small-order component: those prove
 /// nothing new (the message was signed by the key) and are accepted by the batch only.
 pub fn verify_all(checks: &[SigCheck]) -> Vec<bool> {
-    if checks.len() >= 2 {
-        let msgs: Vec<&[u8]> = checks.iter().map(|c| c.msg).collect();
-        let sigs: Vec<Signature> = checks.iter().map(|c| *c.sig).collect();
-        let keys: Vec<VerifyingKey> = checks.iter().map(|c| *c.key).collect();
-        if ed25519_dalek::verify_batch(&msgs, &sigs, &keys).is_ok() {
-            return vec![true; checks.len()];
+    let mut out = vec![false; checks.len()];
+    for (c, o) in checks.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+        verify_into(c, o);
+    }
+    out
+}
+
+/// Signatures verified in one `verify_batch` call: past about 256 a batch gets no faster per
+/// signature, and a failed one costs its whole size again in the halves that find the bad
+/// signature.
+pub const BATCH: usize = 256;
+
+/// A failed batch this small is checked signature by signature.
+const SINGLES: usize = 4;
+
+/// [`verify_all`] into `out`: a failed batch is split in halves until the signatures that fail
+/// are found one by one, so a few bad signatures among many cost a few more batches, not a
+/// single verification of every signature. When both halves of a failed batch fail again,
+/// failures are dense there and each half is checked signature by signature.
+fn verify_into(checks: &[SigCheck], out: &mut [bool]) {
+    if batch_ok(checks) {
+        out.fill(true);
+        return;
+    }
+    split(checks, out);
+}
+
+/// The halves of a failed batch.
+fn split(checks: &[SigCheck], out: &mut [bool]) {
+    if checks.len() <= SINGLES {
+        singles(checks, out);
+        return;
+    }
+    let half = checks.len() / 2;
+    let (a, b) = checks.split_at(half);
+    let (oa, ob) = out.split_at_mut(half);
+    match (batch_ok(a), batch_ok(b)) {
+        (true, true) => {
+            // The whole failed through the batch's random weights alone (a malleated `R`):
+            // decided one by one.
+            singles(checks, out);
+        }
+        (true, false) => {
+            oa.fill(true);
+            split(b, ob);
+        }
+        (false, true) => {
+            split(a, oa);
+            ob.fill(true);
+        }
+        (false, false) => {
+            singles(a, oa);
+            singles(b, ob);
         }
     }
-    checks.iter().map(verify_one).collect()
+}
+
+fn singles(checks: &[SigCheck], out: &mut [bool]) {
+    for (o, c) in out.iter_mut().zip(checks) {
+        crate::probe::steps(1);
+        *o = verify_one(c);
+    }
+}
+
+/// One `verify_batch` over `checks` (a single check is verified strictly).
+fn batch_ok(checks: &[SigCheck]) -> bool {
+    match checks {
+        [] => true,
+        [c] => {
+            crate::probe::steps(1);
+            verify_one(c)
+        }
+        _ => {
+            let msgs: Vec<&[u8]> = checks.iter().map(|c| c.msg).collect();
+            let sigs: Vec<Signature> = checks.iter().map(|c| *c.sig).collect();
+            let keys: Vec<VerifyingKey> = checks.iter().map(|c| *c.key).collect();
+            ed25519_dalek::verify_batch(&msgs, &sigs, &keys).is_ok()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -376,5 +504,63 @@ mod tests {
         b[40] ^= 1;
         sigs[3] = Signature::from_bytes(&b);
         assert_eq!(checks(&sigs), vec![true, true, true, false, true]);
+    }
+
+    #[test]
+    fn one_bad_signature_among_many_is_found_by_halving_not_one_by_one() {
+        let k = key(7);
+        let vk = k.verifying_key();
+        let n = 600;
+        let msgs: Vec<Vec<u8>> = (0..n).map(|i: usize| i.to_le_bytes().to_vec()).collect();
+        let mut sigs: Vec<Signature> = msgs.iter().map(|m| k.sign(m)).collect();
+        let run = |sigs: &[Signature]| -> (Vec<bool>, u64) {
+            let c: Vec<SigCheck> = msgs
+                .iter()
+                .zip(sigs)
+                .map(|(m, s)| SigCheck {
+                    msg: m,
+                    sig: s,
+                    key: &vk,
+                })
+                .collect();
+            let before = crate::probe::count();
+            let v = verify_all(&c);
+            (v, crate::probe::count() - before)
+        };
+        let (v, singles) = run(&sigs);
+        assert_eq!(v, vec![true; n]);
+        assert_eq!(singles, 0, "all good: batches only");
+        // One bad signature in the second chunk of BATCH: only it fails, found with a handful of
+        // single verifications.
+        let bad = BATCH + 77;
+        let mut b = sigs[bad].to_bytes();
+        b[3] ^= 0x10;
+        sigs[bad] = Signature::from_bytes(&b);
+        let (v, singles) = run(&sigs);
+        let want: Vec<bool> = (0..n).map(|i| i != bad).collect();
+        assert_eq!(v, want);
+        assert!(singles <= SINGLES as u64, "{singles} single verifications");
+        // Bad ones at both ends of every chunk and in the middle: exactly those fail.
+        let bads = [0, BATCH - 1, BATCH, 2 * BATCH - 1, 2 * BATCH, n - 1, 300];
+        for &i in &bads {
+            let mut b = sigs[i].to_bytes();
+            b[60] ^= 0x01;
+            sigs[i] = Signature::from_bytes(&b);
+        }
+        let (v, _) = run(&sigs);
+        let want: Vec<bool> = (0..n).map(|i| i != bad && !bads.contains(&i)).collect();
+        assert_eq!(v, want);
+        // Every signature bad: every verdict false.
+        let wrong = key(8).verifying_key();
+        let c: Vec<SigCheck> = msgs
+            .iter()
+            .zip(&sigs)
+            .map(|(m, s)| SigCheck {
+                msg: m,
+                sig: s,
+                key: &wrong,
+            })
+            .collect();
+        assert_eq!(verify_all(&c), vec![false; n]);
     }
 }

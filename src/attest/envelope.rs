@@ -418,14 +418,20 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
             env.payload_type
         ));
     }
-    let de = &mut serde_json::Deserializer::from_slice(&env.payload);
-    let st: Statement = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        format!(
-            "payload: not an execution statement at `{path}` ({})",
-            e.into_inner()
-        )
-    })?;
+    // Fast path without path tracking; on error parsed again to name the field.
+    let st: Statement = match serde_json::from_slice(&env.payload) {
+        Ok(st) => st,
+        Err(_) => {
+            let de = &mut serde_json::Deserializer::from_slice(&env.payload);
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                let path = e.path().to_string();
+                format!(
+                    "payload: not an execution statement at `{path}` ({})",
+                    e.into_inner()
+                )
+            })?
+        }
+    };
     if st.statement_type != STATEMENT_TYPE {
         return Err(format!(
             "payload._type is `{}`; expected `{STATEMENT_TYPE}`",

@@ -461,9 +461,16 @@ fn verify_signatures(
     // First candidate: the trusted key the payload names, else the server's first trusted key.
     let mut checks: Vec<SigCheck> = Vec::new();
     let mut slots: Vec<(usize, usize)> = Vec::new();
+    // Each distinct key text is parsed (and its point decompressed) once.
+    let mut parsed: HashMap<&str, Option<PublicKey>> = HashMap::default();
     let named: Vec<Option<PublicKey>> = opened
         .iter()
-        .map(|o| keys::parse_public(&o.st.predicate.attestor.key).ok())
+        .map(|o| {
+            let text = o.st.predicate.attestor.key.as_str();
+            *parsed
+                .entry(text)
+                .or_insert_with(|| keys::parse_public(text).ok())
+        })
         .collect();
     for (i, o) in opened.iter().enumerate() {
         let trusted = &keys_of[o.call.server.as_str()].attestor;
