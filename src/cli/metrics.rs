@@ -1,9 +1,9 @@
 //! `provscope metrics`: citation precision, wrong-source rate and the grid per session and overall.
 
 use super::{CliError, CmdResult, Ctx, Exit, Settings};
-use crate::check::{gates, Gate, GateBound};
+use crate::check::gates::GateResult;
+use crate::check::{gates, Gate, GateBound, Metrics};
 use crate::export;
-use crate::pipeline::Outcome;
 use std::path::PathBuf;
 
 /// Arguments of `provscope metrics`.
@@ -40,22 +40,23 @@ fn over(s: &str) -> Result<Gate, String> {
 }
 
 impl GateArgs {
-    /// Judges the gates (config and flags) on the run's overall metrics, prints every failed
-    /// gate on stderr, and keeps the results in the outcome for the reports.
-    pub fn apply(&self, ctx: &mut Ctx, st: &Settings, o: &mut Outcome) {
+    /// Judges the gates (config and flags) on the run's overall metrics and prints every
+    /// failed gate on stderr; the results are for the reports.
+    pub fn judge(&self, ctx: &mut Ctx, st: &Settings, overall: &Metrics) -> Vec<GateResult> {
         let flags: Vec<Gate> = self
             .fail_under
             .iter()
             .chain(&self.fail_over)
             .cloned()
             .collect();
-        o.gates = gates::evaluate(&st.config().gates_with(&flags), &o.overall);
-        for g in o.gates.iter().filter(|g| !g.passed) {
+        let results = gates::evaluate(&st.config().gates_with(&flags), overall);
+        for g in results.iter().filter(|g| !g.passed) {
             let _ = ctx
                 .err
                 .paint(crate::text::Paint::Error, "provscope: gate failed: ");
             let _ = std::io::Write::write_fmt(&mut ctx.err, format_args!("{}\n", g.message));
         }
+        results
     }
 }
 
@@ -68,25 +69,44 @@ pub enum MetricsFormat {
     Json,
 }
 
-/// Runs `metrics`.
+/// Runs `metrics`, keeping one row of metrics (and the diagnostics) per session.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &MetricsArgs) -> CmdResult {
-    let mut o = st.pipeline.outcome(&a.paths);
+    let inputs = st.pipeline.discover(&a.paths);
+    let mut overall = Metrics::default();
+    let mut rows = Vec::new();
+    let mut diags = Vec::new();
+    st.pipeline.run(&inputs, |mut c| {
+        overall.add(&c.report.metrics);
+        rows.push(export::metrics::SessionMetrics::of(&c.report));
+        diags.append(&mut c.session.diagnostics);
+        diags.append(&mut c.report.diagnostics);
+        true
+    });
     // Diagnostics first: a gate's verdict is the last thing on stderr.
-    ctx.diags(o.input_errors.iter().chain(o.diagnostics.iter().flatten()));
-    a.gates.apply(ctx, st, &mut o);
+    ctx.diags(inputs.errors.iter().chain(&diags));
+    let gates = a.gates.judge(ctx, st, &overall);
     match a.format {
         MetricsFormat::Json => {
-            serde_json::to_writer_pretty(&mut ctx.out, &export::metrics::document(&o))
-                .map_err(|e| CliError::stdout(e.into()))?;
+            serde_json::to_writer_pretty(
+                &mut ctx.out,
+                &export::metrics::document(&overall, &rows, &gates),
+            )
+            .map_err(|e| CliError::stdout(e.into()))?;
             ctx.out.line("");
         }
         MetricsFormat::Text => {
-            export::metrics::write_table(&mut ctx.human(), &o).map_err(CliError::stdout)?;
+            export::metrics::write_table(&mut ctx.human(), &overall, &rows, &gates)
+                .map_err(CliError::stdout)?;
         }
     }
-    Ok(if o.has_input_errors() {
+    let input_errors = inputs
+        .errors
+        .iter()
+        .chain(&diags)
+        .any(|d| d.level == crate::model::DiagLevel::Error);
+    Ok(if input_errors {
         Exit::InputErrors
     } else {
-        Exit::findings_if(o.gate_failed())
+        Exit::findings_if(gates.iter().any(|g| !g.passed))
     })
 }

@@ -71,26 +71,45 @@ fn row(s: &Session, r: &SessionReport) -> Row {
     }
 }
 
-/// Loads `paths` (or the bundled samples) through the pipeline and prints the summary, keeping
-/// one row per session. Diagnostics go to stderr.
+/// Loads `paths` (or the bundled samples) through the pipeline and prints the summary: JSON
+/// rows are written as their sessions are checked (nothing kept), the text table keeps one row
+/// of counts per session for its column widths. Diagnostics go to stderr.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &SummaryArgs) -> CmdResult {
     let inputs = st.pipeline.discover(&a.paths);
-    let mut rows = Vec::with_capacity(inputs.len());
+    let mut rows = Vec::new();
     let mut diags = Vec::new();
     let mut bad = inputs.has_errors();
-    st.pipeline.run(&inputs, |c: Checked| {
-        rows.push(row(&c.session, &c.report));
-        bad |= c.session.has_errors();
-        diags.extend(c.session.diagnostics);
-        true
-    });
     match a.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut ctx.out, &rows)
-                .map_err(|e| CliError::stdout(e.into()))?;
-            ctx.out.line("");
+            // The bytes of `to_writer_pretty` over the array of every row, one row at a time.
+            let mut elements = crate::export::stream::Elements::new(1);
+            let mut failed = None;
+            ctx.out.str("[");
+            st.pipeline.run(&inputs, |c: Checked| {
+                if failed.is_none() {
+                    failed = elements
+                        .push(&mut ctx.out, &row(&c.session, &c.report))
+                        .err();
+                }
+                bad |= c.session.has_errors();
+                diags.extend(c.session.diagnostics);
+                true
+            });
+            if let Some(e) = failed {
+                return Err(CliError::stdout(e));
+            }
+            elements.close(&mut ctx.out).map_err(CliError::stdout)?;
+            ctx.out.line("]");
         }
-        Format::Text => print_table(&mut ctx.human(), &rows).map_err(CliError::stdout)?,
+        Format::Text => {
+            st.pipeline.run(&inputs, |c: Checked| {
+                rows.push(row(&c.session, &c.report));
+                bad |= c.session.has_errors();
+                diags.extend(c.session.diagnostics);
+                true
+            });
+            print_table(&mut ctx.human(), &rows).map_err(CliError::stdout)?;
+        }
     }
     ctx.diags(inputs.errors.iter().chain(&diags));
     Ok(if bad { Exit::InputErrors } else { Exit::Ok })

@@ -113,6 +113,29 @@ pub fn session<'a>(r: &'a SessionReport, diagnostics: &'a [Diagnostic]) -> Sessi
     }
 }
 
+/// The nesting depth of the document's sessions (elements of the top-level `sessions` array).
+pub const SESSIONS_DEPTH: usize = 2;
+
+/// The document of a run without its sessions, cut where they go: its sessions are then
+/// written one by one as they are checked ([`session`]), between `head` and `tail`.
+pub fn frame(
+    overall: &Metrics,
+    gates: &[GateResult],
+    checked_at: Timestamp,
+    input_errors: &[Diagnostic],
+) -> std::io::Result<super::stream::Frame> {
+    let doc = Document {
+        schema: SCHEMA,
+        provscope_version: env!("CARGO_PKG_VERSION"),
+        checked_at: checked_at.to_string(),
+        metrics: overall,
+        gates,
+        sessions: Vec::new(),
+        input_errors,
+    };
+    super::stream::Frame::new(&doc, "sessions", 1)
+}
+
 /// The whole run as one document.
 pub fn document(o: &Outcome, checked_at: Timestamp) -> Document<'_> {
     Document {

@@ -4,9 +4,9 @@
 
 use super::xml_escape as x;
 use crate::check::case::CheckResult;
-use crate::check::{Finding, Severity};
+use crate::check::gates::GateResult;
+use crate::check::{Finding, SessionReport, Severity};
 use crate::model::Timestamp;
-use crate::pipeline::Outcome;
 use std::io::{self, Write};
 
 /// A test suite.
@@ -34,118 +34,130 @@ pub struct TestCase {
 /// Writes `<testsuites>` with every suite.
 pub fn write(w: &mut dyn Write, name: &str, suites: &[Suite]) -> io::Result<()> {
     let tests: usize = suites.iter().map(|s| s.cases.len()).sum();
-    let failures: usize = suites
-        .iter()
-        .flat_map(|s| &s.cases)
-        .filter(|c| c.failure.is_some())
-        .count();
+    let failures: usize = suites.iter().map(Suite::failures).sum();
+    write_head(w, name, tests, failures)?;
+    for s in suites {
+        write_suite(w, s)?;
+    }
+    write_tail(w)
+}
+
+impl Suite {
+    /// How many of its cases failed.
+    pub fn failures(&self) -> usize {
+        self.cases.iter().filter(|c| c.failure.is_some()).count()
+    }
+}
+
+/// The XML declaration and the opening `<testsuites>` with the run's totals.
+pub fn write_head(w: &mut dyn Write, name: &str, tests: usize, failures: usize) -> io::Result<()> {
     writeln!(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(
         w,
         "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">",
         x(name)
+    )
+}
+
+/// The closing `</testsuites>`.
+pub fn write_tail(w: &mut dyn Write) -> io::Result<()> {
+    writeln!(w, "</testsuites>")
+}
+
+/// One `<testsuite>`.
+pub fn write_suite(w: &mut dyn Write, s: &Suite) -> io::Result<()> {
+    let nf = s.failures();
+    write!(
+        w,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{nf}\" errors=\"0\" skipped=\"0\"",
+        x(&s.name),
+        s.cases.len()
     )?;
-    for s in suites {
-        let nf = s.cases.iter().filter(|c| c.failure.is_some()).count();
+    if let Some(t) = &s.timestamp {
+        write!(w, " timestamp=\"{}\"", x(t))?;
+    }
+    writeln!(w, ">")?;
+    for c in &s.cases {
         write!(
             w,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{nf}\" errors=\"0\" skipped=\"0\"",
-            x(&s.name),
-            s.cases.len()
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            x(&c.classname),
+            x(&c.name)
         )?;
-        if let Some(t) = &s.timestamp {
-            write!(w, " timestamp=\"{}\"", x(t))?;
+        if c.failure.is_none() && c.system_out.is_none() {
+            writeln!(w, "/>")?;
+            continue;
         }
         writeln!(w, ">")?;
-        for c in &s.cases {
-            write!(
+        if let Some((kind, message, body)) = &c.failure {
+            writeln!(
                 w,
-                "    <testcase classname=\"{}\" name=\"{}\"",
-                x(&c.classname),
-                x(&c.name)
+                "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                x(kind),
+                x(message),
+                x(body)
             )?;
-            if c.failure.is_none() && c.system_out.is_none() {
-                writeln!(w, "/>")?;
-                continue;
-            }
-            writeln!(w, ">")?;
-            if let Some((kind, message, body)) = &c.failure {
-                writeln!(
-                    w,
-                    "      <failure type=\"{}\" message=\"{}\">{}</failure>",
-                    x(kind),
-                    x(message),
-                    x(body)
-                )?;
-            }
-            if let Some(o) = &c.system_out {
-                writeln!(w, "      <system-out>{}</system-out>", x(o))?;
-            }
-            writeln!(w, "    </testcase>")?;
         }
-        writeln!(w, "  </testsuite>")?;
+        if let Some(o) = &c.system_out {
+            writeln!(w, "      <system-out>{}</system-out>", x(o))?;
+        }
+        writeln!(w, "    </testcase>")?;
     }
-    writeln!(w, "</testsuites>")
+    writeln!(w, "  </testsuite>")
 }
 
 fn describe(f: &Finding) -> String {
     format!("{} [{}]: {}", f.kind, f.severity, f.message)
 }
 
-/// `verify`'s suites: one per session, one test case per claim statement.
-pub fn verify_suites(o: &Outcome, fail_on: Option<Severity>, checked_at: Timestamp) -> Vec<Suite> {
+/// The timestamp of `verify`'s suites.
+pub fn suite_timestamp(checked_at: Timestamp) -> String {
+    checked_at.to_string().trim_end_matches('Z').to_owned()
+}
+
+/// `verify`'s suite of one session: one test case per claim statement.
+pub fn verify_suite(r: &SessionReport, fail_on: Option<Severity>, stamp: &str) -> Suite {
     let fails = |s: Severity| fail_on.is_some_and(|t| s <= t);
-    let stamp = checked_at.to_string().trim_end_matches('Z').to_owned();
-    let mut suites: Vec<Suite> = o
-        .reports
-        .iter()
-        .map(|r| Suite {
-            name: r.name.clone(),
-            timestamp: Some(stamp.clone()),
-            cases: r
-                .claims
-                .iter()
-                .map(|c| {
-                    let bad: Vec<&Finding> =
-                        r.findings_for(c).filter(|f| fails(f.severity)).collect();
-                    let rest: Vec<String> = r
-                        .findings_for(c)
-                        .filter(|f| !fails(f.severity))
-                        .map(describe)
-                        .collect();
-                    let failure = bad.first().map(|first| {
-                        let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
-                        body.push(format!("at {}:{}", r.file, c.line));
-                        (
-                            first.kind.to_string(),
-                            first.message.clone(),
-                            body.join("\n"),
-                        )
-                    });
-                    TestCase {
-                        classname: r.session_id.clone(),
-                        name: format!("turn {} {}", c.turn, c.claim_id),
-                        failure,
-                        system_out: (!rest.is_empty()).then(|| rest.join("\n")),
-                    }
-                })
-                .collect(),
-        })
-        .collect();
-    if !o.gates.is_empty() {
-        suites.push(gate_suite(o, stamp));
+    Suite {
+        name: r.name.clone(),
+        timestamp: Some(stamp.to_owned()),
+        cases: r
+            .claims
+            .iter()
+            .map(|c| {
+                let bad: Vec<&Finding> = r.findings_for(c).filter(|f| fails(f.severity)).collect();
+                let rest: Vec<String> = r
+                    .findings_for(c)
+                    .filter(|f| !fails(f.severity))
+                    .map(describe)
+                    .collect();
+                let failure = bad.first().map(|first| {
+                    let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
+                    body.push(format!("at {}:{}", r.file, c.line));
+                    (
+                        first.kind.to_string(),
+                        first.message.clone(),
+                        body.join("\n"),
+                    )
+                });
+                TestCase {
+                    classname: r.session_id.clone(),
+                    name: format!("turn {} {}", c.turn, c.claim_id),
+                    failure,
+                    system_out: (!rest.is_empty()).then(|| rest.join("\n")),
+                }
+            })
+            .collect(),
     }
-    suites
 }
 
 /// The metric gates as one suite, `provscope gates`: a test case per gate, failing with the
 /// figure and the threshold.
-fn gate_suite(o: &Outcome, stamp: String) -> Suite {
+pub fn gate_suite(gates: &[GateResult], stamp: &str) -> Suite {
     Suite {
         name: "provscope gates".into(),
-        timestamp: Some(stamp),
-        cases: o
-            .gates
+        timestamp: Some(stamp.to_owned()),
+        cases: gates
             .iter()
             .map(|g| TestCase {
                 classname: "provscope.gate".into(),

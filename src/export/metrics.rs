@@ -1,8 +1,7 @@
 //! `provscope metrics` output: the per-session and overall rates and grid, as a table or JSON.
 
 use crate::check::gates::{title, GateResult};
-use crate::check::{Metrics, QUADRANTS};
-use crate::pipeline::Outcome;
+use crate::check::{Metrics, SessionReport, QUADRANTS};
 use crate::text::Term;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -11,31 +10,39 @@ use std::io::{self, Write};
 #[derive(Serialize)]
 pub struct Document<'a> {
     overall: &'a Metrics,
-    sessions: Vec<SessionMetrics<'a>>,
+    sessions: &'a [SessionMetrics],
     gates: &'a [GateResult],
 }
 
+/// What `metrics` keeps of a checked session: its names and its metrics.
 #[derive(Serialize)]
-struct SessionMetrics<'a> {
-    session_id: &'a str,
-    name: &'a str,
-    metrics: &'a Metrics,
+pub struct SessionMetrics {
+    session_id: String,
+    name: String,
+    metrics: Metrics,
+}
+
+impl SessionMetrics {
+    /// The row of a checked session.
+    pub fn of(r: &SessionReport) -> Self {
+        SessionMetrics {
+            session_id: r.session_id.clone(),
+            name: r.name.clone(),
+            metrics: r.metrics.clone(),
+        }
+    }
 }
 
 /// The JSON document of a run.
-pub fn document(o: &Outcome) -> Document<'_> {
+pub fn document<'a>(
+    overall: &'a Metrics,
+    sessions: &'a [SessionMetrics],
+    gates: &'a [GateResult],
+) -> Document<'a> {
     Document {
-        overall: &o.overall,
-        sessions: o
-            .reports
-            .iter()
-            .map(|r| SessionMetrics {
-                session_id: &r.session_id,
-                name: &r.name,
-                metrics: &r.metrics,
-            })
-            .collect(),
-        gates: &o.gates,
+        overall,
+        sessions,
+        gates,
     }
 }
 
@@ -58,9 +65,13 @@ fn pct(v: Option<f64>) -> String {
 }
 
 /// The table: one row per session and one for all of them, then the finding counts.
-pub fn write_table<W: Write>(t: &mut Term<W>, o: &Outcome) -> io::Result<()> {
-    let names: Vec<String> = o
-        .reports
+pub fn write_table<W: Write>(
+    t: &mut Term<W>,
+    overall: &Metrics,
+    sessions: &[SessionMetrics],
+    gates: &[GateResult],
+) -> io::Result<()> {
+    let names: Vec<String> = sessions
         .iter()
         .map(|r| crate::text::one_line(&r.name).into_owned())
         .collect();
@@ -78,9 +89,9 @@ pub fn write_table<W: Write>(t: &mut Term<W>, o: &Outcome) -> io::Result<()> {
     let mut rows: Vec<(&str, &Metrics)> = names
         .iter()
         .map(String::as_str)
-        .zip(o.reports.iter().map(|r| &r.metrics))
+        .zip(sessions.iter().map(|r| &r.metrics))
         .collect();
-    rows.push(("all", &o.overall));
+    rows.push(("all", overall));
     for (name, m) in rows {
         let q: Vec<u64> = QUADRANTS
             .iter()
@@ -101,8 +112,7 @@ pub fn write_table<W: Write>(t: &mut Term<W>, o: &Outcome) -> io::Result<()> {
         )?;
     }
     writeln!(t, "RR fact right/source right, RW fact right/source wrong, WR fact wrong/source right, WW fact wrong/source wrong")?;
-    let kinds: Vec<String> = o
-        .overall
+    let kinds: Vec<String> = overall
         .kinds
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
@@ -110,5 +120,5 @@ pub fn write_table<W: Write>(t: &mut Term<W>, o: &Outcome) -> io::Result<()> {
     if !kinds.is_empty() {
         writeln!(t, "findings: {}", kinds.join(", "))?;
     }
-    write_gates(t, &o.gates)
+    write_gates(t, gates)
 }

@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod otlp;
 pub mod report;
 pub mod sarif;
+pub mod stream;
 pub mod text;
 pub mod trend;
 

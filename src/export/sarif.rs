@@ -1,7 +1,7 @@
 //! `verify --format sarif`: SARIF 2.1.0, one result per finding, located at the log file and line.
 
-use crate::check::{Severity, ALL_KINDS};
-use crate::pipeline::Outcome;
+use crate::check::gates::GateResult;
+use crate::check::{Finding, SessionReport, Severity, ALL_KINDS};
 use serde_json::{json, Value};
 
 /// The SARIF rule of a failed metric gate (after the finding kinds).
@@ -44,8 +44,10 @@ fn description(k: crate::check::Kind) -> &'static str {
     }
 }
 
-/// Renders a SARIF 2.1.0 log.
-pub fn render(o: &Outcome) -> Value {
+/// The SARIF 2.1.0 log without its results, cut where they go: results are then written one
+/// by one ([`result`], then [`gate_result`] for each failed gate) as sessions are checked. The
+/// head does not depend on `gates`; the tail (the run's `properties`) does.
+pub fn frame(gates: &[GateResult]) -> std::io::Result<super::stream::Frame> {
     let mut rules: Vec<Value> = ALL_KINDS
         .iter()
         .map(|k| {
@@ -61,49 +63,7 @@ pub fn render(o: &Outcome) -> Value {
         "name": GATE_RULE,
         "shortDescription": {"text": "A run's metric is past a gate (--fail-under, --fail-over, [gates])."},
     }));
-    let mut results = Vec::new();
-    for r in &o.reports {
-        for f in &r.findings {
-            let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
-            // Session-level findings without a line point at the first line.
-            let region = json!({"startLine": f.line.max(1)});
-            results.push(json!({
-                "ruleId": f.kind.name(),
-                "ruleIndex": rule_index,
-                "level": level(f.severity),
-                "message": {"text": f.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&r.file)},
-                        "region": region,
-                    },
-                    "logicalLocations": [{
-                        "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
-                        "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
-                        "kind": "member",
-                    }],
-                }],
-                "properties": {
-                    "session_id": r.session_id,
-                    "turn": f.turn,
-                    "claim_id": f.claim_id,
-                    "call_ids": f.call_ids,
-                    "evidence": f.evidence,
-                },
-            }));
-        }
-    }
-    // A failed gate concerns the whole run: a result with no location.
-    for g in o.gates.iter().filter(|g| !g.passed) {
-        results.push(json!({
-            "ruleId": GATE_RULE,
-            "ruleIndex": ALL_KINDS.len(),
-            "level": "error",
-            "message": {"text": g.message},
-            "properties": {"gate": g},
-        }));
-    }
-    json!({
+    let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -112,9 +72,52 @@ pub fn render(o: &Outcome) -> Value {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "results": results,
-            "properties": {"gates": o.gates},
+            "results": [],
+            "properties": {"gates": gates},
         }],
+    });
+    super::stream::Frame::new(&doc, "results", 3)
+}
+
+/// The SARIF result of one finding of a session.
+pub fn result(r: &SessionReport, f: &Finding) -> Value {
+    let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
+    // Session-level findings without a line point at the first line.
+    let region = json!({"startLine": f.line.max(1)});
+    json!({
+        "ruleId": f.kind.name(),
+        "ruleIndex": rule_index,
+        "level": level(f.severity),
+        "message": {"text": f.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri(&r.file)},
+                "region": region,
+            },
+            "logicalLocations": [{
+                "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
+                "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
+                "kind": "member",
+            }],
+        }],
+        "properties": {
+            "session_id": r.session_id,
+            "turn": f.turn,
+            "claim_id": f.claim_id,
+            "call_ids": f.call_ids,
+            "evidence": f.evidence,
+        },
+    })
+}
+
+/// The SARIF result of a failed gate: it concerns the whole run, so it has no location.
+pub fn gate_result(g: &GateResult) -> Value {
+    json!({
+        "ruleId": GATE_RULE,
+        "ruleIndex": ALL_KINDS.len(),
+        "level": "error",
+        "message": {"text": g.message},
+        "properties": {"gate": g},
     })
 }
 

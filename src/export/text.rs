@@ -1,8 +1,8 @@
 //! `verify` for people: findings grouped by session and turn, written through the sanitizing
 //! [`Term`] boundary (coloured when it allows colour).
 
-use crate::check::{Finding, Severity};
-use crate::pipeline::Outcome;
+use crate::check::gates::GateResult;
+use crate::check::{Finding, Metrics, SessionReport, Severity};
 use crate::text::{Paint, Term};
 use std::io::{self, Write};
 
@@ -34,45 +34,55 @@ fn finding<W: Write>(t: &mut Term<W>, f: &Finding, file: &str) -> io::Result<()>
     writeln!(t)
 }
 
-/// Writes the findings of every session at or above `min`, then totals.
-pub fn write<W: Write>(t: &mut Term<W>, o: &Outcome, min: Severity) -> io::Result<()> {
-    for r in &o.reports {
-        let shown: Vec<&Finding> = r.findings.iter().filter(|f| f.severity <= min).collect();
-        let m = &r.metrics;
-        t.paint(Paint::Bold, &crate::text::one_line(&r.name))?;
-        writeln!(
-            t,
-            "  {} claims, citation precision {}, wrong-source rate {}",
-            m.claims,
-            pct(m.citation_precision),
-            pct(m.wrong_source_rate)
-        )?;
-        if shown.is_empty() {
-            write!(t, "  ")?;
-            t.paint(Paint::Good, "no findings")?;
-            writeln!(t)?;
-            continue;
-        }
-        let mut turn = None;
-        let mut first = true;
-        for f in shown {
-            if first || f.turn != turn {
-                first = false;
-                turn = f.turn;
-                match turn {
-                    Some(n) => writeln!(t, "  turn {n}")?,
-                    None => writeln!(t, "  session")?,
-                }
-            }
-            finding(t, f, &r.file)?;
-        }
+/// Writes one session's findings at or above `min`.
+pub fn write_session<W: Write>(
+    t: &mut Term<W>,
+    r: &SessionReport,
+    min: Severity,
+) -> io::Result<()> {
+    let shown: Vec<&Finding> = r.findings.iter().filter(|f| f.severity <= min).collect();
+    let m = &r.metrics;
+    t.paint(Paint::Bold, &crate::text::one_line(&r.name))?;
+    writeln!(
+        t,
+        "  {} claims, citation precision {}, wrong-source rate {}",
+        m.claims,
+        pct(m.citation_precision),
+        pct(m.wrong_source_rate)
+    )?;
+    if shown.is_empty() {
+        write!(t, "  ")?;
+        t.paint(Paint::Good, "no findings")?;
+        return writeln!(t);
     }
-    let m = &o.overall;
+    let mut turn = None;
+    let mut first = true;
+    for f in shown {
+        if first || f.turn != turn {
+            first = false;
+            turn = f.turn;
+            match turn {
+                Some(n) => writeln!(t, "  turn {n}")?,
+                None => writeln!(t, "  session")?,
+            }
+        }
+        finding(t, f, &r.file)?;
+    }
+    Ok(())
+}
+
+/// Writes the totals over `sessions` sessions, then the metric gates.
+pub fn write_totals<W: Write>(
+    t: &mut Term<W>,
+    sessions: u64,
+    m: &Metrics,
+    gates: &[GateResult],
+) -> io::Result<()> {
     let count = |s: Severity| m.severities.get(&s).copied().unwrap_or(0);
     writeln!(
         t,
         "\n{} sessions, {} claims: {} errors, {} warnings, {} info; citation precision {}, wrong-source rate {}",
-        o.reports.len(),
+        sessions,
         m.claims,
         count(Severity::Error),
         count(Severity::Warning),
@@ -86,5 +96,5 @@ pub fn write<W: Write>(t: &mut Term<W>, o: &Outcome, min: Severity) -> io::Resul
         .map(|(q, n)| format!("{} {n}", q.title().to_lowercase()))
         .collect();
     writeln!(t, "grid: {}", q.join(", "))?;
-    super::metrics::write_gates(t, &o.gates)
+    super::metrics::write_gates(t, gates)
 }

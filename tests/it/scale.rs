@@ -1,5 +1,6 @@
 //! Issue 18 as a user sees it: envelopes verified in batches still name exactly the envelope
-//! whose signature is bad.
+//! whose signature is bad, and reports written session by session (`verify` JSON, JUnit,
+//! SARIF, text; `summary` JSON) are the documents a whole-run serialization gives.
 
 use base64::Engine;
 use serde_json::Value;
@@ -127,4 +128,159 @@ fn a_bad_signature_among_hundreds_of_batched_envelopes_is_named_exactly() {
     let mut want = want;
     want.sort();
     assert_eq!(envelope_findings(&verify_json(&dir)), want);
+}
+
+/// Parsing and pretty-printing again gives the same bytes only if the output is exactly what
+/// one `to_writer_pretty` of the whole document writes (keys keep their order).
+fn is_whole_pretty_json(out: &[u8]) {
+    let text = std::str::from_utf8(out).unwrap();
+    let v: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(serde_json::to_string_pretty(&v).unwrap() + "\n", text);
+}
+
+#[test]
+fn reports_written_session_by_session_are_whole_documents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gen");
+    gen(
+        &dir,
+        &[
+            "--sessions",
+            "24",
+            "--turns",
+            "8",
+            "--calls",
+            "3",
+            "--seed",
+            "42",
+            "--fault-rate",
+            "0.25",
+            "--envelopes",
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.push(d);
+        let o = provscope(&a);
+        assert!(
+            o.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        o.stdout
+    };
+    let json = run(&["verify", "--format", "json", "--now", NOW, "-j1"]);
+    is_whole_pretty_json(&json);
+    let doc: Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(doc["sessions"].as_array().unwrap().len(), 24);
+    assert!(doc["metrics"]["claims"].as_u64().unwrap() > 0);
+    // Loaded in parallel, written in input order: the same bytes.
+    assert_eq!(
+        run(&["verify", "--format", "json", "--now", NOW, "-j2"]),
+        json
+    );
+
+    let sarif = run(&["verify", "--format", "sarif", "--now", NOW, "-j1"]);
+    is_whole_pretty_json(&sarif);
+    let sarif: Value = serde_json::from_slice(&sarif).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap().len();
+    let findings: usize = doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["session_findings"].as_array().unwrap().len()
+                + s["claims"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["findings"].as_array().unwrap().len())
+                    .sum::<usize>()
+        })
+        .sum();
+    assert!(results > 0);
+    assert!(
+        results >= findings,
+        "{results} SARIF results, {findings} findings in JSON"
+    );
+
+    // JUnit: the totals at the top count the cases and failures written below them.
+    let junit =
+        String::from_utf8(run(&["verify", "--format", "junit", "--now", NOW, "-j1"])).unwrap();
+    let head = junit.lines().nth(1).unwrap();
+    let cases = junit.matches("<testcase ").count();
+    let failures = junit.matches("<failure ").count();
+    assert!(failures > 0);
+    assert!(
+        head.contains(&format!("tests=\"{cases}\" failures=\"{failures}\"")),
+        "{head}"
+    );
+    assert_eq!(junit.matches("<testsuite ").count(), 24);
+    assert!(junit.ends_with("</testsuites>\n"));
+    // A failed gate, known only once every session is checked, still reaches each format.
+    let gate = ["--fail-under", "citation_precision=0.9999"];
+    let junit = String::from_utf8(run(&[
+        &["verify", "--format", "junit", "--now", NOW][..],
+        &gate,
+    ]
+    .concat()))
+    .unwrap();
+    let head = junit.lines().nth(1).unwrap();
+    let (cases, failures) = (
+        junit.matches("<testcase ").count(),
+        junit.matches("<failure ").count(),
+    );
+    assert!(
+        head.contains(&format!("tests=\"{cases}\" failures=\"{failures}\"")),
+        "{head}"
+    );
+    assert!(junit.contains("<testsuite name=\"provscope gates\""));
+    let sarif = run(&[&["verify", "--format", "sarif", "--now", NOW][..], &gate].concat());
+    is_whole_pretty_json(&sarif);
+    let sarif: Value = serde_json::from_slice(&sarif).unwrap();
+    let last = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["ruleId"], "metric_gate");
+    assert_eq!(
+        sarif["runs"][0]["properties"]["gates"][0]["metric"],
+        "citation_precision"
+    );
+    let json = run(&[&["verify", "--format", "json", "--now", NOW][..], &gate].concat());
+    is_whole_pretty_json(&json);
+    let doc: Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(doc["gates"][0]["passed"], false);
+    let text = String::from_utf8(run(&[&["verify", "--now", NOW][..], &gate].concat())).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("gate citation_precision >= 0.9999: FAILED"),
+        "{text}"
+    );
+
+    // Text: one block per session, then the totals over all of them.
+    let text = String::from_utf8(run(&["verify", "--now", NOW, "-j1"])).unwrap();
+    let claims = doc["metrics"]["claims"].as_u64().unwrap();
+    assert!(
+        text.contains(&format!("\n24 sessions, {claims} claims: ")),
+        "{}",
+        text.lines().last().unwrap_or("")
+    );
+
+    // summary --format json: streamed rows, one per session, the same array.
+    let summary = run(&["summary", "--format", "json"]);
+    is_whole_pretty_json(&summary);
+    let rows: Value = serde_json::from_slice(&summary).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 24);
+    assert_eq!(rows[0]["session"], "gen-000000");
+    // No sessions at all: an empty array, as before.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let o = provscope(&["summary", "--format", "json", empty.to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "[]\n");
 }
