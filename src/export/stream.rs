@@ -40,39 +40,25 @@ impl Frame {
 pub struct Elements {
     depth: usize,
     count: u64,
-    buf: Vec<u8>,
-    out: Vec<u8>,
 }
 
 impl Elements {
     /// The elements of an array whose elements are at nesting `depth`.
     pub fn new(depth: usize) -> Self {
-        Elements {
-            depth,
-            count: 0,
-            buf: Vec::new(),
-            out: Vec::new(),
-        }
+        Elements { depth, count: 0 }
     }
 
-    /// Writes the next element (with the separator before it), in one write.
+    /// Writes the next element (with the separator before it), serialized straight into `w`
+    /// with each line indented: a large element is never held whole in memory.
     pub fn push(&mut self, w: &mut impl Write, v: &impl Serialize) -> io::Result<()> {
-        self.buf.clear();
-        serde_json::to_writer_pretty(&mut self.buf, v)?;
         let indent = "  ".repeat(self.depth);
-        self.out.clear();
-        self.out
-            .extend_from_slice(if self.count == 0 { b"\n" } else { b",\n" });
-        self.out.extend_from_slice(indent.as_bytes());
-        // Pretty JSON has newlines only between tokens (inside strings they are escaped).
-        for (i, line) in self.buf.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                self.out.push(b'\n');
-                self.out.extend_from_slice(indent.as_bytes());
-            }
-            self.out.extend_from_slice(line);
-        }
-        w.write_all(&self.out)?;
+        w.write_all(if self.count == 0 { b"\n" } else { b",\n" })?;
+        w.write_all(indent.as_bytes())?;
+        let mut iw = Indented {
+            w,
+            indent: indent.as_bytes(),
+        };
+        serde_json::to_writer_pretty(&mut iw, v)?;
         self.count += 1;
         Ok(())
     }
@@ -89,6 +75,30 @@ impl Elements {
     /// How many elements were written.
     pub fn count(&self) -> u64 {
         self.count
+    }
+}
+
+/// A writer that indents every line after the first: pretty JSON has newlines only between
+/// tokens (inside strings they are escaped), so this nests a serialized value in place.
+struct Indented<'a, W: Write> {
+    w: &'a mut W,
+    indent: &'a [u8],
+}
+
+impl<W: Write> Write for Indented<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.w.write_all(&rest[..=i])?;
+            self.w.write_all(self.indent)?;
+            rest = &rest[i + 1..];
+        }
+        self.w.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
     }
 }
 
