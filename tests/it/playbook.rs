@@ -982,3 +982,211 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
     write_lines(&dir.path().join("sub.jsonl"), &sub_agent("someone_else"));
     assert_eq!(warn(&check_file(&parent, Config::default())), "id_mismatch");
 }
+
+// ---------------------------------------------------------------------------------------------
+// 10. The incident procedure: corrections and hand classifications everywhere, trend over the
+// same inputs.
+
+fn sample(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions")
+        .join(name)
+}
+
+#[test]
+fn correct_accepts_unsourced_claims_and_reports_show_corrections() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("07.jsonl");
+    std::fs::copy(sample("07-unsourced.jsonl"), &log).unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let (log, db) = (log.to_str().unwrap(), db.to_str().unwrap());
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "correct",
+            log,
+            "--claim",
+            "clm_auto_refund",
+            "--outcome",
+            "corrected",
+            "--note",
+            "user report #88: no automatic refunds",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("recorded corrected for clm_auto_refund turn 1")
+            && text(&o.stdout).contains("no conflicting-source test: the claim is unsourced"),
+        "{}",
+        text(&o.stdout)
+    );
+    let cases: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".case.json")
+        })
+        .collect();
+    assert!(cases.is_empty(), "no test for an unsourced claim");
+    // The report carries it in every format.
+    let o = provscope(dir.path(), &["--db", db, "report", log, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = j["flagged_claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["claim_id"] == "clm_auto_refund")
+        .unwrap();
+    assert_eq!(c["corrections"][0]["outcome"], "corrected");
+    assert_eq!(
+        c["corrections"][0]["note"],
+        "user report #88: no automatic refunds"
+    );
+    let md = text(&provscope(dir.path(), &["--db", db, "report", log]).stdout);
+    assert!(md.contains("- Correction: **corrected**"), "{md}");
+    let html =
+        text(&provscope(dir.path(), &["--db", db, "report", log, "--format", "html"]).stdout);
+    assert!(html.contains("Correction: <b>corrected</b>"), "{html}");
+    // Near miss: a sourced claim still gets its conflicting-source test.
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "correct",
+            log,
+            "--claim",
+            "clm_carrier",
+            "--outcome",
+            "survived",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("conflicting-source test written to"));
+}
+
+#[test]
+fn a_hand_classification_from_a_user_report_appears_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("01.jsonl");
+    std::fs::copy(sample("01-clean-baseline.jsonl"), &log).unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let (log, db) = (log.to_str().unwrap(), db.to_str().unwrap());
+    let listed = |dir: &Path| -> Vec<String> {
+        let o = provscope(dir, &["--db", db, "report", log, "--format", "json"]);
+        let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+        j["flagged_claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["claim_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Near miss: the clean session lists nothing.
+    assert!(listed(dir.path()).is_empty());
+    // A user reports a wrong fact no check flagged; the reviewer classifies it by hand.
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "classify",
+            log,
+            "clm_premium_refund_time",
+            "-q",
+            "wr",
+            "--note",
+            "user report: took 9 days",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(listed(dir.path()), ["clm_premium_refund_time"]);
+    let o = provscope(dir.path(), &["--db", db, "trend"]);
+    assert!(
+        text(&o.stdout).contains("recorded: 0 corrected, 0 survived, 1 classified by hand"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+fn run_with(rw: u64, wr: u64) -> provscope::check::Metrics {
+    let mut m = provscope::check::Metrics::default();
+    m.quadrants
+        .insert(provscope::check::Quadrant::FactRightSourceWrong, rw);
+    m.quadrants
+        .insert(provscope::check::Quadrant::FactWrongSourceRight, wr);
+    m
+}
+
+#[test]
+fn trend_compares_runs_over_the_same_inputs_and_says_which() {
+    use provscope::model::Timestamp;
+    use provscope::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let trend = |db: &Path, extra: &[&str]| {
+        let mut args = vec!["--db", db.to_str().unwrap(), "trend"];
+        args.extend(extra);
+        provscope(dir.path(), &args)
+    };
+    // Run 1 over A (25%), run 2 over B (75%): unrelated inputs, no alarm, and it says so.
+    let db = dir.path().join("a.sqlite");
+    let s = Store::open(&db).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(1, 3))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "bbbb", &run_with(3, 1))
+        .unwrap();
+    drop(s);
+    let o = trend(&db, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("no earlier run over the same inputs as run 2"),
+        "{}",
+        text(&o.stdout)
+    );
+    // --any-inputs compares them anyway, and says their inputs differ.
+    let o = trend(&db, &["--any-inputs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("--any-inputs: their inputs differ"));
+    assert!(text(&o.stderr).contains("from 25% in run 1 to 75% in run 2"));
+    // Run 3 over A again (50%): compared with run 1 (25%), not with run 2 (75%).
+    let s = Store::open(&db).unwrap();
+    s.record_run(Timestamp(3_000), "aaaa", &run_with(2, 2))
+        .unwrap();
+    drop(s);
+    let o = trend(&db, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "a rise from 25% to 50%");
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["compared"]["previous_run"], 1);
+    assert_eq!(j["compared"]["basis"], "same_inputs");
+    assert_eq!(j["alarm"]["previous"], 0.25);
+    // An undefined previous share (nothing failed) followed by hidden failures alarms.
+    let db2 = dir.path().join("b.sqlite");
+    let s = Store::open(&db2).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "aaaa", &run_with(1, 1))
+        .unwrap();
+    drop(s);
+    let o = trend(&db2, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("rose from none (no failed evals) in run 1 to 50% in run 2"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Near miss: nothing failed in either run.
+    let db3 = dir.path().join("c.sqlite");
+    let s = Store::open(&db3).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    drop(s);
+    assert_eq!(trend(&db3, &[]).status.code(), Some(0));
+}
