@@ -98,7 +98,7 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             Severity::Info
         };
         let why = if undeclared {
-            "declared nowhere (not in the session header or provscope.toml)".to_owned()
+            "declared nowhere: not in the session header or provscope.toml".to_owned()
         } else if denied {
             format!("{}: denied by default", t.tier.label())
         } else {

@@ -537,6 +537,42 @@ fn answer_mismatch_contradicted_and_unstamped_text() {
 }
 
 #[test]
+fn a_passage_misstating_a_stamp_stated_elsewhere_is_that_claims_error() {
+    // Sample 01 with the edit: "60 business days ... not refundable [1]". The claim's
+    // "5 business days" is also in the next [1] passage ("3–5 business days"), so the claim is
+    // stated there; the edited passage is its misstatement, flagged on the claim.
+    let text = std::fs::read_to_string(sample("01-clean-baseline.jsonl")).unwrap();
+    let edited = text.replacen(
+        "within 5 business days of approval [1]",
+        "within 60 business days of approval and are not refundable [1]",
+        1,
+    );
+    assert_ne!(text, edited);
+    let s =
+        provscope::ingest::load_bytes("01", "01.jsonl", edited.as_bytes(), &LoadOptions::default());
+    let r = provscope::check::check_session(&s, &Config::default());
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].claim_id.as_deref(), Some("clm_premium_refund_time"));
+    assert_eq!(f[0].severity, Severity::Error);
+    let e = f[0].evidence.to_json();
+    assert_eq!(e["reason"], "contradicted");
+    assert_eq!(e["answer_values"], json!(["60 day(s)"]));
+    let v = r
+        .claims
+        .iter()
+        .find(|c| c.claim_id == "clm_premium_refund_time" && c.turn == 1)
+        .unwrap();
+    assert_eq!(v.source_verdict, SourceVerdict::Wrong);
+    // Near miss: the untouched sample is clean.
+    let s =
+        provscope::ingest::load_bytes("01", "01.jsonl", text.as_bytes(), &LoadOptions::default());
+    assert!(provscope::check::check_session(&s, &Config::default())
+        .findings
+        .is_empty());
+}
+
+#[test]
 fn answer_mismatch_not_stated() {
     let r = answer("Call our sales team today [1].").report();
     let f = of_kind(&r, Kind::AnswerMismatch);
