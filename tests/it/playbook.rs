@@ -974,6 +974,13 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
         j["sessions"][0]["claims"][0]["findings"][0]["kind"],
         "sub_agent_source"
     );
+    // The message says how to allow it.
+    let o = provscope(&inner, &["verify", "parent.jsonl"]);
+    assert!(
+        text(&o.stdout).contains("allow with --follow-outside"),
+        "{}",
+        text(&o.stdout)
+    );
     let o = provscope(&inner, &["--follow-outside", "verify", "parent.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
     // Depth: sub_1 runs sub_2; with max_depth 1 the second level is not followed.
