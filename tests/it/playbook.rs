@@ -392,6 +392,32 @@ fn overdue_tier_reviews_warn_on_every_claim_citing_the_server() {
         "a warning"
     );
     assert!(r.claims[0].tier.unwrap().review_due.is_some());
+    // The explorer's source panel shows when the review was due.
+    {
+        use provscope::tui::action::{Action, LoadMsg, Msg, View};
+        use provscope::tui::app::Loaded;
+        use provscope::tui::update::update;
+        let s = provscope::ingest::load_bytes(
+            "fx",
+            "fx.jsonl",
+            fx.jsonl().as_bytes(),
+            &LoadOptions::default(),
+        );
+        let r = provscope::check::check_session(&s, &cfg);
+        let mut app = provscope::tui::new_app(&cfg, false).unwrap();
+        update(
+            &mut app,
+            Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+        );
+        update(&mut app, Msg::Load(LoadMsg::Done));
+        crate::tui_util::open_claim(&mut app, "fx", "clm_price");
+        update(&mut app, Action::Goto(View::Claim));
+        let screen = crate::tui_util::screen(&mut app, 200, 60);
+        assert!(
+            screen.contains("[T0, from provscope.toml, review due 2026-08-30]"),
+            "{screen}"
+        );
+    }
     // Near misses: reviewed recently enough; no schedule; the plain form.
     for toml in [
         "[tiers]\n\"pricing.internal\" = { tier = \"T0\", reviewed = 2026-06-01, review_every = \"180d\" }\n",
@@ -966,7 +992,7 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
     assert_eq!(warn(&check_file(&p2, Config::default())), "outside");
     let mut consent = Config::default();
     consent.sub_sessions.allow_outside = true;
-    assert!(of_kind(&check_file(&p2, consent), Kind::SubAgentSource).is_empty());
+    assert!(of_kind(&check_file(&p2, consent.clone()), Kind::SubAgentSource).is_empty());
     // The same consent on the command line.
     let o = provscope(&inner, &["verify", "parent.jsonl", "--format", "json"]);
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -981,6 +1007,28 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
         "{}",
         text(&o.stdout)
     );
+    // The explorer's claim view says which sub-agent stamp the claim rests on.
+    {
+        use provscope::tui::action::{Action, LoadMsg, Msg, View};
+        use provscope::tui::app::Loaded;
+        use provscope::tui::update::update;
+        let p = Pipeline::new(LoadOptions::default(), consent.clone(), 1);
+        let s = load_file(&p2, &LoadOptions::default());
+        let r = p.check(&s);
+        let mut app = provscope::tui::new_app(&consent, false).unwrap();
+        update(
+            &mut app,
+            Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+        );
+        update(&mut app, Msg::Load(LoadMsg::Done));
+        crate::tui_util::open_claim(&mut app, "parent", "clm_price");
+        update(&mut app, Action::Goto(View::Claim));
+        let screen = crate::tui_util::screen(&mut app, 200, 60);
+        assert!(
+            screen.contains("rests on sub-agent stamp clm_price"),
+            "{screen}"
+        );
+    }
     let o = provscope(&inner, &["--follow-outside", "verify", "parent.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
     // Depth: sub_1 runs sub_2; with max_depth 1 the second level is not followed.
