@@ -1281,3 +1281,59 @@ fn trend_compares_runs_over_the_same_inputs_and_says_which() {
     drop(s);
     assert_eq!(trend(&db3, &[]).status.code(), Some(0));
 }
+
+#[test]
+fn the_explorer_opens_the_sub_agent_stamp_a_claim_rests_on() {
+    use provscope::tui::action::{Action, LoadMsg, Msg, View};
+    use provscope::tui::app::Loaded;
+    use provscope::tui::update::{update, Effect};
+    let dir = tempfile::tempdir().unwrap();
+    let sub_path = dir.path().join("sub.jsonl");
+    write_lines(&sub_path, &sub_agent("sub_1"));
+    let parent = dir.path().join("parent.jsonl");
+    write_lines(
+        &parent,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "sub.jsonl",
+        ),
+    );
+    let pipeline = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+    let mut app = provscope::tui::new_app(&Config::default(), false).unwrap();
+    let s = load_file(&parent, &LoadOptions::default());
+    let r = pipeline.check(&s);
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+    );
+    update(&mut app, Msg::Load(LoadMsg::Done));
+    crate::tui_util::open_claim(&mut app, "parent", "clm_price");
+    update(&mut app, Action::Goto(View::Claim));
+    assert_eq!(app.view, View::Claim);
+    // `a` on the claim asks for the sub-agent's log, resolved beside the orchestrator's (not
+    // against the current directory).
+    let effects = update(&mut app, Action::SubSession);
+    let Some(Effect::LoadSession(path, id)) = effects.first().cloned() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(Path::new(&path), sub_path);
+    assert_eq!(id, "sub_1");
+    // The load finishes: the sub-agent's session opens at the stamp the claim rests on.
+    let s = load_file(&sub_path, &LoadOptions::default());
+    let r = pipeline.check(&s);
+    update(
+        &mut app,
+        Msg::SubSessions {
+            sessions: vec![Loaded::new(s, r)],
+            id,
+            path,
+        },
+    );
+    assert_eq!(app.view, View::Claim);
+    assert_eq!(app.current().unwrap().report.session_id, "sub_1");
+    assert_eq!(app.current_claim().unwrap().claim_id, "clm_price");
+    // One Back returns to the orchestrator.
+    update(&mut app, Action::Back);
+    assert_ne!(app.current().unwrap().report.session_id, "sub_1");
+}
