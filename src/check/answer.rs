@@ -518,6 +518,39 @@ fn one_answer<'s>(
             .iter()
             .filter(|r| marker_of(r).is_some_and(|m| ms.contains(&m)))
             .collect();
+        // A stamp of these markers whose values this passage contradicts, although the stamp
+        // is stated at another occurrence of its marker: the passage is its misstatement (a
+        // claim-level error, so the claim's source verdict shows it), not anonymous text.
+        // Only a passage that reads as a restatement (enough of the claim's words) counts.
+        let contradicted = citing
+            .iter()
+            .filter(|r| r.keys.word_score(idx) >= threshold)
+            .find_map(|r| match read(&r.keys, idx, threshold) {
+                Reading::Contradicted(lacks, said) => Some((*r, lacks, said)),
+                _ => None,
+            });
+        if let Some((r, lacks, said)) = contradicted {
+            let m = ms.join(" ");
+            let msg = format!(
+                "the answer text at {m} says {} where the stamp says {} (the stamp is stated elsewhere, this passage misstates it)",
+                said.join(", "),
+                lacks.join(", ")
+            );
+            let e = ev::AnswerMismatch {
+                reason: ev::AnswerReason::Contradicted,
+                marker: Some(m),
+                passage: Some(text.to_owned()),
+                claim_values: lacks,
+                answer_values: said,
+                claims: Vec::new(),
+            };
+            ck.emit(
+                Finding::new(Evidence::AnswerMismatch(e), Severity::Error, msg)
+                    .claim(r.claim)
+                    .call_of(r),
+            );
+            continue;
+        }
         let values: Vec<String> = idx.nums().iter().map(|(m, u)| show(*m, *u)).collect();
         let e = ev::AnswerMismatch {
             reason: ev::AnswerReason::Unstamped,

@@ -368,7 +368,7 @@ impl Config {
                         _ => None,
                     };
                     let (metric, threshold) = gate_value(&name, value)
-                        .map_err(|e| ConfigError::at(at(&name), format!("gates.{key}.{e}")))?;
+                        .map_err(|e| ConfigError::at(at(&name), format!("gates.{key}: {e}")))?;
                     c.gates.push(Gate {
                         metric,
                         bound,

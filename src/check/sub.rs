@@ -195,7 +195,7 @@ pub(crate) fn check<'s>(
                     ..base(ev::SubReason::Unresolved)
                 },
                 format!(
-                    "cites `{}`, the answer of sub-agent session `{}`, which could not be checked: {}",
+                    "cites `{}`, the answer of sub-agent session `{}`, which could not be checked: {} ({detail})",
                     o.tool_call_id,
                     sc.link.id,
                     problem.describe()

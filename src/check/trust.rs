@@ -63,6 +63,19 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             found.push((call, turn, line, vec![turn]));
         }
     }
+    // The claims citing each call, in claim order, indexed once (sessions have many calls).
+    let mut citing: HashMap<&'s str, Vec<String>> = HashMap::default();
+    let mut seen_pairs: rustc_hash::FxHashSet<(&str, &str)> = Default::default();
+    for r in resolved {
+        if let Some(o) = &r.claim.stamp.origin {
+            if seen_pairs.insert((o.tool_call_id.as_str(), r.claim.id())) {
+                citing
+                    .entry(o.tool_call_id.as_str())
+                    .or_default()
+                    .push(r.claim.id().to_owned());
+            }
+        }
+    }
     for (call, turn, line, turns) in found {
         let Some(res) = ck.s.result(call) else {
             continue; // only what reached the model: a recorded result
@@ -77,22 +90,7 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         if !(denied || below || undeclared) {
             continue;
         }
-        let cited_by: Vec<String> = resolved
-            .iter()
-            .filter(|r| {
-                r.claim
-                    .stamp
-                    .origin
-                    .as_ref()
-                    .is_some_and(|o| o.tool_call_id == call)
-            })
-            .map(|r| r.claim.id().to_owned())
-            .fold(Vec::new(), |mut v, id| {
-                if !v.contains(&id) {
-                    v.push(id);
-                }
-                v
-            });
+        let cited_by: Vec<String> = citing.get(call).cloned().unwrap_or_default();
         // The playbook lets a declared T2 result enter context as background: informational.
         let severity = if denied || undeclared {
             Severity::Warning
@@ -100,7 +98,7 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             Severity::Info
         };
         let why = if undeclared {
-            "declared nowhere (not in the session header or provscope.toml)".to_owned()
+            "declared nowhere: not in the session header or provscope.toml".to_owned()
         } else if denied {
             format!("{}: denied by default", t.tier.label())
         } else {
@@ -198,7 +196,7 @@ pub(crate) fn ttl_diagnostics(ck: &Checker, resolved: &[Resolved]) -> Vec<Diagno
         return Vec::new();
     }
     // server -> (first line, results)
-    let mut by_server: Vec<(&str, u64, Vec<&str>)> = Vec::new();
+    let mut by_server: Vec<(&str, u64, rustc_hash::FxHashSet<&str>)> = Vec::new();
     for r in resolved {
         let (Some(o), Some(fr)) = (&r.claim.stamp.origin, &r.freshness) else {
             continue;
@@ -216,11 +214,9 @@ pub(crate) fn ttl_diagnostics(ck: &Checker, resolved: &[Resolved]) -> Vec<Diagno
         match by_server.iter_mut().find(|(s, _, _)| *s == server) {
             Some((_, l, calls)) => {
                 *l = (*l).min(line);
-                if !calls.contains(&call) {
-                    calls.push(call);
-                }
+                calls.insert(call);
             }
-            None => by_server.push((server, line, vec![call])),
+            None => by_server.push((server, line, std::iter::once(call).collect())),
         }
     }
     by_server

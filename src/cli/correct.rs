@@ -42,17 +42,33 @@ pub struct CorrectArgs {
     pub force: bool,
 }
 
-/// Runs `correct`.
+/// Runs `correct`. An unsourced claim (a user report about a claim that cited nothing) is
+/// recorded too; it has no result to build a conflicting-source test from, so none is written.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &CorrectArgs) -> CmdResult {
     let c = load_one(ctx, st, &a.session)?;
-    let case = case::export(&c.session, &c.report, &a.claim, a.turn, &[])?;
-    let file = a.output.clone().unwrap_or_else(|| {
-        PathBuf::from(case::file_name(&c.session.name, &a.claim, case.source.turn))
-    });
-    let body = serde_json::to_string_pretty(&case).map_err(|e| CliError::stdout(e.into()))? + "\n";
-    // The test is written first: a refused or failed write records nothing.
-    crate::export::write_new(&file, body.as_bytes(), a.force)
-        .map_err(|e| CliError::write(&file, e))?;
+    let (file, turn) = match case::export(&c.session, &c.report, &a.claim, a.turn, &[]) {
+        Ok(case) => {
+            let file = a.output.clone().unwrap_or_else(|| {
+                PathBuf::from(case::file_name(&c.session.name, &a.claim, case.source.turn))
+            });
+            let body =
+                serde_json::to_string_pretty(&case).map_err(|e| CliError::stdout(e.into()))? + "\n";
+            // The test is written first: a refused or failed write records nothing.
+            crate::export::write_new(&file, body.as_bytes(), a.force)
+                .map_err(|e| CliError::write(&file, e))?;
+            (Some(file), case.source.turn)
+        }
+        Err(case::CaseError::Unsourced { turn, .. }) => {
+            if let Some(o) = &a.output {
+                ctx.warn(&format!(
+                    "{}: not written: the claim is unsourced, so there is no conflicting-source test to write",
+                    o.display()
+                ));
+            }
+            (None, turn)
+        }
+        Err(e) => return Err(e.into()),
+    };
     let store = Store::open(&st.db_path())?;
     let outcome = match a.outcome {
         Outcome::Survived => "survived",
@@ -70,18 +86,21 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &CorrectArgs) -> CmdResult {
     store.add_correction(&Correction {
         session_id: id.key,
         claim_id: a.claim.clone(),
-        turn: case.source.turn,
+        turn,
         outcome: outcome.into(),
         note: a.note.clone(),
         at: Timestamp::now(),
     })?;
+    let test = match &file {
+        Some(f) => format!("conflicting-source test written to {}", f.display()),
+        None => "no conflicting-source test: the claim is unsourced (no result to build one from)"
+            .to_owned(),
+    };
     writeln!(
         ctx.human(),
-        "recorded {outcome} for {} turn {} in {}; conflicting-source test written to {}",
+        "recorded {outcome} for {} turn {turn} in {}; {test}",
         a.claim,
-        case.source.turn,
         store.path().display(),
-        file.display()
     )
     .map_err(CliError::stdout)?;
     Ok(Exit::Ok)

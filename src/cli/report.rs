@@ -32,20 +32,21 @@ pub struct ReportArgs {
     pub force: bool,
 }
 
-/// Runs `report`. Classifications come from the case store when one exists (never created).
+/// Runs `report`. Classifications and corrections come from the case store when one exists
+/// (never created).
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &ReportArgs) -> CmdResult {
     let c = load_one(ctx, st, &a.session)?;
-    let classes = match Store::open_read_only(&st.db_path())? {
+    let (classes, corrections) = match Store::open_read_only(&st.db_path())? {
         Some(store) => {
             let key = SessionRef::for_file(&c.report.session_id, &a.session)
                 .ok()
                 .and_then(|sref| store.identify(&sref).ok())
                 .map_or_else(|| c.report.session_id.clone(), |i| i.key);
-            store.classifications(&key)?
+            (store.classifications(&key)?, store.corrections(&key)?)
         }
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
-    let doc = report::document(&c.session, &c.report, &classes);
+    let doc = report::document(&c.session, &c.report, &classes, &corrections);
     let body = match a.format {
         ReportFormat::Json => {
             serde_json::to_string_pretty(&doc).map_err(|e| CliError::stdout(e.into()))? + "\n"

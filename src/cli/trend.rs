@@ -11,6 +11,10 @@ pub struct TrendArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = MetricsFormat::Text)]
     pub format: MetricsFormat,
+    /// Compare the last run with the run just before it even when their inputs differ (by
+    /// default only a run over the same inputs is compared).
+    #[arg(long)]
+    pub any_inputs: bool,
 }
 
 /// Runs `trend`: exit 1 when the alarm fires.
@@ -21,7 +25,9 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &TrendArgs) -> CmdResult {
         )
     })?;
     let runs = store.runs()?;
-    let t = trend::analyze(&runs);
+    let corrections = store.all_corrections()?;
+    let classes = store.all_classifications()?;
+    let t = trend::analyze(&runs, a.any_inputs, &corrections, &classes);
     match a.format {
         MetricsFormat::Json => {
             serde_json::to_writer_pretty(&mut ctx.out, &trend::document(&t))

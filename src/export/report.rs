@@ -8,7 +8,7 @@
 use crate::check::Quadrant;
 use crate::check::{ClaimVerdict, EnvelopeStatus, Finding, Metrics, SessionReport};
 use crate::model::{Kind, Session, Severity, Tier, Timestamp};
-use crate::store::Classification;
+use crate::store::{Classification, Correction};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -105,6 +105,15 @@ struct ClaimDoc<'a> {
     reviewer: Option<&'a str>,
     span: Option<&'a str>,
     findings: Vec<FindingDoc<'a>>,
+    /// What the incident procedure recorded for it (`provscope correct`), oldest first.
+    corrections: Vec<CorrectionDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct CorrectionDoc<'a> {
+    outcome: &'a str,
+    note: &'a str,
+    at: Timestamp,
 }
 
 #[derive(Serialize)]
@@ -140,6 +149,7 @@ fn claim<'a>(
     r: &'a SessionReport,
     c: &'a ClaimVerdict,
     cl: Option<&'a Classification>,
+    corrections: &'a [Correction],
 ) -> ClaimDoc<'a> {
     let q = c.effective_quadrant(cl.map(|x| x.quadrant));
     let stamp = s
@@ -170,14 +180,26 @@ fn claim<'a>(
         reviewer: cl.map(|x| x.reviewer.as_str()),
         span: c.cited_text(s),
         findings: r.findings_for(c).map(finding).collect(),
+        corrections: corrections
+            .iter()
+            .filter(|x| x.claim_id == c.claim_id && x.turn == c.turn)
+            .map(|x| CorrectionDoc {
+                outcome: &x.outcome,
+                note: &x.note,
+                at: x.at,
+            })
+            .collect(),
     }
 }
 
-/// Everything a report shows (the `json` format, and the source of the others).
+/// Everything a report shows (the `json` format, and the source of the others). A claim is
+/// listed when it has findings, or was classified by hand or corrected (the incident
+/// procedure's records from user reports, whether or not a check flagged it).
 pub fn document<'a>(
     s: &'a Session,
     r: &'a SessionReport,
     classes: &'a [Classification],
+    corrections: &'a [Correction],
 ) -> Document<'a> {
     let class: HashMap<(&str, u32), &Classification> = classes
         .iter()
@@ -211,10 +233,16 @@ pub fn document<'a>(
     let flagged_claims = r
         .claims
         .iter()
-        .filter(|c| !c.findings.is_empty())
+        .filter(|c| {
+            !c.findings.is_empty()
+                || class.contains_key(&(c.claim_id.as_str(), c.turn))
+                || corrections
+                    .iter()
+                    .any(|x| x.claim_id == c.claim_id && x.turn == c.turn)
+        })
         .map(|c| {
             let cl = class.get(&(c.claim_id.as_str(), c.turn)).copied();
-            claim(s, r, c, cl)
+            claim(s, r, c, cl, corrections)
         })
         .collect();
     let h = s.header.as_ref();
@@ -382,6 +410,14 @@ pub fn markdown(doc: &Document) -> String {
         if let Some(sp) = c.span {
             let _ = writeln!(o, "- Cited span: “{}”", md(sp));
         }
+        for x in &c.corrections {
+            let note = if x.note.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", md(x.note))
+            };
+            let _ = writeln!(o, "- Correction: **{}** at {}{note}", md(x.outcome), x.at);
+        }
         for f in &c.findings {
             let _ = writeln!(o, "- **{}** ({}): {}", f.kind, f.severity, md(f.message));
             for (k, v) in &f.rows {
@@ -494,6 +530,19 @@ pub fn html(doc: &Document) -> String {
                 o,
                 "<p>Cited span: <span class=\"span\">{}</span></p>",
                 e(sp)
+            );
+        }
+        for x in &c.corrections {
+            let _ = writeln!(
+                o,
+                "<p class=\"correction\">Correction: <b>{}</b> at {}{}</p>",
+                e(x.outcome),
+                x.at,
+                if x.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", e(x.note))
+                }
             );
         }
         o.push_str("<ul>\n");

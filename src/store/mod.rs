@@ -905,6 +905,13 @@ impl Store {
         rows.iter().map(|r| self.decode(r)).collect()
     }
 
+    /// Every current classification of every session, oldest first (for `trend`).
+    pub fn all_classifications(&self) -> Result<Vec<Classification>> {
+        let sql = format!("SELECT {CLASSIFICATION_COLUMNS} FROM classifications ORDER BY at");
+        let rows = self.read(|q| q.query(&sql, vals![]))?;
+        rows.iter().map(|r| self.decode(r)).collect()
+    }
+
     /// Every classification ever recorded for a claim statement, oldest first (the last one is
     /// the current one).
     pub fn classification_history(

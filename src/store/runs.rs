@@ -284,6 +284,29 @@ impl Store {
         })
     }
 
+    /// Every correction of every session, oldest first (for `trend`).
+    pub fn all_corrections(&self) -> Result<Vec<Correction>> {
+        self.read(|q| {
+            q.query(
+                "SELECT session_id, claim_id, turn, outcome, note, at FROM corrections
+                 ORDER BY at, id",
+                vals![],
+            )?
+            .iter()
+            .map(|r| {
+                Ok(Correction {
+                    session_id: r.text(0)?,
+                    claim_id: r.text(1)?,
+                    turn: r.u32(2)?,
+                    outcome: r.text(3)?,
+                    note: r.text(4)?,
+                    at: Timestamp(r.i64(5)?),
+                })
+            })
+            .collect()
+        })
+    }
+
     /// Corrections of a session, oldest first.
     pub fn corrections(&self, session_id: &str) -> Result<Vec<Correction>> {
         self.read(|q| {

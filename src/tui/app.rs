@@ -416,6 +416,8 @@ pub struct App {
     pub keymap: Keymap,
     /// Which sub-agent link of the turn the next `SubSession` opens.
     pub sub_cursor: usize,
+    /// The sub-agent's stamp to select once its session is open: (claim id, turn).
+    pub sub_target: Option<(String, u32)>,
     /// Where Back returns after a sub-agent session was opened: (history length, session, turn).
     pub return_to: Vec<(usize, usize, usize)>,
     /// Colours.
@@ -461,6 +463,7 @@ impl App {
             size: (80, 24),
             keymap,
             sub_cursor: 0,
+            sub_target: None,
             return_to: Vec::new(),
             theme,
         }

@@ -95,7 +95,10 @@ pub fn update(app: &mut App, msg: impl Into<Msg>) -> Vec<Effect> {
             for l in sessions {
                 app.push_session(l);
             }
-            if !select_session(app, &id) {
+            if select_session(app, &id) {
+                select_sub_target(app);
+            } else {
+                app.sub_target = None;
                 app.status = format!(
                     "{} holds no session {}",
                     crate::text::one_line(&path),
@@ -576,6 +579,25 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
     let Some(l) = app.current() else {
         return vec![];
     };
+    // A relative path in a provscope log leads beside that log, as `verify` resolves it
+    // (importers give paths already resolved).
+    let base = std::path::Path::new(&*l.session.source)
+        .parent()
+        .filter(|_| l.session.import.is_none())
+        .map(std::path::Path::to_path_buf);
+    // In the claim view, a claim citing a call that ran another agent opens that agent's
+    // session at the stamp the claim rests on.
+    let cited = (app.view == View::Claim)
+        .then(|| app.current_claim())
+        .flatten()
+        .and_then(|c| {
+            let call = l.session.call(c.call_id.as_deref()?)?;
+            let link = call.sub_session.clone()?;
+            Some((
+                link,
+                c.sub_claim.as_ref().map(|s| (s.claim_id.clone(), s.turn)),
+            ))
+        });
     let turn = l.session.turns.get(app.sel_turn).map(|t| t.index);
     let links: Vec<crate::model::SubSession> = l
         .session
@@ -584,16 +606,31 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
         .filter(|c| Some(c.turn) == turn)
         .filter_map(|c| c.sub_session.clone())
         .collect();
-    if links.is_empty() {
-        app.status = "no call of this turn ran another agent".into();
-        return vec![];
-    }
-    let link = links[app.sub_cursor % links.len()].clone();
-    app.sub_cursor += 1;
+    let (link, target) = match cited {
+        Some(x) => x,
+        None => {
+            if links.is_empty() {
+                app.status = "no call of this turn ran another agent".into();
+                return vec![];
+            }
+            let link = links[app.sub_cursor % links.len()].clone();
+            app.sub_cursor += 1;
+            (link, None)
+        }
+    };
+    let path = link.path.as_ref().map(|p| {
+        let given = std::path::Path::new(p);
+        match &base {
+            Some(dir) if given.is_relative() => dir.join(given).display().to_string(),
+            _ => p.clone(),
+        }
+    });
+    app.sub_target = target;
     if select_session(app, &link.id) {
+        select_sub_target(app);
         return vec![];
     }
-    match link.path {
+    match path {
         Some(p) => vec![Effect::LoadSession(p, link.id)],
         None => {
             app.status = format!(
@@ -603,6 +640,25 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
             vec![]
         }
     }
+}
+
+/// Once a sub-agent's session is open: selects the stamp the citing claim rests on, in the claim
+/// view (one Back still returns to the session that opened it).
+pub fn select_sub_target(app: &mut App) {
+    let Some((claim, turn)) = app.sub_target.take() else {
+        return;
+    };
+    let Some(i) = app.current().and_then(|l| {
+        l.report
+            .claims
+            .iter()
+            .position(|c| c.claim_id == claim && c.turn == turn)
+    }) else {
+        return;
+    };
+    app.select_claim(i);
+    app.focus = Focus::Claims;
+    app.view = View::Claim;
 }
 
 /// Opens the loaded session with this id in the session view; false when none is loaded.

@@ -200,15 +200,16 @@ fn trend_alarm_fires_when_the_hidden_failure_share_rises_and_not_on_the_reverse(
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("a.sqlite");
     let s = Store::open(&db).unwrap();
+    // Two runs over the same inputs (trend never compares runs over other inputs by default).
     s.record_run(Timestamp(1_000), "x", &run_with((1, 3)))
         .unwrap(); // 25%
-    s.record_run(Timestamp(2_000), "y", &run_with((3, 1)))
+    s.record_run(Timestamp(2_000), "x", &run_with((3, 1)))
         .unwrap(); // 75%
     drop(s);
     let o = provscope(&["trend", "--db", db.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("ALARM") && stderr(&o).contains("from 25% to 75%"),
+        stderr(&o).contains("ALARM") && stderr(&o).contains("from 25% in run 1 to 75% in run 2"),
         "{}",
         stderr(&o)
     );
@@ -218,7 +219,7 @@ fn trend_alarm_fires_when_the_hidden_failure_share_rises_and_not_on_the_reverse(
     let s = Store::open(&db2).unwrap();
     s.record_run(Timestamp(1_000), "x", &run_with((3, 1)))
         .unwrap();
-    s.record_run(Timestamp(2_000), "y", &run_with((1, 3)))
+    s.record_run(Timestamp(2_000), "x", &run_with((1, 3)))
         .unwrap();
     drop(s);
     let o = provscope(&["trend", "--db", db2.to_str().unwrap()]);

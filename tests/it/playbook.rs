@@ -392,6 +392,32 @@ fn overdue_tier_reviews_warn_on_every_claim_citing_the_server() {
         "a warning"
     );
     assert!(r.claims[0].tier.unwrap().review_due.is_some());
+    // The explorer's source panel shows when the review was due.
+    {
+        use provscope::tui::action::{Action, LoadMsg, Msg, View};
+        use provscope::tui::app::Loaded;
+        use provscope::tui::update::update;
+        let s = provscope::ingest::load_bytes(
+            "fx",
+            "fx.jsonl",
+            fx.jsonl().as_bytes(),
+            &LoadOptions::default(),
+        );
+        let r = provscope::check::check_session(&s, &cfg);
+        let mut app = provscope::tui::new_app(&cfg, false).unwrap();
+        update(
+            &mut app,
+            Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+        );
+        update(&mut app, Msg::Load(LoadMsg::Done));
+        crate::tui_util::open_claim(&mut app, "fx", "clm_price");
+        update(&mut app, Action::Goto(View::Claim));
+        let screen = crate::tui_util::screen(&mut app, 200, 60);
+        assert!(
+            screen.contains("[T0, from provscope.toml, review due 2026-08-30]"),
+            "{screen}"
+        );
+    }
     // Near misses: reviewed recently enough; no schedule; the plain form.
     for toml in [
         "[tiers]\n\"pricing.internal\" = { tier = \"T0\", reviewed = 2026-06-01, review_every = \"180d\" }\n",
@@ -534,6 +560,42 @@ fn answer_mismatch_contradicted_and_unstamped_text() {
     assert_eq!(e["passage"], "Refunds over $500 need 30 days");
     assert_eq!(e["claims"], json!(["clm_price"]));
     assert_eq!(f[0].severity, Severity::Error);
+}
+
+#[test]
+fn a_passage_misstating_a_stamp_stated_elsewhere_is_that_claims_error() {
+    // Sample 01 with the edit: "60 business days ... not refundable [1]". The claim's
+    // "5 business days" is also in the next [1] passage ("3–5 business days"), so the claim is
+    // stated there; the edited passage is its misstatement, flagged on the claim.
+    let text = std::fs::read_to_string(sample("01-clean-baseline.jsonl")).unwrap();
+    let edited = text.replacen(
+        "within 5 business days of approval [1]",
+        "within 60 business days of approval and are not refundable [1]",
+        1,
+    );
+    assert_ne!(text, edited);
+    let s =
+        provscope::ingest::load_bytes("01", "01.jsonl", edited.as_bytes(), &LoadOptions::default());
+    let r = provscope::check::check_session(&s, &Config::default());
+    let f = of_kind(&r, Kind::AnswerMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].claim_id.as_deref(), Some("clm_premium_refund_time"));
+    assert_eq!(f[0].severity, Severity::Error);
+    let e = f[0].evidence.to_json();
+    assert_eq!(e["reason"], "contradicted");
+    assert_eq!(e["answer_values"], json!(["60 day(s)"]));
+    let v = r
+        .claims
+        .iter()
+        .find(|c| c.claim_id == "clm_premium_refund_time" && c.turn == 1)
+        .unwrap();
+    assert_eq!(v.source_verdict, SourceVerdict::Wrong);
+    // Near miss: the untouched sample is clean.
+    let s =
+        provscope::ingest::load_bytes("01", "01.jsonl", text.as_bytes(), &LoadOptions::default());
+    assert!(provscope::check::check_session(&s, &Config::default())
+        .findings
+        .is_empty());
 }
 
 #[test]
@@ -930,7 +992,7 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
     assert_eq!(warn(&check_file(&p2, Config::default())), "outside");
     let mut consent = Config::default();
     consent.sub_sessions.allow_outside = true;
-    assert!(of_kind(&check_file(&p2, consent), Kind::SubAgentSource).is_empty());
+    assert!(of_kind(&check_file(&p2, consent.clone()), Kind::SubAgentSource).is_empty());
     // The same consent on the command line.
     let o = provscope(&inner, &["verify", "parent.jsonl", "--format", "json"]);
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -938,6 +1000,35 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
         j["sessions"][0]["claims"][0]["findings"][0]["kind"],
         "sub_agent_source"
     );
+    // The message says how to allow it.
+    let o = provscope(&inner, &["verify", "parent.jsonl"]);
+    assert!(
+        text(&o.stdout).contains("allow with --follow-outside"),
+        "{}",
+        text(&o.stdout)
+    );
+    // The explorer's claim view says which sub-agent stamp the claim rests on.
+    {
+        use provscope::tui::action::{Action, LoadMsg, Msg, View};
+        use provscope::tui::app::Loaded;
+        use provscope::tui::update::update;
+        let p = Pipeline::new(LoadOptions::default(), consent.clone(), 1);
+        let s = load_file(&p2, &LoadOptions::default());
+        let r = p.check(&s);
+        let mut app = provscope::tui::new_app(&consent, false).unwrap();
+        update(
+            &mut app,
+            Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+        );
+        update(&mut app, Msg::Load(LoadMsg::Done));
+        crate::tui_util::open_claim(&mut app, "parent", "clm_price");
+        update(&mut app, Action::Goto(View::Claim));
+        let screen = crate::tui_util::screen(&mut app, 200, 60);
+        assert!(
+            screen.contains("rests on sub-agent stamp clm_price"),
+            "{screen}"
+        );
+    }
     let o = provscope(&inner, &["--follow-outside", "verify", "parent.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
     // Depth: sub_1 runs sub_2; with max_depth 1 the second level is not followed.
@@ -981,4 +1072,268 @@ fn sub_agent_links_are_bounded_cycles_detected_and_kept_inside_the_directory() {
     // A link to a log that holds another session id.
     write_lines(&dir.path().join("sub.jsonl"), &sub_agent("someone_else"));
     assert_eq!(warn(&check_file(&parent, Config::default())), "id_mismatch");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. The incident procedure: corrections and hand classifications everywhere, trend over the
+// same inputs.
+
+fn sample(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions")
+        .join(name)
+}
+
+#[test]
+fn correct_accepts_unsourced_claims_and_reports_show_corrections() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("07.jsonl");
+    std::fs::copy(sample("07-unsourced.jsonl"), &log).unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let (log, db) = (log.to_str().unwrap(), db.to_str().unwrap());
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "correct",
+            log,
+            "--claim",
+            "clm_auto_refund",
+            "--outcome",
+            "corrected",
+            "--note",
+            "user report #88: no automatic refunds",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("recorded corrected for clm_auto_refund turn 1")
+            && text(&o.stdout).contains("no conflicting-source test: the claim is unsourced"),
+        "{}",
+        text(&o.stdout)
+    );
+    let cases: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".case.json")
+        })
+        .collect();
+    assert!(cases.is_empty(), "no test for an unsourced claim");
+    // The report carries it in every format.
+    let o = provscope(dir.path(), &["--db", db, "report", log, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = j["flagged_claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["claim_id"] == "clm_auto_refund")
+        .unwrap();
+    assert_eq!(c["corrections"][0]["outcome"], "corrected");
+    assert_eq!(
+        c["corrections"][0]["note"],
+        "user report #88: no automatic refunds"
+    );
+    let md = text(&provscope(dir.path(), &["--db", db, "report", log]).stdout);
+    assert!(md.contains("- Correction: **corrected**"), "{md}");
+    let html =
+        text(&provscope(dir.path(), &["--db", db, "report", log, "--format", "html"]).stdout);
+    assert!(html.contains("Correction: <b>corrected</b>"), "{html}");
+    // Near miss: a sourced claim still gets its conflicting-source test.
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "correct",
+            log,
+            "--claim",
+            "clm_carrier",
+            "--outcome",
+            "survived",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("conflicting-source test written to"));
+}
+
+#[test]
+fn a_hand_classification_from_a_user_report_appears_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("01.jsonl");
+    std::fs::copy(sample("01-clean-baseline.jsonl"), &log).unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let (log, db) = (log.to_str().unwrap(), db.to_str().unwrap());
+    let listed = |dir: &Path| -> Vec<String> {
+        let o = provscope(dir, &["--db", db, "report", log, "--format", "json"]);
+        let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+        j["flagged_claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["claim_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Near miss: the clean session lists nothing.
+    assert!(listed(dir.path()).is_empty());
+    // A user reports a wrong fact no check flagged; the reviewer classifies it by hand.
+    let o = provscope(
+        dir.path(),
+        &[
+            "--db",
+            db,
+            "classify",
+            log,
+            "clm_premium_refund_time",
+            "-q",
+            "wr",
+            "--note",
+            "user report: took 9 days",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(listed(dir.path()), ["clm_premium_refund_time"]);
+    let o = provscope(dir.path(), &["--db", db, "trend"]);
+    assert!(
+        text(&o.stdout).contains("recorded: 0 corrected, 0 survived, 1 classified by hand"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+fn run_with(rw: u64, wr: u64) -> provscope::check::Metrics {
+    let mut m = provscope::check::Metrics::default();
+    m.quadrants
+        .insert(provscope::check::Quadrant::FactRightSourceWrong, rw);
+    m.quadrants
+        .insert(provscope::check::Quadrant::FactWrongSourceRight, wr);
+    m
+}
+
+#[test]
+fn trend_compares_runs_over_the_same_inputs_and_says_which() {
+    use provscope::model::Timestamp;
+    use provscope::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let trend = |db: &Path, extra: &[&str]| {
+        let mut args = vec!["--db", db.to_str().unwrap(), "trend"];
+        args.extend(extra);
+        provscope(dir.path(), &args)
+    };
+    // Run 1 over A (25%), run 2 over B (75%): unrelated inputs, no alarm, and it says so.
+    let db = dir.path().join("a.sqlite");
+    let s = Store::open(&db).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(1, 3))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "bbbb", &run_with(3, 1))
+        .unwrap();
+    drop(s);
+    let o = trend(&db, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("no earlier run over the same inputs as run 2"),
+        "{}",
+        text(&o.stdout)
+    );
+    // --any-inputs compares them anyway, and says their inputs differ.
+    let o = trend(&db, &["--any-inputs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("--any-inputs: their inputs differ"));
+    assert!(text(&o.stderr).contains("from 25% in run 1 to 75% in run 2"));
+    // Run 3 over A again (50%): compared with run 1 (25%), not with run 2 (75%).
+    let s = Store::open(&db).unwrap();
+    s.record_run(Timestamp(3_000), "aaaa", &run_with(2, 2))
+        .unwrap();
+    drop(s);
+    let o = trend(&db, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "a rise from 25% to 50%");
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["compared"]["previous_run"], 1);
+    assert_eq!(j["compared"]["basis"], "same_inputs");
+    assert_eq!(j["alarm"]["previous"], 0.25);
+    // An undefined previous share (nothing failed) followed by hidden failures alarms.
+    let db2 = dir.path().join("b.sqlite");
+    let s = Store::open(&db2).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "aaaa", &run_with(1, 1))
+        .unwrap();
+    drop(s);
+    let o = trend(&db2, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("rose from none (no failed evals) in run 1 to 50% in run 2"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Near miss: nothing failed in either run.
+    let db3 = dir.path().join("c.sqlite");
+    let s = Store::open(&db3).unwrap();
+    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    s.record_run(Timestamp(2_000), "aaaa", &run_with(0, 0))
+        .unwrap();
+    drop(s);
+    assert_eq!(trend(&db3, &[]).status.code(), Some(0));
+}
+
+#[test]
+fn the_explorer_opens_the_sub_agent_stamp_a_claim_rests_on() {
+    use provscope::tui::action::{Action, LoadMsg, Msg, View};
+    use provscope::tui::app::Loaded;
+    use provscope::tui::update::{update, Effect};
+    let dir = tempfile::tempdir().unwrap();
+    let sub_path = dir.path().join("sub.jsonl");
+    write_lines(&sub_path, &sub_agent("sub_1"));
+    let parent = dir.path().join("parent.jsonl");
+    write_lines(
+        &parent,
+        &orchestrator(
+            SUB_ANSWER,
+            "Team seats cost $19 per user per month",
+            "sub.jsonl",
+        ),
+    );
+    let pipeline = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+    let mut app = provscope::tui::new_app(&Config::default(), false).unwrap();
+    let s = load_file(&parent, &LoadOptions::default());
+    let r = pipeline.check(&s);
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Sessions(vec![Loaded::new(s, r)])),
+    );
+    update(&mut app, Msg::Load(LoadMsg::Done));
+    crate::tui_util::open_claim(&mut app, "parent", "clm_price");
+    update(&mut app, Action::Goto(View::Claim));
+    assert_eq!(app.view, View::Claim);
+    // `a` on the claim asks for the sub-agent's log, resolved beside the orchestrator's (not
+    // against the current directory).
+    let effects = update(&mut app, Action::SubSession);
+    let Some(Effect::LoadSession(path, id)) = effects.first().cloned() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(Path::new(&path), sub_path);
+    assert_eq!(id, "sub_1");
+    // The load finishes: the sub-agent's session opens at the stamp the claim rests on.
+    let s = load_file(&sub_path, &LoadOptions::default());
+    let r = pipeline.check(&s);
+    update(
+        &mut app,
+        Msg::SubSessions {
+            sessions: vec![Loaded::new(s, r)],
+            id,
+            path,
+        },
+    );
+    assert_eq!(app.view, View::Claim);
+    assert_eq!(app.current().unwrap().report.session_id, "sub_1");
+    assert_eq!(app.current_claim().unwrap().claim_id, "clm_price");
+    // One Back returns to the orchestrator.
+    update(&mut app, Action::Back);
+    assert_ne!(app.current().unwrap().report.session_id, "sub_1");
 }

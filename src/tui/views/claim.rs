@@ -164,6 +164,22 @@ pub fn claim_lines(app: &App, w: usize, header: Option<Line<'static>>) -> Vec<Li
         source,
         Span::raw(format!(" · {fact}{fact_src}")),
     ]));
+    // A claim citing a sub-agent's answer rests on the sub-agent's own stamp.
+    if let Some(sc) = &c.sub_claim {
+        let verdict = match sc.source_verdict {
+            crate::check::SourceVerdict::Right => "source right",
+            crate::check::SourceVerdict::Wrong => "source wrong",
+        };
+        lines.push(Line::styled(
+            format!(
+                "rests on sub-agent stamp {} (turn {} of session {}): {verdict}",
+                clean(&sc.claim_id),
+                sc.turn,
+                clean(&sc.session_id)
+            ),
+            th.dimmed(),
+        ));
+    }
     let mark = app.mark();
     match c.effective_quadrant(mark.and_then(|m| m.quadrant)) {
         Some(eq) => {

@@ -199,10 +199,14 @@ fn tag_lines(
         kv(
             "server",
             format!(
-                "{} [{}, {}]",
+                "{} [{}, {}{}]",
                 clean(&t.server),
                 tier.tier.label(),
-                tier.from.describe()
+                tier.from.describe(),
+                tier.review_due.map_or_else(String::new, |d| {
+                    let d = d.to_string();
+                    format!(", review due {}", d.get(..10).unwrap_or(&d))
+                })
             ),
         ),
         kv(
