@@ -1,4 +1,5 @@
-//! `provscope report`: the incident-review write-up of a session.
+//! `provscope report`: the incident-review write-up of a session, or of several sessions (files
+//! or directories) with an executive summary and the grid over all of them.
 
 use super::{load_one, write_or_print, CliError, CmdResult, Ctx, Settings};
 use crate::export::report;
@@ -19,8 +20,9 @@ pub enum ReportFormat {
 /// Arguments of `report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// The session log.
-    pub session: PathBuf,
+    /// A session log; several logs or a directory give one report over every session.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Md)]
     pub format: ReportFormat,
@@ -32,26 +34,82 @@ pub struct ReportArgs {
     pub force: bool,
 }
 
-/// Runs `report`. Classifications come from the case store when one exists (never created).
-pub fn run(ctx: &mut Ctx, st: &Settings, a: &ReportArgs) -> CmdResult {
-    let c = load_one(ctx, st, &a.session)?;
-    let classes = match Store::open_read_only(&st.db_path())? {
-        Some(store) => {
-            let key = SessionRef::for_file(&c.report.session_id, &a.session)
-                .ok()
-                .and_then(|sref| store.identify(&sref).ok())
-                .map_or_else(|| c.report.session_id.clone(), |i| i.key);
-            store.classifications(&key)?
-        }
-        None => Vec::new(),
+/// What the case store knows about a session: classifications and the claims marked reviewed.
+type Review = (Vec<crate::store::Classification>, Vec<(String, u32)>);
+
+fn review_of(
+    store: Option<&Store>,
+    session_id: &str,
+    file: &std::path::Path,
+) -> Result<Review, CliError> {
+    let Some(store) = store else {
+        return Ok(Default::default());
     };
-    let doc = report::document(&c.session, &c.report, &classes);
+    let key = SessionRef::for_file(session_id, file)
+        .ok()
+        .and_then(|sref| store.identify(&sref).ok())
+        .map_or_else(|| session_id.to_owned(), |i| i.key);
+    Ok((store.classifications(&key)?, store.reviewed(&key)?))
+}
+
+/// Runs `report`. Classifications and review marks come from the case store when one exists
+/// (never created).
+pub fn run(ctx: &mut Ctx, st: &Settings, a: &ReportArgs) -> CmdResult {
+    let store = Store::open_read_only(&st.db_path())?;
+    if let [one] = a.paths.as_slice() {
+        if !one.is_dir() {
+            let c = load_one(ctx, st, one)?;
+            let (classes, reviewed) = review_of(store.as_ref(), &c.report.session_id, one)?;
+            let doc = report::document_reviewed(&c.session, &c.report, &classes, &reviewed);
+            let body = match a.format {
+                ReportFormat::Json => {
+                    serde_json::to_string_pretty(&doc).map_err(|e| CliError::stdout(e.into()))?
+                        + "\n"
+                }
+                ReportFormat::Md => report::markdown(&doc),
+                ReportFormat::Html => report::html(&doc),
+            };
+            return write_or_print(ctx, a.output.as_deref(), &body, a.force);
+        }
+    }
+    let inputs = st.pipeline.discover(&a.paths);
+    ctx.diags(inputs.errors.iter());
+    let mut checked = Vec::new();
+    st.pipeline.run(&inputs, |c| {
+        checked.push(c);
+        true
+    });
+    let mut reviews = Vec::with_capacity(checked.len());
+    let mut kept = Vec::with_capacity(checked.len());
+    for c in checked {
+        ctx.diags(&c.session.diagnostics);
+        if crate::pipeline::Readability::of(&c.session) == crate::pipeline::Readability::Unreadable
+        {
+            continue;
+        }
+        let file = std::path::PathBuf::from(c.session.source.to_string());
+        reviews.push(review_of(store.as_ref(), &c.report.session_id, &file)?);
+        kept.push(c);
+    }
+    if kept.is_empty() {
+        return Err(CliError::Input(
+            "no readable session to report on (see the diagnostics above)".into(),
+        ));
+    }
+    let docs = kept
+        .iter()
+        .zip(&reviews)
+        .map(|(c, (classes, reviewed))| {
+            report::document_reviewed(&c.session, &c.report, classes, reviewed)
+        })
+        .collect();
+    let doc = report::set(docs);
     let body = match a.format {
         ReportFormat::Json => {
             serde_json::to_string_pretty(&doc).map_err(|e| CliError::stdout(e.into()))? + "\n"
         }
-        ReportFormat::Md => report::markdown(&doc),
-        ReportFormat::Html => report::html(&doc),
+        ReportFormat::Md => report::markdown_set(&doc),
+        ReportFormat::Html => report::html_set(&doc),
     };
     write_or_print(ctx, a.output.as_deref(), &body, a.force)
 }

@@ -30,6 +30,7 @@ mod receipts;
 mod record;
 mod record_interop;
 mod report_schemas;
+mod report_set;
 mod store_cli;
 mod store_reliability;
 mod tui;
