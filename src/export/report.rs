@@ -5,8 +5,8 @@
 //! The write-up is one typed [`Document`] built from the published verdicts; the JSON format is
 //! its serialization and the Markdown and HTML forms render it.
 
-use crate::check::Quadrant;
 use crate::check::{ClaimVerdict, EnvelopeStatus, Finding, Metrics, SessionReport};
+use crate::check::{Quadrant, QUADRANTS};
 use crate::model::{Kind, Session, Severity, Tier, Timestamp};
 use crate::store::{Classification, Correction};
 use serde::Serialize;
@@ -32,6 +32,10 @@ pub struct Document<'a> {
     timeline: Vec<TurnDoc<'a>>,
     flagged_claims: Vec<ClaimDoc<'a>>,
     session_findings: Vec<SessionFindingDoc<'a>>,
+    /// Every claim per effective quadrant (a hand classification overrides the computed one),
+    /// in `QUADRANTS` order, then the claims not placed; for the summary of a report set.
+    #[serde(skip)]
+    grid: [u64; 5],
 }
 
 #[derive(Serialize)]
@@ -103,6 +107,8 @@ struct ClaimDoc<'a> {
     next_action: Option<&'a str>,
     note: Option<&'a str>,
     reviewer: Option<&'a str>,
+    /// Marked reviewed in the case store (`m` in the explorer).
+    reviewed: bool,
     span: Option<&'a str>,
     findings: Vec<FindingDoc<'a>>,
     /// What the incident procedure recorded for it (`provscope correct`), oldest first.
@@ -150,6 +156,7 @@ fn claim<'a>(
     c: &'a ClaimVerdict,
     cl: Option<&'a Classification>,
     corrections: &'a [Correction],
+    reviewed: bool,
 ) -> ClaimDoc<'a> {
     let q = c.effective_quadrant(cl.map(|x| x.quadrant));
     let stamp = s
@@ -178,6 +185,7 @@ fn claim<'a>(
             .or(q.map(|q| q.quadrant.next_action())),
         note: cl.map(|x| x.note.as_str()).filter(|n| !n.is_empty()),
         reviewer: cl.map(|x| x.reviewer.as_str()),
+        reviewed,
         span: c.cited_text(s),
         findings: r.findings_for(c).map(finding).collect(),
         corrections: corrections
@@ -192,19 +200,41 @@ fn claim<'a>(
     }
 }
 
+/// What the case store holds about a session's claims, as a report shows it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Review<'a> {
+    /// Hand classifications; they override the computed quadrant.
+    pub classes: &'a [Classification],
+    /// What the incident procedure recorded (`provscope correct`).
+    pub corrections: &'a [Correction],
+    /// Claims marked reviewed in the explorer (claim id, turn).
+    pub reviewed: &'a [(String, u32)],
+}
+
 /// Everything a report shows (the `json` format, and the source of the others). A claim is
 /// listed when it has findings, or was classified by hand or corrected (the incident
 /// procedure's records from user reports, whether or not a check flagged it).
-pub fn document<'a>(
-    s: &'a Session,
-    r: &'a SessionReport,
-    classes: &'a [Classification],
-    corrections: &'a [Correction],
-) -> Document<'a> {
+pub fn document<'a>(s: &'a Session, r: &'a SessionReport, review: Review<'a>) -> Document<'a> {
+    let Review {
+        classes,
+        corrections,
+        reviewed,
+    } = review;
     let class: HashMap<(&str, u32), &Classification> = classes
         .iter()
         .map(|c| ((c.claim_id.as_str(), c.turn), c))
         .collect();
+    let reviewed: std::collections::HashSet<(&str, u32)> =
+        reviewed.iter().map(|(c, t)| (c.as_str(), *t)).collect();
+    let mut grid = [0u64; 5];
+    for c in &r.claims {
+        let cl = class.get(&(c.claim_id.as_str(), c.turn)).copied();
+        let cell = c
+            .effective_quadrant(cl.map(|x| x.quadrant))
+            .and_then(|q| QUADRANTS.iter().position(|x| *x == q.quadrant))
+            .unwrap_or(4);
+        grid[cell] += 1;
+    }
     let timeline = s
         .turns
         .iter()
@@ -242,7 +272,8 @@ pub fn document<'a>(
         })
         .map(|c| {
             let cl = class.get(&(c.claim_id.as_str(), c.turn)).copied();
-            claim(s, r, c, cl, corrections)
+            let seen = reviewed.contains(&(c.claim_id.as_str(), c.turn));
+            claim(s, r, c, cl, corrections, seen)
         })
         .collect();
     let h = s.header.as_ref();
@@ -270,6 +301,7 @@ pub fn document<'a>(
                 call_ids: &f.call_ids,
             })
             .collect(),
+        grid,
     }
 }
 
@@ -280,6 +312,14 @@ fn stamp_label(c: &ClaimDoc) -> String {
         crate::model::Provenance::Derived => {
             format!("derived from {}", crate::text::one_line(opt(c.citation)))
         }
+    }
+}
+
+fn reviewed_label(r: bool) -> &'static str {
+    if r {
+        "reviewed"
+    } else {
+        "not reviewed"
     }
 }
 
@@ -397,8 +437,9 @@ pub fn markdown(doc: &Document) -> String {
             };
             let _ = writeln!(
                 o,
-                "- Grid: **{}** ({by}): {} · owner: {} · next action: {}",
+                "- Grid: **{}** ({by}, {}): {} · owner: {} · next action: {}",
                 q.title(),
+                reviewed_label(c.reviewed),
                 q.verdict(),
                 md(opt(c.owner)),
                 md(opt(c.next_action))
@@ -515,8 +556,9 @@ pub fn html(doc: &Document) -> String {
             };
             let _ = writeln!(
                 o,
-                "<p>Grid: <b>{}</b> ({by}): {} · owner: {} · next action: {}</p>",
+                "<p>Grid: <b class=\"quadrant\">{}</b> ({by}, <span class=\"reviewed\">{}</span>): {} · owner: {} · next action: {}</p>",
                 q.title(),
+                reviewed_label(c.reviewed),
                 q.verdict(),
                 e(opt(c.owner)),
                 e(opt(c.next_action))
@@ -561,6 +603,304 @@ pub fn html(doc: &Document) -> String {
             o.push_str("</ul></li>\n");
         }
         o.push_str("</ul>\n");
+    }
+    o.push_str("</body></html>\n");
+    o
+}
+
+/// Several sessions in one report (`provscope.report-set/1`): an executive summary, the grid
+/// summary over every session, one row per session, then each session's write-up.
+#[derive(Serialize)]
+pub struct ReportSet<'a> {
+    format: &'static str,
+    summary: SetSummary<'a>,
+    sessions: Vec<Document<'a>>,
+}
+
+#[derive(Serialize)]
+struct SetSummary<'a> {
+    sessions: usize,
+    claims: u64,
+    flagged_claims: usize,
+    /// Flagged claims with at least one error.
+    flagged_with_error: usize,
+    /// Flagged claims marked reviewed.
+    reviewed: usize,
+    classified_by_hand: usize,
+    /// Every claim per effective quadrant, in the playbook's order.
+    grid: Vec<GridRow>,
+    /// Claims in no quadrant (the fact is not judged).
+    not_placed: u64,
+    per_session: Vec<SessionRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct GridRow {
+    quadrant: Quadrant,
+    title: &'static str,
+    verdict: &'static str,
+    owner: &'static str,
+    next_action: &'static str,
+    claims: u64,
+    sessions: usize,
+}
+
+#[derive(Serialize)]
+struct SessionRow<'a> {
+    session_id: &'a str,
+    title: Option<&'a str>,
+    file: &'a str,
+    claims: u64,
+    flagged: usize,
+    flagged_with_error: usize,
+    reviewed: usize,
+    quadrants: std::collections::BTreeMap<Quadrant, u64>,
+    not_placed: u64,
+}
+
+fn has_error(c: &ClaimDoc) -> bool {
+    c.findings.iter().any(|f| f.severity == Severity::Error)
+}
+
+/// The report over several sessions, in the order given.
+pub fn set(docs: Vec<Document<'_>>) -> ReportSet<'_> {
+    let per_session: Vec<SessionRow> = docs
+        .iter()
+        .map(|d| SessionRow {
+            session_id: d.session_id,
+            title: d.title,
+            file: d.file,
+            claims: d.grid.iter().sum(),
+            flagged: d.flagged_claims.len(),
+            flagged_with_error: d.flagged_claims.iter().filter(|c| has_error(c)).count(),
+            reviewed: d.flagged_claims.iter().filter(|c| c.reviewed).count(),
+            quadrants: QUADRANTS.iter().zip(d.grid).map(|(q, n)| (*q, n)).collect(),
+            not_placed: d.grid[4],
+        })
+        .collect();
+    let grid = QUADRANTS
+        .iter()
+        .enumerate()
+        .map(|(i, q)| GridRow {
+            quadrant: *q,
+            title: q.title(),
+            verdict: q.verdict(),
+            owner: q.owner(),
+            next_action: q.next_action(),
+            claims: docs.iter().map(|d| d.grid[i]).sum(),
+            sessions: docs.iter().filter(|d| d.grid[i] > 0).count(),
+        })
+        .collect();
+    let summary = SetSummary {
+        sessions: docs.len(),
+        claims: per_session.iter().map(|r| r.claims).sum(),
+        flagged_claims: per_session.iter().map(|r| r.flagged).sum(),
+        flagged_with_error: per_session.iter().map(|r| r.flagged_with_error).sum(),
+        reviewed: per_session.iter().map(|r| r.reviewed).sum(),
+        classified_by_hand: docs
+            .iter()
+            .flat_map(|d| &d.flagged_claims)
+            .filter(|c| c.classified_by_hand)
+            .count(),
+        grid,
+        not_placed: per_session.iter().map(|r| r.not_placed).sum(),
+        per_session,
+    };
+    ReportSet {
+        format: "provscope.report-set/1",
+        summary,
+        sessions: docs,
+    }
+}
+
+/// The executive summary's sentences (plain text; session names are escaped by the caller's
+/// `name` function).
+fn executive(set: &ReportSet, name: &dyn Fn(&str) -> String) -> Vec<String> {
+    let s = &set.summary;
+    let flagged_sessions = s.per_session.iter().filter(|r| r.flagged > 0).count();
+    let mut out = vec![
+        format!(
+            "{} sessions, {} claims; {} flagged claims ({} with an error) in {} sessions.",
+            s.sessions, s.claims, s.flagged_claims, s.flagged_with_error, flagged_sessions
+        ),
+        format!(
+            "Reviewed: {} of {} flagged claims; {} classified by hand.",
+            s.reviewed, s.flagged_claims, s.classified_by_hand
+        ),
+    ];
+    let hidden = &s.grid[1];
+    let mut worst: Vec<&SessionRow> = s
+        .per_session
+        .iter()
+        .filter(|r| r.quadrants.get(&hidden.quadrant).copied().unwrap_or(0) > 0)
+        .collect();
+    worst.sort_by_key(|r| std::cmp::Reverse(r.quadrants.get(&hidden.quadrant).copied()));
+    let names: Vec<String> = worst
+        .iter()
+        .take(5)
+        .map(|r| {
+            format!(
+                "{} ({})",
+                name(r.session_id),
+                r.quadrants.get(&hidden.quadrant).copied().unwrap_or(0)
+            )
+        })
+        .collect();
+    out.push(format!(
+        "Hidden failures ({}): {} claims in {} sessions{}{}.",
+        hidden.title,
+        hidden.claims,
+        hidden.sessions,
+        if names.is_empty() { "" } else { ", most in " },
+        names.join(", ")
+    ));
+    out.push(format!(
+        "Fact wrong: {} claims ({}: {}, {}: {}).",
+        s.grid[2].claims + s.grid[3].claims,
+        s.grid[2].title,
+        s.grid[2].claims,
+        s.grid[3].title,
+        s.grid[3].claims
+    ));
+    out
+}
+
+/// Adds one level to every heading of a write-up (Markdown lines starting with `#`; untrusted
+/// text never starts a line, see `markdown`).
+fn demote_md(text: &str) -> String {
+    let mut o = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        if line.starts_with('#') {
+            o.push('#');
+        }
+        o.push_str(line);
+        o.push('\n');
+    }
+    o
+}
+
+/// Markdown report over several sessions.
+pub fn markdown_set(set: &ReportSet) -> String {
+    let mut o = String::new();
+    let s = &set.summary;
+    let _ = writeln!(o, "# Incident review: {} sessions\n", s.sessions);
+    let _ = writeln!(o, "## Executive summary\n");
+    for line in executive(set, &|n| md_code(n)) {
+        let _ = writeln!(o, "- {line}");
+    }
+    let _ = writeln!(o, "\n## Grid summary\n");
+    let _ = writeln!(
+        o,
+        "| Quadrant | Claims | Sessions | Verdict | Owner | Next action |\n|---|---:|---:|---|---|---|"
+    );
+    for g in &s.grid {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} |",
+            g.title, g.claims, g.sessions, g.verdict, g.owner, g.next_action
+        );
+    }
+    let _ = writeln!(o, "| Not placed | {} | | | | |", s.not_placed);
+    let _ = writeln!(o, "\n## Sessions\n");
+    let _ = writeln!(o, "| Session | Claims | Flagged | Errors | Reviewed | RR | RW | WR | WW |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &s.per_session {
+        let q = |i: usize| r.quadrants.get(&QUADRANTS[i]).copied().unwrap_or(0);
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} |",
+            md_code(r.session_id),
+            r.claims,
+            r.flagged,
+            r.flagged_with_error,
+            r.reviewed,
+            r.flagged,
+            q(0),
+            q(1),
+            q(2),
+            q(3)
+        );
+    }
+    o.push('\n');
+    for d in &set.sessions {
+        o.push_str(&demote_md(&markdown(d)));
+    }
+    o
+}
+
+/// Self-contained HTML report over several sessions.
+pub fn html_set(set: &ReportSet) -> String {
+    let e = escape;
+    let s = &set.summary;
+    let mut o = String::new();
+    // The head of a one-session write-up (same CSS and policy), with this report's title.
+    let one = set.sessions.first().map(html).unwrap_or_default();
+    let head_end = one.find("<body>\n").map_or(0, |i| i + "<body>\n".len());
+    let head = one.get(..head_end).unwrap_or_default();
+    let title_start = head.find("<title>").unwrap_or(0);
+    let title_end = head.find("</title>").map_or(0, |i| i + "</title>".len());
+    o.push_str(head.get(..title_start).unwrap_or_default());
+    let _ = write!(o, "<title>Incident review: {} sessions</title>", s.sessions);
+    o.push_str(head.get(title_end..).unwrap_or_default());
+    if head.is_empty() {
+        o.push_str(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"></head><body>\n",
+        );
+    }
+    let _ = writeln!(o, "<h1>Incident review: {} sessions</h1>", s.sessions);
+    o.push_str("<h2>Executive summary</h2>\n<ul>\n");
+    for line in executive(set, &|n| n.to_owned()) {
+        let _ = writeln!(o, "<li>{}</li>", e(&line));
+    }
+    o.push_str("</ul>\n<h2>Grid summary</h2>\n<table class=\"grid\"><tr><th>quadrant</th><th>claims</th><th>sessions</th><th>verdict</th><th>owner</th><th>next action</th></tr>\n");
+    for g in &s.grid {
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"quadrant\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            g.title, g.claims, g.sessions, g.verdict, g.owner, g.next_action
+        );
+    }
+    let _ = writeln!(
+        o,
+        "<tr><td>Not placed</td><td>{}</td><td></td><td></td><td></td><td></td></tr></table>",
+        s.not_placed
+    );
+    o.push_str("<h2>Sessions</h2>\n<table class=\"sessions\"><tr><th>session</th><th>claims</th><th>flagged</th><th>errors</th><th>reviewed</th><th>RR</th><th>RW</th><th>WR</th><th>WW</th></tr>\n");
+    for r in &s.per_session {
+        let q = |i: usize| r.quadrants.get(&QUADRANTS[i]).copied().unwrap_or(0);
+        let _ = writeln!(
+            o,
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            e(r.session_id),
+            r.claims,
+            r.flagged,
+            r.flagged_with_error,
+            r.reviewed,
+            r.flagged,
+            q(0),
+            q(1),
+            q(2),
+            q(3)
+        );
+    }
+    o.push_str("</table>\n");
+    for d in &set.sessions {
+        let one = html(d);
+        let body = one
+            .find("<body>\n")
+            .and_then(|i| one.get(i + "<body>\n".len()..))
+            .and_then(|b| b.strip_suffix("</body></html>\n"))
+            .unwrap_or_default();
+        // One level down; every untrusted text is escaped, so these tags are ours.
+        let body = body
+            .replace("<h3>", "<h4>")
+            .replace("</h3>", "</h4>")
+            .replace("<h2>", "<h3>")
+            .replace("</h2>", "</h3>")
+            .replace("<h1>", "<h2>")
+            .replace("</h1>", "</h2>");
+        o.push_str("<section>\n");
+        o.push_str(&body);
+        o.push_str("</section>\n");
     }
     o.push_str("</body></html>\n");
     o

@@ -306,7 +306,7 @@ fn exercise(text: &[u8]) {
             let _ = provscope::export::case::export(&s, &r, &v.claim_id, Some(v.turn), &[]);
         }
     }
-    let doc = provscope::export::report::document(&s, &r, &[]);
+    let doc = provscope::export::report::document(&s, &r, Default::default());
     let _ = provscope::export::report::markdown(&doc);
     let _ = provscope::export::report::html(&doc);
     let json = serde_json::to_string(&doc).unwrap();

@@ -34,6 +34,7 @@ mod receipts;
 mod record;
 mod record_interop;
 mod report_schemas;
+mod report_set;
 mod scale;
 mod store_cli;
 mod store_reliability;

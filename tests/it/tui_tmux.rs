@@ -250,3 +250,178 @@ fn e_exports_the_claim_as_a_case_that_check_runs() {
         "{out}"
     );
 }
+
+/// The shell-quoted form of a path for the command tmux runs.
+fn quoted(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+}
+
+#[test]
+fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    // A fake $EDITOR: it records its arguments and returns, so `o` can be checked end to end.
+    let args_file = dir.path().join("editor-args");
+    let editor = dir.path().join("fake-editor");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\necho FAKE-EDITOR-RAN\nsleep 1\n",
+            quoted(&args_file)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cmd = format!(
+        "EDITOR={} {} --db {} {}; echo EXIT=$?; sleep 60",
+        quoted(&editor),
+        env!("CARGO_BIN_EXE_provscope"),
+        quoted(&db),
+        quoted(&samples)
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-review-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start("review", &cmd);
+    // OSC 52 from the application becomes a tmux paste buffer.
+    tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    tmux.wait_for(" 10 sessions ");
+
+    // The filter bar, typed as a user types it; Enter shows the queue over every session.
+    tmux.keys(&["f"]);
+    tmux.run(&[
+        "send-keys",
+        "-t",
+        "review",
+        "-l",
+        "kind:stale,below_tier reviewed:no",
+    ]);
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("Queue · 1 of 6");
+    assert!(
+        s.contains("filter: kind:stale,below_tier reviewed:no")
+            && s.contains("04-stale-cache")
+            && s.contains("05-untrusted-inject"),
+        "one queue over several sessions: {s}"
+    );
+    // The grid of the filtered set.
+    tmux.keys(&["x"]);
+    tmux.wait_for("6 claim(s) in 10 session(s)");
+    // The review walks the filtered flagged claims across sessions, marking each reviewed.
+    tmux.keys(&["r"]);
+    let s = tmux.wait_for("flagged claim 1 of ");
+    let n: usize = s
+        .split("flagged claim 1 of ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("k of N: {s}"));
+    assert!(n >= 2, "{s}");
+    let mut sessions = std::collections::BTreeSet::new();
+    for k in 1..=n {
+        let s = tmux.wait_for(&format!("flagged claim {k} of {n}"));
+        for name in ["04-stale-cache", "05-untrusted-injection"] {
+            if s.contains(&format!("Review │ {name}")) {
+                sessions.insert(name);
+            }
+        }
+        tmux.keys(&["m"]);
+        tmux.wait_for(&format!("{k} reviewed"));
+        tmux.keys(&["n"]);
+    }
+    assert_eq!(sessions.len(), 2, "the review crossed sessions");
+    let s = tmux.wait_for("back to the first");
+    assert!(s.contains(&format!("flagged claim 1 of {n}")), "{s}");
+
+    // `y` copies the focused item through OSC 52, read back from tmux's buffer: the review opens
+    // with the source focused (the cited span), `h` focuses the claim (its id).
+    let buffer = |before: &str| -> String {
+        let t0 = Instant::now();
+        loop {
+            let b = tmux.run(&["show-buffer"]);
+            if (!b.is_empty() && b != before) || t0.elapsed() > Duration::from_secs(10) {
+                return b;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    tmux.keys(&["y"]);
+    let s = tmux.wait_for("(OSC 52)");
+    let span = buffer("");
+    assert!(
+        !span.is_empty() && s.contains(&format!("copied {}", &span[..span.len().min(40)])),
+        "{span:?}: {s}"
+    );
+    tmux.keys(&["h", "y"]);
+    let copied = buffer(&span);
+    assert!(copied.starts_with("clm_"), "a claim id: {copied:?}");
+    let s = tmux.wait_for(&format!("copied {copied} (OSC 52)"));
+    assert!(s.contains(&copied), "{s}");
+
+    // `o`: $EDITOR +LINE FILE, and the explorer takes the terminal back afterwards.
+    tmux.keys(&["o"]);
+    let s = tmux.wait_for("back from `");
+    assert!(
+        s.contains("flagged claim 1 of") && !s.contains("FAKE-EDITOR-RAN"),
+        "the explorer redrew itself: {s}"
+    );
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args.len(), 2, "{args:?}");
+    let line: usize = args[0].strip_prefix('+').unwrap().parse().unwrap();
+    let log = std::fs::read_to_string(args[1]).unwrap();
+    assert!(
+        args[1].starts_with(&samples.display().to_string()),
+        "{args:?}"
+    );
+    let at = log.lines().nth(line - 1).unwrap();
+    assert!(
+        at.contains(&format!("\"{copied}\"")),
+        "line {line} of {} states {copied}: {at}",
+        args[1]
+    );
+
+    // Review progress per session in the sessions list, kept across a restart.
+    tmux.keys(&["S"]);
+    let s = tmux.wait_for("REVIEWED");
+    let progress = |s: &str, name: &str| -> String {
+        s.lines()
+            .find(|l| l.contains(name))
+            .and_then(|l| l.split_whitespace().rev().find(|w| w.contains('/')))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let before = (
+        progress(&s, "04-stale-cache"),
+        progress(&s, "05-untrusted-injection"),
+    );
+    assert!(
+        !before.0.starts_with("0/") && !before.1.starts_with("0/"),
+        "{before:?}: {s}"
+    );
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+    tmux.start("again", &cmd);
+    tmux.run(&["kill-session", "-t", "review"]);
+    let s = tmux.wait_for(" 10 sessions ");
+    let s = if progress(&s, "04-stale-cache") == before.0 {
+        s
+    } else {
+        // Review marks are restored as a message after the list appears.
+        std::thread::sleep(Duration::from_secs(1));
+        tmux.screen()
+    };
+    assert_eq!(
+        (
+            progress(&s, "04-stale-cache"),
+            progress(&s, "05-untrusted-injection")
+        ),
+        before,
+        "{s}"
+    );
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+}
