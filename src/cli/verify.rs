@@ -67,6 +67,10 @@ pub struct VerifyArgs {
     /// `provscope trend`.
     #[arg(long)]
     pub record_run: bool,
+    /// Follow growing logs: print each finding once as its line completes, and findings that go
+    /// away as resolved; Ctrl-C ends with the summary (text format only).
+    #[arg(long)]
+    pub follow: bool,
     /// OpenTelemetry output.
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
@@ -82,6 +86,19 @@ pub fn parse_ts(s: &str) -> Result<Timestamp, String> {
 
 /// Runs `verify`.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
+    if a.follow {
+        if a.format != VerifyFormat::Text || a.output.is_some() || a.record_run || a.otlp.wanted() {
+            return Err(CliError::Usage(
+                "--follow prints text to stdout: no --format, -o, --record-run or --otlp".into(),
+            ));
+        }
+        let min = if a.verbose {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        return super::follow::run(ctx, st, &a.paths, min, a.fail_on.threshold());
+    }
     let inputs = st.pipeline.discover(&a.paths);
     let mut o = Outcome {
         input_errors: inputs.errors.clone(),

@@ -18,6 +18,7 @@ mod diff;
 mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
+mod follow;
 mod golden;
 mod hostile;
 mod importers;
