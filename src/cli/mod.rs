@@ -15,6 +15,7 @@ mod envelope;
 mod error;
 mod explore;
 mod export_case;
+mod follow;
 mod gen;
 mod hash;
 mod import;

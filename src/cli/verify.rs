@@ -69,6 +69,10 @@ pub struct VerifyArgs {
     /// `provscope trend`.
     #[arg(long)]
     pub record_run: bool,
+    /// Follow growing logs: print each finding once as its line completes, and findings that go
+    /// away as resolved; Ctrl-C ends with the summary (text format only).
+    #[arg(long)]
+    pub follow: bool,
     /// OpenTelemetry output.
     #[command(flatten)]
     pub otlp: super::otlp::OtlpArgs,
@@ -87,6 +91,19 @@ pub fn parse_ts(s: &str) -> Result<Timestamp, String> {
 /// (and, for `--otlp`, the reports the traces are made of). Diagnostics and failed gates go to
 /// stderr once every session is checked, before the report's last part (totals, gates).
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
+    if a.follow {
+        if a.format != VerifyFormat::Text || a.output.is_some() || a.record_run || a.otlp.wanted() {
+            return Err(CliError::Usage(
+                "--follow prints text to stdout: no --format, -o, --record-run or --otlp".into(),
+            ));
+        }
+        let min = if a.verbose {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        return super::follow::run(ctx, st, &a.paths, min, a.fail_on.threshold());
+    }
     let inputs = st.pipeline.discover(&a.paths);
     let now = a.now.unwrap_or_else(Timestamp::now);
     // OTLP output names each call's tool and JSON-RPC id: collected while the sessions pass.

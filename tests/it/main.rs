@@ -18,6 +18,7 @@ mod diff;
 mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
+mod follow;
 mod fuzz;
 mod fuzz_attest;
 mod golden;

@@ -1,0 +1,151 @@
+//! `verify --follow` as a process: a log grows in steps (a half-written line, a truncation);
+//! each finding is printed once when its line is complete; SIGINT ends with the summary.
+
+use crate::common::Fx;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn append(path: &std::path::Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f.flush().unwrap();
+}
+
+/// Lines from `rx` until one contains `want` (or 20 s pass): every line seen.
+fn until(rx: &mpsc::Receiver<String>, want: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+            let hit = l.contains(want);
+            seen.push(l);
+            if hit {
+                return seen;
+            }
+        }
+    }
+    panic!("no line with {want:?} in 20 s; saw {seen:?}");
+}
+
+/// Lines arriving within `d`.
+fn quiet(rx: &mpsc::Receiver<String>, d: Duration) -> Vec<String> {
+    let end = Instant::now() + d;
+    let mut seen = Vec::new();
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        if let Ok(l) = rx.recv_timeout(left) {
+            seen.push(l);
+        }
+    }
+    seen
+}
+
+#[test]
+fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("live.jsonl");
+    // A stale result: the claim's finding appears with the answer line.
+    let mut fx = Fx::baseline();
+    fx.calls[0].ttl = 1;
+    let lines: Vec<String> = fx.lines().iter().map(|v| v.to_string() + "\n").collect();
+    let answer = lines
+        .iter()
+        .position(|l| l.contains("\"event\":\"answer\""))
+        .unwrap();
+    std::fs::write(&log, lines[..2].concat()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(["verify", "--follow"])
+        .arg(&log)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    let tx2 = tx.clone();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx2.send(format!("out: {l}"));
+        }
+    });
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(format!("err: {l}"));
+        }
+    });
+    let kill = scopeguard(child.id());
+    until(&rx, "following 1 file");
+    // The call, the result, the context, then half of the answer: nothing to report yet, and
+    // the half line is no error.
+    append(&log, &lines[2..answer].concat());
+    let half = lines[answer].len() / 2;
+    append(&log, &lines[answer][..half]);
+    let early = quiet(&rx, Duration::from_millis(1200));
+    assert!(
+        early.iter().all(|l| !l.contains("error")),
+        "a half-written line was reported: {early:?}"
+    );
+    // The rest of the line: the stale claim shows up once.
+    append(&log, &lines[answer][half..]);
+    let seen = until(&rx, "stale");
+    let stale = seen.iter().find(|l| l.contains("stale")).unwrap();
+    assert!(
+        stale.contains("live.jsonl:6: error stale turn 1 claim clm_price"),
+        "{stale}"
+    );
+    append(&log, &lines[answer + 1..].concat());
+    let more = quiet(&rx, Duration::from_millis(800));
+    assert!(
+        more.iter().all(|l| !l.contains("stale")),
+        "printed twice: {more:?}"
+    );
+    // Truncated and rewritten clean: noted, reloaded, the finding resolved.
+    let clean: String = Fx::baseline().jsonl();
+    std::fs::write(&log, &clean[..20]).unwrap();
+    until(&rx, "truncated");
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&log, &clean).unwrap();
+    let seen = until(&rx, "resolved:");
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("resolved: ") && l.contains("stale")),
+        "{seen:?}"
+    );
+    // SIGINT: the summary, and exit 0 (nothing left at the threshold).
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let seen = until(&rx, "claims:");
+    assert!(
+        seen.iter().any(|l| l.contains("1 claims: 0 errors")),
+        "{seen:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "no exit after SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Exited and reaped: its pid may be reused, so the guard must not signal it.
+    std::mem::forget(kill);
+    assert_eq!(status.code(), Some(0));
+}
+
+/// Kills the process if the test fails before it ends.
+struct Guard(u32);
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &self.0.to_string()])
+            .status();
+    }
+}
+fn scopeguard(pid: u32) -> Guard {
+    Guard(pid)
+}
