@@ -49,6 +49,24 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     sanitize(s, false)
 }
 
+/// One word for a POSIX shell, from untrusted text: made safe for a terminal first
+/// ([`one_line`]: no control, bidi or invisible character is ever emitted), then single-quoted
+/// unless it is made only of characters no shell interprets, so that a copied command reads
+/// it back as one literal word (no expansion, no second command). Text that [`one_line`] had
+/// to escape is read back as the escaped text, never as the original.
+pub fn shell_word(s: &str) -> String {
+    let clean = one_line(s);
+    let plain = !clean.is_empty()
+        && clean.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '@' | '+' | ',')
+        });
+    if plain {
+        clean.into_owned()
+    } else {
+        format!("'{}'", clean.replace('\'', "'\\''"))
+    }
+}
+
 /// Whether a character must never reach a terminal as itself.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control()
@@ -230,6 +248,19 @@ mod tests {
         let mut plain = Term::new(Vec::new(), false);
         plain.paint(Paint::Bold, "x").unwrap();
         assert_eq!(plain.into_inner().unwrap(), b"x");
+    }
+
+    #[test]
+    fn shell_words_are_one_literal_word() {
+        assert_eq!(shell_word("runs/s-1.jsonl"), "runs/s-1.jsonl");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's $(x)"), "'it'\\''s $(x)'");
+        assert_eq!(shell_word("~/x"), "'~/x'");
+        assert_eq!(shell_word("日本"), "'日本'");
+        let w = shell_word("a\u{1b}]0;t\u{7}\u{202e}b");
+        assert_eq!(w, "'a^[]0;t^G\\u{202e}b'");
+        assert!(!w.chars().any(is_unsafe));
     }
 
     #[test]

@@ -31,7 +31,44 @@ fn finding<W: Write>(t: &mut Term<W>, f: &Finding, file: &str) -> io::Result<()>
     // One line per finding: the message may not break it.
     write!(t, " {who}: {}  ", crate::text::one_line(&f.message))?;
     t.paint(Paint::Dim, &format!("{file}:{}", f.line))?;
-    writeln!(t)
+    writeln!(t)?;
+    if let Some(cmd) = f
+        .claim_id
+        .as_deref()
+        .and_then(|c| open_command(file, c, f.turn))
+    {
+        write!(t, "      ")?;
+        t.paint(Paint::Dim, &cmd)?;
+        writeln!(t)?;
+    }
+    Ok(())
+}
+
+/// The command that opens the explorer on a claim: `provscope open FILE --claim ID [--turn N]`,
+/// every untrusted part made safe for a terminal and quoted for a shell
+/// ([`crate::text::shell_word`]), so a copied command runs nothing else. `None` for a bundled
+/// sample, which is no file.
+pub fn open_command(file: &str, claim: &str, turn: Option<u32>) -> Option<String> {
+    if file.starts_with("<samples>/") {
+        return None;
+    }
+    // A word starting with `-` would be read as an option.
+    let file = if file.starts_with('-') {
+        format!("./{file}")
+    } else {
+        file.to_owned()
+    };
+    let claim = crate::text::shell_word(claim);
+    let claim = if claim.starts_with('-') {
+        format!("--claim={claim}")
+    } else {
+        format!("--claim {claim}")
+    };
+    let mut cmd = format!("provscope open {} {claim}", crate::text::shell_word(&file));
+    if let Some(n) = turn {
+        cmd.push_str(&format!(" --turn {n}"));
+    }
+    Some(cmd)
 }
 
 /// Writes one session's findings at or above `min`.

@@ -44,3 +44,4 @@ mod tui_fuzz;
 mod tui_nav;
 mod tui_tmux;
 mod tui_util;
+mod verify_open;

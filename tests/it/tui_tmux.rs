@@ -6,13 +6,22 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Tmux {
+/// A tmux server of its own (killed on drop) running one session at a time.
+pub(crate) struct Tmux {
     socket: String,
     session: std::cell::RefCell<String>,
 }
 
 impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
+    /// A server on its own socket, `name` plus this process's id.
+    pub(crate) fn new(name: &str) -> Tmux {
+        Tmux {
+            socket: format!("{name}-{}", std::process::id()),
+            session: std::cell::RefCell::new(String::new()),
+        }
+    }
+
+    pub(crate) fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket])
             .args(args)
@@ -23,7 +32,7 @@ impl Tmux {
 
     /// Starts `cmd` in a new tmux session (one server; a new session per run avoids restarting
     /// the server, which races on some machines).
-    fn start(&self, name: &str, cmd: &str) {
+    pub(crate) fn start(&self, name: &str, cmd: &str) {
         *self.session.borrow_mut() = name.to_owned();
         self.run(&[
             "new-session",
@@ -38,23 +47,23 @@ impl Tmux {
         ]);
     }
 
-    fn target(&self) -> String {
+    pub(crate) fn target(&self) -> String {
         self.session.borrow().clone()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         for k in keys {
             self.run(&["send-keys", "-t", &self.target(), k]);
             std::thread::sleep(Duration::from_millis(150));
         }
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", &self.target()])
     }
 
     /// Waits until the screen contains `text`.
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let t0 = Instant::now();
         loop {
             let s = self.screen();
