@@ -34,6 +34,7 @@ mod proc;
 mod receipts;
 mod record;
 mod record_interop;
+mod report_browser;
 mod report_schemas;
 mod report_set;
 mod scale;

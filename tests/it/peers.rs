@@ -1,8 +1,9 @@
 //! Software nobody here wrote that some tests need: the interop peers (python3 with the pinned
 //! PyPI packages, Node.js with the pinned npm packages, installed into `.cache/` by
-//! `tests/interop/install.sh`) and terminal tools (tmux). When one is missing a test says so
-//! loudly on the terminal (not in captured output) and is skipped, unless
-//! `PROVSCOPE_REQUIRE_INTEROP=1` (which `.ci/run` sets): then it fails.
+//! `tests/interop/install.sh`), terminal tools (tmux) and headless Chromium with pdftotext (the
+//! HTML report as rendered). When one is missing a test says so loudly on the terminal (not in
+//! captured output) and is skipped, unless `PROVSCOPE_REQUIRE_INTEROP=1` (which `.ci/run` sets):
+//! then it fails.
 
 use std::io::Write;
 use std::path::Path;
@@ -32,7 +33,11 @@ pub fn missing(what: &str) -> bool {
 /// True when `cmd --version` runs.
 pub fn has(cmd: &str) -> bool {
     Command::new(cmd)
-        .arg(if cmd == "tmux" { "-V" } else { "--version" })
+        .arg(match cmd {
+            "tmux" => "-V",
+            "pdftotext" => "-v",
+            _ => "--version",
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -42,6 +47,12 @@ pub fn has(cmd: &str) -> bool {
 /// A terminal tool (`tmux`): present, or a loud skip.
 pub fn tool(cmd: &str) -> bool {
     has(cmd) || missing(&format!("`{cmd}` is not installed"))
+}
+
+/// Headless Chromium (Debian's `chromium`) to render HTML and `pdftotext` (poppler-utils) to
+/// read back what it laid out: present, or a loud skip.
+pub fn browser() -> bool {
+    tool("chromium") && tool("pdftotext")
 }
 
 /// The pinned interop peers, installed once per test run: present, or a loud skip.
