@@ -268,54 +268,66 @@ pub fn write_table<W: Write>(out: &mut Term<W>, t: &Trend) -> io::Result<()> {
         }
         return Ok(());
     }
+    // Every column as wide as its widest cell by display width (an origin may hold wide or
+    // escaped characters); counts and shares right-aligned.
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let at_w = t
         .runs
         .iter()
-        .map(|r| r.at.to_string().len())
-        .max()
-        .unwrap_or(2)
-        .max(2);
+        .map(|r| width(&r.at.to_string()))
+        .fold(width("AT"), usize::max);
     let id_w = t
         .runs
         .iter()
-        .map(|r| r.id.to_string().len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
+        .map(|r| width(&r.id.to_string()))
+        .fold(width("RUN"), usize::max);
     let origin_w = t
         .runs
         .iter()
-        .map(|r| unicode_width::UnicodeWidthStr::width(&*crate::text::one_line(&r.origin)))
-        .max()
-        .unwrap_or(6)
-        .max(6);
+        .map(|r| width(&crate::text::one_line(&r.origin)))
+        .fold(width("ORIGIN"), usize::max);
+    let cells = [
+        Quadrant::FactRightSourceRight,
+        Quadrant::FactRightSourceWrong,
+        Quadrant::FactWrongSourceRight,
+        Quadrant::FactWrongSourceWrong,
+    ];
+    let count = |r: &Run, q: Quadrant| r.metrics.quadrants.get(&q).copied().unwrap_or(0);
+    let count_w = t
+        .runs
+        .iter()
+        .flat_map(|r| cells.map(|q| count(r, q).to_string().len()))
+        .fold(5, usize::max);
+    // `100%` and `n/a` right-aligned in the first five columns of the share.
+    const SHARE_W: usize = 5;
+    let pad = |s: &str, w: usize| " ".repeat(w.saturating_sub(width(s)));
     writeln!(
         out,
-        "{:<id_w$}  {:<at_w$}  {:<origin_w$}  {:>5} {:>5} {:>5} {:>5}  HIDDEN-FAILURE SHARE",
+        "{:<id_w$}  {:<at_w$}  {:<origin_w$}  {:>count_w$} {:>count_w$} {:>count_w$} {:>count_w$}  HIDDEN-FAILURE SHARE",
         "RUN", "AT", "ORIGIN", "RR", "RW", "WR", "WW"
     )?;
     for (r, s) in t.runs.iter().zip(&t.shares) {
-        let q = |x| r.metrics.quadrants.get(&x).copied().unwrap_or(0);
         let origin = crate::text::one_line(&r.origin);
-        let pad = origin_w.saturating_sub(unicode_width::UnicodeWidthStr::width(&*origin));
+        let at = r.at.to_string();
         write!(
             out,
-            "{:<id_w$}  {:<at_w$}  {origin}{:pad$}  {:>5} {:>5} {:>5} {:>5}  ",
+            "{:<id_w$}  {at}{}  {origin}{}  ",
             r.id,
-            r.at.to_string(),
-            "",
-            q(Quadrant::FactRightSourceRight),
-            q(Quadrant::FactRightSourceWrong),
-            q(Quadrant::FactWrongSourceRight),
-            q(Quadrant::FactWrongSourceWrong)
+            pad(&at, at_w),
+            pad(&origin, origin_w)
         )?;
+        let counts: Vec<String> = cells
+            .iter()
+            .map(|q| format!("{:>count_w$}", count(r, *q)))
+            .collect();
+        write!(out, "{}  ", counts.join(" "))?;
         match s {
             Some(v) => {
-                write!(out, "{:>4.0}% ", v * 100.0)?;
+                write!(out, "{:>w$} ", format!("{:.0}%", v * 100.0), w = SHARE_W)?;
                 out.paint(Paint::Dim, &"█".repeat((v * 20.0).round() as usize))?;
                 writeln!(out)?;
             }
-            None => writeln!(out, " n/a")?,
+            None => writeln!(out, "{:>w$}", "n/a", w = SHARE_W)?,
         }
     }
     if let Some(line) = comparison_line(t) {

@@ -40,6 +40,7 @@ mod report_set;
 mod scale;
 mod store_cli;
 mod store_reliability;
+mod trend;
 mod tui;
 mod tui_fuzz;
 mod tui_nav;
