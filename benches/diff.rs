@@ -50,6 +50,7 @@ fn generate(dir: &Path, mb: u64, fault_rate: f64, count: Option<u64>) -> u64 {
         fault_rate,
         result_bytes: 900,
         envelopes: false,
+        sub_agents: false,
     };
     let mut total = 0u64;
     let mut i = 0u64;

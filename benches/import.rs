@@ -185,6 +185,7 @@ fn generate(format: &str, dir: &Path, mb: u64) {
                 fault_rate: 0.25,
                 result_bytes: 900,
                 envelopes: false,
+                sub_agents: false,
             };
             while total < target {
                 let p = dir.join(format!("gen-{k:06}.jsonl"));

@@ -111,6 +111,7 @@ fn generate(dir: &Path, mb: u64) {
         fault_rate: 0.25,
         result_bytes: 900,
         envelopes: false,
+        sub_agents: false,
     };
     let mut total = 0u64;
     let mut i = 0u64;

@@ -53,6 +53,7 @@ fn generate(dir: &Path, mb: u64) {
         fault_rate: 0.25,
         result_bytes: 900,
         envelopes: false,
+        sub_agents: false,
     };
     let (mut total, mut i) = (0u64, 0u64);
     while total < mb * 1_000_000 {

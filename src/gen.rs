@@ -24,6 +24,10 @@ pub struct GenSpec {
     /// Seal every call in an execution envelope (a deterministic test attestor), and mix in the
     /// `Tampered` fault: a result changed after it was sealed.
     pub envelopes: bool,
+    /// Link the first call of every fourth turn to a sub-agent's session log
+    /// (`tool_result.sub_session`, `<session id>-sub-<turn>.jsonl` next to the log, which is
+    /// not written: the link is followed and found missing).
+    pub sub_agents: bool,
 }
 
 impl Default for GenSpec {
@@ -35,6 +39,7 @@ impl Default for GenSpec {
             fault_rate: 0.25,
             result_bytes: 600,
             envelopes: false,
+            sub_agents: false,
         }
     }
 }
@@ -275,13 +280,15 @@ pub fn write_session<W: Write>(w: &mut W, spec: &GenSpec, index: u64) -> io::Res
                         json!(format!("{} Verified by support.", c.text));
                 }
             }
-            line(
-                w,
-                &json!({"event":"tool_result","turn":turn,
-                    "tag":{"call_id":c.id,"server":c.server,"tool":c.tool,"arguments_hash":c.args_hash,
-                        "fetched_at":ts(fetched),"ttl_seconds":c.ttl,"cache":cache,"returned_at":ts(c.returned)},
-                    "response":recorded}),
-            )?;
+            let mut ev = json!({"event":"tool_result","turn":turn,
+                "tag":{"call_id":c.id,"server":c.server,"tool":c.tool,"arguments_hash":c.args_hash,
+                    "fetched_at":ts(fetched),"ttl_seconds":c.ttl,"cache":cache,"returned_at":ts(c.returned)},
+                "response":recorded});
+            if spec.sub_agents && turn % 4 == 0 && std::ptr::eq(c, &calls[0]) {
+                let sub = format!("{sid}-sub-{turn}");
+                ev["sub_session"] = json!({"session_id":sub,"path":format!("{sub}.jsonl")});
+            }
+            line(w, &ev)?;
             if let Some(env) = envelope {
                 w.write_all(env.as_bytes())?;
                 w.write_all(b"\n")?;

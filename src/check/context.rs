@@ -22,6 +22,9 @@ fn context_calls<'s>(ck: &Checker<'s>, turn: u32) -> Vec<&'s str> {
 }
 
 fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
+    // The calls in context at the current turn, listed once per turn (claims come in turn
+    // order), not once per claim.
+    let mut in_context: Option<(u32, Vec<&'s str>)> = None;
     for r in resolved {
         let (Some(sup), Some(res)) = (&r.support, r.result) else {
             continue;
@@ -34,7 +37,13 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         // least as many of the claim's words as the cited result's whole text.
         let mut cited_words = None;
         let mut rivals = Vec::new();
-        for other_id in context_calls(ck, r.claim.turn) {
+        let turn = r.claim.turn;
+        if in_context.as_ref().is_none_or(|(t, _)| *t != turn) {
+            in_context = Some((turn, context_calls(ck, turn)));
+        }
+        let others = in_context.as_ref().map_or(&[][..], |(_, c)| c.as_slice());
+        for &other_id in others {
+            crate::probe::steps(1);
             if other_id == cited {
                 continue;
             }
@@ -99,6 +108,7 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
 fn unmarked_calls(ctx: &crate::model::Context) -> Vec<&str> {
     ctx.results
         .iter()
+        .inspect(|_| crate::probe::steps(1))
         .filter(|e| e.marker.is_none())
         .map(|e| e.call_id.as_str())
         .collect()

@@ -167,11 +167,17 @@ pub(crate) fn check<'s>(
         return (links, per_claim);
     }
     let thr = ck.cfg.support_threshold;
+    // call id -> its first link, indexed once (a long session links many sub-agents).
+    let mut sub_of: rustc_hash::FxHashMap<&str, &SubCheck> = Default::default();
+    for sc in subs {
+        sub_of.entry(sc.call_id.as_str()).or_insert(sc);
+    }
     for (n, r) in resolved.iter().enumerate() {
         let Some(o) = &r.claim.stamp.origin else {
             continue;
         };
-        let Some(sc) = subs.iter().find(|sc| sc.call_id == o.tool_call_id) else {
+        crate::probe::steps(1);
+        let Some(&sc) = sub_of.get(o.tool_call_id.as_str()) else {
             continue;
         };
         if r.result.is_none() {

@@ -195,8 +195,9 @@ pub(crate) fn ttl_diagnostics(ck: &Checker, resolved: &[Resolved]) -> Vec<Diagno
     if ck.s.import.is_some() {
         return Vec::new();
     }
-    // server -> (first line, results)
+    // server -> (first line, results), in order of first appearance; found through `at`.
     let mut by_server: Vec<(&str, u64, rustc_hash::FxHashSet<&str>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::default();
     for r in resolved {
         let (Some(o), Some(fr)) = (&r.claim.stamp.origin, &r.freshness) else {
             continue;
@@ -211,12 +212,16 @@ pub(crate) fn ttl_diagnostics(ck: &Checker, resolved: &[Resolved]) -> Vec<Diagno
             .unwrap_or(o.server.as_str());
         let line = r.result.map_or(r.claim.line, |res| res.line);
         let call = o.tool_call_id.as_str();
-        match by_server.iter_mut().find(|(s, _, _)| *s == server) {
+        crate::probe::steps(1);
+        match at.get(server).and_then(|&i| by_server.get_mut(i)) {
             Some((_, l, calls)) => {
                 *l = (*l).min(line);
                 calls.insert(call);
             }
-            None => by_server.push((server, line, std::iter::once(call).collect())),
+            None => {
+                at.insert(server, by_server.len());
+                by_server.push((server, line, std::iter::once(call).collect()));
+            }
         }
     }
     by_server

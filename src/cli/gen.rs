@@ -12,8 +12,8 @@ pub struct GenArgs {
     /// Number of sessions (one file each).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub sessions: u64,
-    /// Turns per session (1 to 100000).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Turns per session (1 to 1000000).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub turns: u32,
     /// Tool calls per turn (1 to 10000).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -31,6 +31,10 @@ pub struct GenArgs {
     /// results changed after sealing.
     #[arg(long)]
     pub envelopes: bool,
+    /// Link the first call of every fourth turn to a sub-agent's session log that is not
+    /// written (an unresolved `sub_agent_source` link, for long sessions that delegate).
+    #[arg(long)]
+    pub sub_agents: bool,
     /// Output directory (created if missing).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
@@ -51,6 +55,7 @@ pub fn run(ctx: &mut Ctx, a: &GenArgs) -> CmdResult {
         fault_rate: a.fault_rate,
         result_bytes: usize::try_from(a.result_bytes).unwrap_or(usize::MAX),
         envelopes: a.envelopes,
+        sub_agents: a.sub_agents,
     };
     let mut total = 0u64;
     for i in 0..a.sessions {

@@ -367,8 +367,8 @@ proptest! {
     /// `provscope gen` at any accepted size writes a log that loads without an error.
     #[test]
     fn gen_at_any_accepted_size(turns in 1u32..12, calls in 1u32..8, fault in 0.0f64..=1.0,
-                                bytes in 0usize..1500, envelopes in any::<bool>(), seed in any::<u64>()) {
-        let spec = GenSpec { turns, calls, seed, fault_rate: fault, result_bytes: bytes, envelopes };
+                                bytes in 0usize..1500, envelopes in any::<bool>(), sub_agents in any::<bool>(), seed in any::<u64>()) {
+        let spec = GenSpec { turns, calls, seed, fault_rate: fault, result_bytes: bytes, envelopes, sub_agents };
         let mut out = Vec::new();
         write_session(&mut out, &spec, seed % 1000).unwrap();
         let s = load_bytes("g", "g.jsonl", &out, &LoadOptions::default());

@@ -131,6 +131,30 @@ fn gen_works_at_every_edge_it_accepts_and_refuses_the_rest() {
         let v = run(&["verify", out, "--format", "json"], dir.path());
         assert_ne!(v.status.code(), Some(2), "{}", err(&v));
     }
+    // Sub-agent links (every fourth turn) to logs that are not there: followed, reported.
+    let subs = dir.path().join("subs").to_str().unwrap().to_owned();
+    let o = run(
+        &[
+            "gen",
+            "--sessions",
+            "1",
+            "--turns",
+            "8",
+            "--sub-agents",
+            "-o",
+            &subs,
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let v = run(&["verify", &subs, "--format", "json"], dir.path());
+    assert_ne!(v.status.code(), Some(2), "{}", err(&v));
+    let doc: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert!(
+        doc["metrics"]["kinds"]["sub_agent_source"].as_u64() >= Some(2),
+        "{}",
+        doc["metrics"]["kinds"]
+    );
     for bad in [
         vec!["--calls", "0"],
         vec!["--turns", "0"],

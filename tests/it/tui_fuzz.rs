@@ -43,6 +43,7 @@ fn session_bytes(r: &mut ChaCha8Rng) -> Vec<u8> {
             fault_rate: r.random_range(0.0..1.0),
             result_bytes: r.random_range(10..400),
             envelopes: r.random_bool(0.3),
+            sub_agents: false,
         };
         let mut out = Vec::new();
         let _ = provscope::gen::write_session(&mut out, &spec, r.random_range(0..5));
