@@ -1,0 +1,377 @@
+//! Linear at any shape (issue 18): the same tool calls in one long session and spread over
+//! 10,000 sessions, at 100k, 400k and 1M calls, through the `provscope` binary: time per call
+//! and peak RSS of `verify --format json -j1` and `summary -j1`, and the explorer's time to its
+//! session view (the first session loaded and checked by its background loader) with its
+//! memory per call. Then envelopes: the rate of envelope checking inside `verify -j1` against
+//! the attest bench's batch-256 loop, in the same run.
+//!
+//! Run: `cargo bench --bench scale` (`-- --calls 100000,400000` for other sizes; `-- --keep` to
+//! keep the generated inputs under `target/bench-data/scale/`, several GB at 1M calls;
+//! `-- --no-explorer` to skip the explorer columns; `SCALE_BIN=path` measures another
+//! `provscope` binary's verify and summary on the same inputs, e.g. a copy of the release
+//! binary, since the shared target directory's binary may be rebuilt by someone else meanwhile).
+//! Each measurement runs in a child process; peak RSS is its `VmHWM`, read while it runs.
+// A benchmark harness stops on the first failed setup step, by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use provscope::attest::dsse::{self, Envelope, SigCheck};
+use provscope::check::{check_session, Config};
+use provscope::gen::{write_session, GenSpec};
+use provscope::ingest::{load_file, LoadOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const BIN: &str = env!("CARGO_BIN_EXE_provscope");
+/// Calls per turn in every shape.
+const PER_TURN: u32 = 2;
+const SESSIONS: u64 = 10_000;
+
+fn vmhwm_kb(pid: Option<u32>) -> u64 {
+    let path = match pid {
+        Some(p) => format!("/proc/{p}/status"),
+        None => "/proc/self/status".into(),
+    };
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// `sessions` sessions of `calls / sessions` calls each, `PER_TURN` calls per turn.
+fn generate(dir: &Path, calls: u64, sessions: u64, envelopes: bool) {
+    let done = dir.join(".done");
+    if done.exists() {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let spec = GenSpec {
+        turns: u32::try_from(calls / sessions / PER_TURN as u64).unwrap(),
+        calls: PER_TURN,
+        seed: 42,
+        fault_rate: 0.25,
+        result_bytes: 600,
+        envelopes,
+        sub_agents: false,
+    };
+    for i in 0..sessions {
+        let p = dir.join(format!("gen-{i:06}.jsonl"));
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&p).unwrap());
+        write_session(&mut w, &spec, i).unwrap();
+        w.flush().unwrap();
+    }
+    std::fs::write(done, b"").unwrap();
+}
+
+/// Runs a command with stdout discarded: wall time and peak RSS (polled every 5 ms; the high
+/// water mark only grows, so a late poll loses at most the last 5 ms of growth).
+fn measure(mut cmd: Command) -> (f64, u64) {
+    let t = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut peak = 0;
+    loop {
+        peak = peak.max(vmhwm_kb(Some(pid)));
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.code().is_some_and(|c| c <= 1), "{cmd:?}: {status}");
+            return (t.elapsed().as_secs_f64(), peak);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn best(runs: usize, f: impl Fn() -> (f64, u64)) -> (f64, u64) {
+    (0..runs)
+        .map(|_| f())
+        .fold((f64::MAX, 0), |(t, m), (t2, m2)| (t.min(t2), m.max(m2)))
+}
+
+/// The binary measured: this build's, or `$SCALE_BIN` (an earlier build, for before/after).
+fn provscope(args: &[&str], dir: &Path) -> Command {
+    let bin = std::env::var_os("SCALE_BIN").unwrap_or_else(|| BIN.into());
+    let mut c = Command::new(bin);
+    c.args(args).arg(dir);
+    c
+}
+
+/// Child: the explorer's loader on `dir` (one thread, as `-j1`); prints the time to the first
+/// session (the session view can open) and, once every session is in, the peak RSS holding
+/// them all.
+fn explorer_child(dir: &Path) {
+    let t = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    provscope::tui::loader::spawn(
+        vec![dir.to_path_buf()],
+        LoadOptions::default(),
+        Config::default(),
+        1,
+        move |m| tx.send(m).is_ok(),
+    );
+    let mut first = None;
+    let mut held = Vec::new();
+    while let Ok(m) = rx.recv() {
+        match m {
+            provscope::tui::action::LoadMsg::Sessions(v) => {
+                first.get_or_insert(t.elapsed().as_secs_f64());
+                held.extend(v);
+            }
+            provscope::tui::action::LoadMsg::Done => break,
+            _ => {}
+        }
+    }
+    println!(
+        "{{\"first\":{},\"all\":{},\"vmhwm_kb\":{},\"sessions\":{}}}",
+        first.unwrap_or_default(),
+        t.elapsed().as_secs_f64(),
+        vmhwm_kb(None),
+        held.len()
+    );
+}
+
+fn child_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Child: envelope checking inside `check_session` on the sealed sessions of `dir`: the checks
+/// with and without the envelopes on the same loaded sessions; the difference is what the
+/// envelopes cost. Then the attest bench's loop (parse, PAE, `verify_all` per 256) over the
+/// same envelopes.
+fn envelopes_child(dir: &Path) {
+    let cfg = Config::default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let sealed: Vec<_> = files
+        .iter()
+        .map(|f| load_file(f, &LoadOptions::default()))
+        .collect();
+    let mut bare = sealed.clone();
+    for s in &mut bare {
+        s.envelopes.clear();
+        s.index.envelope.clear();
+        if let Some(h) = &mut s.header {
+            h.require_envelopes = false;
+        }
+    }
+    let n: usize = sealed.iter().map(|s| s.envelopes.len()).sum();
+    let time = |set: &[provscope::model::Session]| {
+        (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let f: usize = set
+                    .iter()
+                    .map(|s| check_session(s, &cfg).findings.len())
+                    .sum();
+                std::hint::black_box(f);
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::MAX, f64::min)
+    };
+    let with = time(&sealed);
+    let without = time(&bare);
+    // The attest bench's batch-256 loop over the same envelopes.
+    let lines: Vec<&str> = sealed
+        .iter()
+        .flat_map(|s| s.envelopes.iter().map(|e| e.raw.get()))
+        .collect();
+    let key = sealed
+        .iter()
+        .find_map(|s| {
+            let k = s.header.as_ref()?.servers.first()?.attestor_keys.first()?;
+            provscope::attest::keys::parse_public(k).ok()
+        })
+        .unwrap();
+    let batch = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            let mut ok = 0;
+            for chunk in lines.chunks(256) {
+                let envs: Vec<Envelope> =
+                    chunk.iter().map(|l| Envelope::parse(l).unwrap()).collect();
+                let paes: Vec<Vec<u8>> = envs.iter().map(|e| e.pae()).collect();
+                let checks: Vec<SigCheck> = envs
+                    .iter()
+                    .zip(&paes)
+                    .map(|(e, p)| SigCheck {
+                        msg: p,
+                        sig: &e.signatures[0].sig,
+                        key: &key,
+                    })
+                    .collect();
+                ok += dsse::verify_all(&checks).iter().filter(|b| **b).count();
+            }
+            std::hint::black_box(ok);
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    println!(
+        "{{\"envelopes\":{n},\"check_with\":{with},\"check_without\":{without},\"batch256\":{batch}}}"
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        let dir = Path::new(&args[i + 2]);
+        match args[i + 1].as_str() {
+            "explorer" => explorer_child(dir),
+            "envelopes" => envelopes_child(dir),
+            m => panic!("unknown child {m}"),
+        }
+        return;
+    }
+    let sizes: Vec<u64> = args
+        .iter()
+        .position(|a| a == "--calls")
+        .map(|i| args[i + 1].split(',').map(|s| s.parse().unwrap()).collect())
+        .unwrap_or_else(|| vec![100_000, 400_000, 1_000_000]);
+    let keep = args.iter().any(|a| a == "--keep");
+    let no_explorer = args.iter().any(|a| a == "--no-explorer");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/scale");
+    println!("| shape | calls | input MB | verify -j1 µs/call | verify peak RSS MB | summary -j1 µs/call | summary peak RSS MB | explorer: session view s | explorer KB/call |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut per_call: Vec<(String, u64, f64, f64)> = Vec::new();
+    let mut rss: Vec<(u64, u64)> = Vec::new();
+    for &calls in &sizes {
+        for (shape, sessions) in [("one session", 1), ("10,000 sessions", SESSIONS)] {
+            let dir = root.join(format!(
+                "{}-{calls}",
+                if sessions == 1 { "one" } else { "many" }
+            ));
+            generate(&dir, calls, sessions, false);
+            let bytes = dir_bytes(&dir);
+            let runs = if calls >= 400_000 { 1 } else { 2 };
+            let (vt, vm) = best(runs, || {
+                measure(provscope(
+                    &[
+                        "verify",
+                        "--format",
+                        "json",
+                        "-j1",
+                        "--now",
+                        "2026-11-01T00:00:00Z",
+                    ],
+                    &dir,
+                ))
+            });
+            let (st, sm) = best(runs, || measure(provscope(&["summary", "-j1"], &dir)));
+            let explorer = if no_explorer {
+                "| - | - |".to_owned()
+            } else {
+                let ex = child_json(&["--child", "explorer", dir.to_str().unwrap()]);
+                format!(
+                    "| {:.2} | {:.2} |",
+                    ex["first"].as_f64().unwrap(),
+                    ex["vmhwm_kb"].as_u64().unwrap() as f64 / calls as f64
+                )
+            };
+            println!(
+                "| {shape} | {calls} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} {explorer}",
+                bytes as f64 / 1e6,
+                vt / calls as f64 * 1e6,
+                vm as f64 / 1024.0,
+                st / calls as f64 * 1e6,
+                sm as f64 / 1024.0,
+            );
+            per_call.push((
+                shape.to_owned(),
+                calls,
+                vt / calls as f64,
+                st / calls as f64,
+            ));
+            if sessions > 1 {
+                rss.push((bytes, vm));
+            }
+            if !keep {
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+        }
+    }
+    let (lo, hi) = (sizes[0], sizes[sizes.len() - 1]);
+    for shape in ["one session", "10,000 sessions"] {
+        let at = |n| per_call.iter().find(|p| p.0 == shape && p.1 == n).unwrap();
+        let (a, b) = (at(lo), at(hi));
+        println!(
+            "{shape}: time per call at {hi} / at {lo}: verify {:.2}x, summary {:.2}x (goal <= 1.3x)",
+            b.2 / a.2,
+            b.3 / a.3
+        );
+    }
+    if let (Some(a), Some(b)) = (rss.first(), rss.last()) {
+        println!(
+            "verify peak RSS, 10,000 sessions: {:.0} MB at {:.0} MB of input, {:.0} MB at {:.0} MB: {:.2}x (goal <= 1.2x)",
+            a.1 as f64 / 1024.0,
+            a.0 as f64 / 1e6,
+            b.1 as f64 / 1024.0,
+            b.0 as f64 / 1e6,
+            b.1 as f64 / a.1 as f64
+        );
+    }
+    // Envelopes: 20,000 sealed calls in 100 sessions of 200 (each session's signatures in
+    // one batch of up to 256), and in 1,000 sessions of 20 (small batches).
+    for sessions in [100, 1_000] {
+        let dir = root.join(format!("sealed-{sessions}"));
+        generate(&dir, 20_000, sessions, true);
+        let e = child_json(&["--child", "envelopes", dir.to_str().unwrap()]);
+        let n = e["envelopes"].as_f64().unwrap();
+        let cost = e["check_with"].as_f64().unwrap() - e["check_without"].as_f64().unwrap();
+        let batch = e["batch256"].as_f64().unwrap();
+        let (vt, _) = best(2, || {
+            measure(provscope(
+                &[
+                    "verify",
+                    "--format",
+                    "json",
+                    "-j1",
+                    "--now",
+                    "2026-11-01T00:00:00Z",
+                ],
+                &dir,
+            ))
+        });
+        println!(
+            "envelopes, {sessions} sessions of {}: {n} in verify -j1 {:.0} ms; inside the checks {:.0}/s (checks with envelopes minus without), attest batch-256 loop {:.0}/s: {:.0}% (goal >= 80%)",
+            20_000 / sessions,
+            vt * 1e3,
+            n / cost,
+            n / batch,
+            batch / cost * 100.0
+        );
+        if !keep {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
