@@ -413,7 +413,7 @@ fn seal_call(
         cache,
         response: &resp,
     };
-    let env = crate::attest::envelope::seal(&o, a).map_err(err)?;
+    let env = crate::attest::envelope::seal(&o, a).map_err(|e| err(e.to_string()))?;
     Ok(crate::attest::envelope::event_line(&c.id, &env))
 }
 

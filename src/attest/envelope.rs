@@ -7,11 +7,11 @@
 //! [`open`], then [`compare_call`] and [`compare_result`] against the recorded session.
 
 use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
-use super::hash::canonical_sha256;
+use super::hash::{canonical_sha256, HashError};
 use super::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag};
 use crate::model::mcp::RpcError;
-use crate::model::{Call, CallResponse, CallToolResult, Session, Timestamp};
+use crate::model::{Call, CallResponse, CallToolResult, Session, Timestamp, TimestampError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -281,6 +281,92 @@ impl<'a> Observed<'a> {
     }
 }
 
+/// Why an envelope's statement is not a well-formed execution statement, or why a hash over a
+/// call could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum StatementError {
+    /// A payload type other than in-toto's.
+    #[error("payloadType is `{0}`; an execution envelope's is `{PAYLOAD_TYPE_IN_TOTO}`")]
+    PayloadType(String),
+    /// The payload does not deserialize as a statement.
+    #[error("payload: not an execution statement at `{path}` ({detail})")]
+    NotAStatement {
+        /// Where deserialization stopped.
+        path: String,
+        /// The deserializer's words.
+        detail: String,
+    },
+    /// A statement `_type` other than in-toto v1's.
+    #[error("payload._type is `{0}`; expected `{STATEMENT_TYPE}`")]
+    StatementType(String),
+    /// A v2 predicate without a freshness field.
+    #[error(
+        "payload.predicate.{0} is missing; a v2 execution predicate seals fetched_at, \
+         ttl_seconds (null when none) and cache"
+    )]
+    MissingFreshness(&'static str),
+    /// A v1 predicate type over a predicate with v2 fields.
+    #[error(
+        "payload.predicate has fetched_at, ttl_seconds, cache or inexact_numbers, which a v1 \
+         predicate does not have; such a predicate's type is `{PREDICATE_TYPE}`"
+    )]
+    V1WithV2Fields,
+    /// An unknown predicate type.
+    #[error(
+        "payload.predicateType is `{0}`; expected `{PREDICATE_TYPE}` (or `{PREDICATE_TYPE_V1}`)"
+    )]
+    PredicateType(String),
+    /// A hash field that is not 64 lowercase hex digits.
+    #[error("payload.predicate.{field} is `{value}`; expected 64 lowercase hex digits")]
+    NotHex {
+        /// The predicate field.
+        field: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A time field that is not RFC 3339.
+    #[error("payload.predicate.{field}: {source}")]
+    Time {
+        /// The predicate field.
+        field: &'static str,
+        /// Why.
+        source: TimestampError,
+    },
+    /// Not exactly one subject.
+    #[error("payload.subject has {0} entries; an execution statement has exactly one, the call")]
+    SubjectCount(usize),
+    /// A subject naming another call.
+    #[error("payload.subject[0].name is `{found}`; expected `{want}` (the predicate's call_id)")]
+    SubjectName {
+        /// The subject's name.
+        found: String,
+        /// `call:<call_id>`.
+        want: String,
+    },
+    /// A subject digest that is not the call hash.
+    #[error(
+        "payload.subject[0].digest.sha256 is `{digest}` but predicate.call_hash is `{call_hash}`"
+    )]
+    SubjectDigest {
+        /// The subject's digest.
+        digest: String,
+        /// The predicate's call hash.
+        call_hash: String,
+    },
+    /// A subject without a SHA-256 digest.
+    #[error("payload.subject[0].digest has no sha256")]
+    NoSubjectDigest,
+    /// A sealed time that is not RFC 3339 (when compared with the recording).
+    #[error(transparent)]
+    Timestamp(#[from] TimestampError),
+    /// A hash over the call or result could not be computed.
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    /// The statement could not be serialized.
+    #[error("cannot serialize the statement: {0}")]
+    Serialize(serde_json::Error),
+}
+
 /// The call hash: hex SHA-256 of the RFC 8785 canonical JSON of
 /// `{"tool": tool, "arguments": arguments or {}, "call_id": call_id, "called_at": called_at}`.
 pub fn call_hash(
@@ -288,12 +374,10 @@ pub fn call_hash(
     arguments: Option<&RawValue>,
     call_id: &str,
     called_at: &str,
-) -> Result<String, String> {
+) -> Result<String, HashError> {
     let args: serde_json::Value = match arguments {
         None => serde_json::Value::Object(serde_json::Map::new()),
-        Some(raw) => {
-            serde_json::from_str(raw.get()).map_err(|e| format!("arguments are not JSON: {e}"))?
-        }
+        Some(raw) => serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?,
     };
     canonical_sha256(&serde_json::json!({
         "tool": tool,
@@ -331,7 +415,7 @@ fn delivered(r: &CallResponse) -> Delivered<'_> {
 
 /// The result hash: hex SHA-256 of the RFC 8785 canonical JSON of
 /// `{"result": <delivered>, "call_hash": call_hash}` (see [`Delivered`] for errors).
-pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, String> {
+pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, HashError> {
     #[derive(Serialize)]
     struct Input<'a> {
         result: Delivered<'a>,
@@ -344,7 +428,7 @@ pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, S
 }
 
 /// The statement for an observation.
-pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, String> {
+pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, HashError> {
     let called_at = o.called_at.to_string();
     let ch = call_hash(o.tool, o.arguments, o.call_id, &called_at)?;
     let rh = result_hash(o.response, &ch)?;
@@ -387,10 +471,9 @@ pub fn statement(o: &Observed, attestor: &Attestor) -> Result<Statement, String>
 
 /// Seals one observed call: the statement, serialized as RFC 8785 canonical JSON, in a DSSE
 /// envelope signed by the attestor. Deterministic (Ed25519 signatures are).
-pub fn seal(o: &Observed, attestor: &Attestor) -> Result<Envelope, String> {
+pub fn seal(o: &Observed, attestor: &Attestor) -> Result<Envelope, StatementError> {
     let st = statement(o, attestor)?;
-    let payload =
-        serde_jcs::to_vec(&st).map_err(|e| format!("cannot serialize the statement: {e}"))?;
+    let payload = serde_jcs::to_vec(&st).map_err(StatementError::Serialize)?;
     Ok(Envelope::sign(PAYLOAD_TYPE_IN_TOTO, payload, &attestor.key))
 }
 
@@ -411,32 +494,23 @@ fn is_hex64(s: &str) -> bool {
 /// Reads the statement out of an envelope and checks it is well formed: the payload type, the
 /// statement and predicate types, one subject naming the call with the call hash as digest,
 /// lowercase hex hashes, RFC 3339 times. Does not check signatures (see `dsse::verify_all`).
-pub fn open(env: &Envelope) -> Result<Statement, String> {
+pub fn open(env: &Envelope) -> Result<Statement, StatementError> {
     if env.payload_type != PAYLOAD_TYPE_IN_TOTO {
-        return Err(format!(
-            "payloadType is `{}`; an execution envelope's is `{PAYLOAD_TYPE_IN_TOTO}`",
-            env.payload_type
-        ));
+        return Err(StatementError::PayloadType(env.payload_type.clone()));
     }
     // Fast path without path tracking; on error parsed again to name the field.
     let st: Statement = match serde_json::from_slice(&env.payload) {
         Ok(st) => st,
         Err(_) => {
             let de = &mut serde_json::Deserializer::from_slice(&env.payload);
-            serde_path_to_error::deserialize(de).map_err(|e| {
-                let path = e.path().to_string();
-                format!(
-                    "payload: not an execution statement at `{path}` ({})",
-                    e.into_inner()
-                )
+            serde_path_to_error::deserialize(de).map_err(|e| StatementError::NotAStatement {
+                path: e.path().to_string(),
+                detail: e.into_inner().to_string(),
             })?
         }
     };
     if st.statement_type != STATEMENT_TYPE {
-        return Err(format!(
-            "payload._type is `{}`; expected `{STATEMENT_TYPE}`",
-            st.statement_type
-        ));
+        return Err(StatementError::StatementType(st.statement_type));
     }
     let p = &st.predicate;
     match st.predicate_type.as_str() {
@@ -447,28 +521,16 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
                 ("cache", p.cache.is_some()),
             ] {
                 if !present {
-                    return Err(format!(
-                        "payload.predicate.{name} is missing; a v2 execution predicate seals \
-                         fetched_at, ttl_seconds (null when none) and cache"
-                    ));
+                    return Err(StatementError::MissingFreshness(name));
                 }
             }
         }
         PREDICATE_TYPE_V1 => {
             if !p.is_v1() {
-                return Err(format!(
-                    "payload.predicate has fetched_at, ttl_seconds, cache or inexact_numbers, \
-                     which a v1 predicate does not have; such a predicate's type is \
-                     `{PREDICATE_TYPE}`"
-                ));
+                return Err(StatementError::V1WithV2Fields);
             }
         }
-        other => {
-            return Err(format!(
-                "payload.predicateType is `{other}`; expected `{PREDICATE_TYPE}` (or \
-                 `{PREDICATE_TYPE_V1}`)"
-            ))
-        }
+        other => return Err(StatementError::PredicateType(other.to_owned())),
     }
     for (name, v) in [
         ("arguments_hash", &p.arguments_hash),
@@ -476,9 +538,10 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
         ("result_hash", &p.result_hash),
     ] {
         if !is_hex64(v) {
-            return Err(format!(
-                "payload.predicate.{name} is `{v}`; expected 64 lowercase hex digits"
-            ));
+            return Err(StatementError::NotHex {
+                field: name,
+                value: v.clone(),
+            });
         }
     }
     let original = p
@@ -492,31 +555,31 @@ pub fn open(env: &Envelope) -> Result<Statement, String> {
         ("cache.original_fetched_at", original),
     ] {
         if let Some(v) = v {
-            Timestamp::parse(v).map_err(|e| format!("payload.predicate.{name}: {e}"))?;
+            Timestamp::parse(v).map_err(|source| StatementError::Time {
+                field: name,
+                source,
+            })?;
         }
     }
     let [subject] = st.subject.as_slice() else {
-        return Err(format!(
-            "payload.subject has {} entries; an execution statement has exactly one, the call",
-            st.subject.len()
-        ));
+        return Err(StatementError::SubjectCount(st.subject.len()));
     };
     let want = format!("{SUBJECT_PREFIX}{}", p.call_id);
     if subject.name != want {
-        return Err(format!(
-            "payload.subject[0].name is `{}`; expected `{want}` (the predicate's call_id)",
-            subject.name
-        ));
+        return Err(StatementError::SubjectName {
+            found: subject.name.clone(),
+            want,
+        });
     }
     match subject.digest.get("sha256") {
         Some(d) if ct_eq(d, &p.call_hash) => {}
         Some(d) => {
-            return Err(format!(
-                "payload.subject[0].digest.sha256 is `{d}` but predicate.call_hash is `{}`",
-                p.call_hash
-            ))
+            return Err(StatementError::SubjectDigest {
+                digest: d.clone(),
+                call_hash: p.call_hash.clone(),
+            })
         }
-        None => return Err("payload.subject[0].digest has no sha256".into()),
+        None => return Err(StatementError::NoSubjectDigest),
     }
     Ok(st)
 }
@@ -545,7 +608,7 @@ pub fn compare_call(
     p: &Execution,
     session_id: Option<&str>,
     call: &Call,
-) -> Result<Vec<Mismatch>, String> {
+) -> Result<Vec<Mismatch>, StatementError> {
     let mut out = Vec::new();
     let mut field = |field: &'static str, sealed: &str, recorded: &str| {
         if !ct_eq(sealed, recorded) {
@@ -581,11 +644,11 @@ pub fn compare_call(
 /// `returned_at` (sealed by every version) and, in v2, `fetched_at`, `ttl_seconds`, `cache.hit`
 /// and `cache.original_fetched_at`. Times compare as instants (to the millisecond). Fields are
 /// named `tag.<field>`. Empty when everything matches (or, for v1, when `returned_at` does).
-pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>, String> {
+pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>, TimestampError> {
     let mut out = Vec::new();
     let time = |field: &'static str, sealed: Option<&str>, recorded: Option<Timestamp>| {
         let parsed = sealed.map(Timestamp::parse).transpose()?;
-        Ok::<_, String>((parsed != recorded).then(|| Mismatch {
+        Ok::<_, TimestampError>((parsed != recorded).then(|| Mismatch {
             field,
             sealed: sealed.unwrap_or("(none)").to_owned(),
             recorded: recorded.map_or_else(|| "(none)".to_owned(), |t| t.to_string()),
@@ -627,7 +690,10 @@ pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>
 }
 
 /// The sealed and recorded result hashes when they differ, `None` when they match.
-pub fn compare_result(p: &Execution, response: &CallResponse) -> Result<Option<Mismatch>, String> {
+pub fn compare_result(
+    p: &Execution,
+    response: &CallResponse,
+) -> Result<Option<Mismatch>, HashError> {
     let recorded = result_hash(response, &p.call_hash)?;
     Ok((!ct_eq(&p.result_hash, &recorded)).then(|| Mismatch {
         field: "result_hash",

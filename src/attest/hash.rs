@@ -7,20 +7,34 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+/// Why a value has no canonical JSON form (and so no hash).
+#[derive(Debug, thiserror::Error)]
+pub enum HashError {
+    /// RFC 8785 cannot represent the value (a non-finite number, a map with non-string keys).
+    #[error("cannot canonicalize: {0}")]
+    Canonicalize(serde_json::Error),
+    /// A call's arguments are not JSON.
+    #[error("arguments are not JSON: {0}")]
+    ArgumentsNotJson(serde_json::Error),
+    /// Python's `json.dumps` form has no text for this number.
+    #[error("{0}")]
+    Number(String),
+}
+
 /// Hex SHA-256 of the RFC 8785 canonical JSON of any serializable value.
-pub fn canonical_sha256<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
-    let bytes = serde_jcs::to_vec(value).map_err(|e| format!("cannot canonicalize: {e}"))?;
+pub fn canonical_sha256<T: Serialize + ?Sized>(value: &T) -> Result<String, HashError> {
+    let bytes = serde_jcs::to_vec(value).map_err(HashError::Canonicalize)?;
     Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
 /// The arguments hash of a `tools/call`: hex SHA-256 of the canonical JSON of `arguments`
 /// (absent arguments hash as `{}`).
-pub fn arguments_hash(arguments: Option<&RawValue>) -> Result<String, String> {
+pub fn arguments_hash(arguments: Option<&RawValue>) -> Result<String, HashError> {
     match arguments {
         None => canonical_sha256(&serde_json::Map::new()),
         Some(raw) => {
-            let v: serde_json::Value = serde_json::from_str(raw.get())
-                .map_err(|e| format!("arguments are not JSON: {e}"))?;
+            let v: serde_json::Value =
+                serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?;
             canonical_sha256(&v)
         }
     }

@@ -10,18 +10,19 @@
 //! Limit: integers beyond 64 bits are read by serde_json as floats, so they print in float form
 //! where Python would print every digit; hashes of such documents will not match.
 
+use super::hash::HashError;
 use serde_json::Value;
 use std::fmt::Write;
 
 /// Serializes a JSON value the way Python's `json.dumps(sort_keys=True, separators=(",", ":"))`
 /// does.
-pub fn dumps(v: &Value) -> Result<String, String> {
+pub fn dumps(v: &Value) -> Result<String, HashError> {
     let mut out = String::new();
     write_value(&mut out, v)?;
     Ok(out)
 }
 
-fn write_value(out: &mut String, v: &Value) -> Result<(), String> {
+fn write_value(out: &mut String, v: &Value) -> Result<(), HashError> {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -33,7 +34,9 @@ fn write_value(out: &mut String, v: &Value) -> Result<(), String> {
             } else if let Some(f) = n.as_f64() {
                 out.push_str(&float_repr(f)?);
             } else {
-                return Err(format!("cannot serialize the number {n}"));
+                return Err(HashError::Number(format!(
+                    "cannot serialize the number {n}"
+                )));
             }
         }
         Value::String(s) => write_str(out, s),
@@ -91,16 +94,15 @@ fn write_str(out: &mut String, s: &str) {
 
 /// Python's `repr(float)`: the shortest digits that round-trip, in fixed notation when the
 /// decimal exponent is in `-4 ..= 15`, otherwise `d.ddde±XX`; integral values keep `.0`.
-fn float_repr(f: f64) -> Result<String, String> {
+fn float_repr(f: f64) -> Result<String, HashError> {
+    let bad = || HashError::Number(format!("cannot format {f}"));
     if !f.is_finite() {
-        return Err(format!("{f} has no JSON form"));
+        return Err(HashError::Number(format!("{f} has no JSON form")));
     }
     // `{:e}` gives the shortest round-trip digits: `d.ddde<exp>`.
     let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci
-        .split_once('e')
-        .ok_or_else(|| format!("cannot format {f}"))?;
-    let exp: i32 = exp.parse().map_err(|_| format!("cannot format {f}"))?;
+    let (mantissa, exp) = sci.split_once('e').ok_or_else(bad)?;
+    let exp: i32 = exp.parse().map_err(|_| bad())?;
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let n = digits.len() as i32;
     let decpt = exp + 1; // value = 0.DIGITS * 10^decpt

@@ -55,9 +55,42 @@ impl ChainAlgorithm {
     }
 }
 
+/// Why a receipt's field cannot be read, or its hashes computed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReceiptError {
+    /// A `spec_version` this build does not verify.
+    #[error("spec_version `{0}` is not supported (this build verifies 1.1, 1.2, 2.0 and 2.1)")]
+    UnsupportedSpec(String),
+    /// A field of another JSON type.
+    #[error("`{field}` is {found}, expected a string")]
+    NotAString {
+        /// The dotted path of the field.
+        field: String,
+        /// What it is (`a number`, `null`, ...).
+        found: &'static str,
+    },
+    /// A required field that is absent.
+    #[error("`{0}` is missing")]
+    Missing(String),
+    /// `ed25519:` text that is not the expected key or signature.
+    #[error("{what} {problem}")]
+    Encoded {
+        /// The field (`arkforge_signature`, `arkforge_pubkey`).
+        what: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The embedded key is not a usable Ed25519 key.
+    #[error(transparent)]
+    Key(#[from] keys::KeyError),
+    /// A body or the chain data has no canonical JSON form.
+    #[error(transparent)]
+    Hash(#[from] super::hash::HashError),
+}
+
 /// The algorithm a `spec_version` selects. Known: absent, `1.0`, `1.1`, `2.0` (legacy) and
 /// `1.2`, `2.1` (canonical JSON); a patch level (`2.1.3`) is ignored.
-pub fn algorithm_for(spec_version: Option<&str>) -> Result<ChainAlgorithm, String> {
+pub fn algorithm_for(spec_version: Option<&str>) -> Result<ChainAlgorithm, ReceiptError> {
     let Some(v) = spec_version else {
         return Ok(ChainAlgorithm::Legacy);
     };
@@ -67,9 +100,7 @@ pub fn algorithm_for(spec_version: Option<&str>) -> Result<ChainAlgorithm, Strin
     match (major, minor) {
         ("1", "0") | ("1", "1") | ("2", "0") => Ok(ChainAlgorithm::Legacy),
         ("1", "2") | ("2", "1") => Ok(ChainAlgorithm::CanonicalJson),
-        _ => Err(format!(
-            "spec_version `{v}` is not supported (this build verifies 1.1, 1.2, 2.0 and 2.1)"
-        )),
+        _ => Err(ReceiptError::UnsupportedSpec(v.to_owned())),
     }
 }
 
@@ -100,7 +131,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// The canonical-JSON chain input (spec 1.2 / 2.1): Python-canonical JSON of the dict.
-pub fn canonical_chain_data(c: &ChainInput) -> Result<String, String> {
+pub fn canonical_chain_data(c: &ChainInput) -> Result<String, ReceiptError> {
     let mut m = Map::new();
     m.insert(
         "buyer_fingerprint".into(),
@@ -117,11 +148,11 @@ pub fn canonical_chain_data(c: &ChainInput) -> Result<String, String> {
     if let Some(r) = &c.receipt_content_hash {
         m.insert("receipt_content_hash".into(), r.clone().into());
     }
-    pyjson::dumps(&Value::Object(m))
+    Ok(pyjson::dumps(&Value::Object(m))?)
 }
 
 /// The chain hash under one algorithm.
-pub fn chain_hash(c: &ChainInput, alg: ChainAlgorithm) -> Result<String, String> {
+pub fn chain_hash(c: &ChainInput, alg: ChainAlgorithm) -> Result<String, ReceiptError> {
     match alg {
         ChainAlgorithm::Legacy => {
             let mut s = String::new();
@@ -148,7 +179,7 @@ pub fn chain_hash(c: &ChainInput, alg: ChainAlgorithm) -> Result<String, String>
 }
 
 /// The hash of a request or response body: SHA-256 of its Python-canonical JSON.
-pub fn body_hash(v: &Value) -> Result<String, String> {
+pub fn body_hash(v: &Value) -> Result<String, ReceiptError> {
     Ok(sha256_hex(pyjson::dumps(v)?.as_bytes()))
 }
 
@@ -215,11 +246,11 @@ impl Report {
                 .any(|s| s.name == "signature" && s.status == Status::Ok)
     }
 
-    fn push(&mut self, name: &'static str, status: Status, detail: impl Into<String>) {
+    fn push(&mut self, name: &'static str, status: Status, detail: impl std::fmt::Display) {
         self.steps.push(Step {
             name,
             status,
-            detail: detail.into(),
+            detail: detail.to_string(),
         });
     }
 }
@@ -239,27 +270,25 @@ fn get<'v>(v: &'v Value, path: &[&str]) -> Option<&'v Value> {
     path.iter().try_fold(v, |cur, k| cur.get(k))
 }
 
-fn string_at(v: &Value, path: &[&str]) -> Result<String, String> {
+fn string_at(v: &Value, path: &[&str]) -> Result<String, ReceiptError> {
     match get(v, path) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "`{}` is {}, expected a string",
-            path.join("."),
-            kind(other)
-        )),
-        None => Err(format!("`{}` is missing", path.join("."))),
+        Some(other) => Err(ReceiptError::NotAString {
+            field: path.join("."),
+            found: kind(other),
+        }),
+        None => Err(ReceiptError::Missing(path.join("."))),
     }
 }
 
-fn optional_string(v: &Value, path: &[&str]) -> Result<Option<String>, String> {
+fn optional_string(v: &Value, path: &[&str]) -> Result<Option<String>, ReceiptError> {
     match get(v, path) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(format!(
-            "`{}` is {}, expected a string",
-            path.join("."),
-            kind(other)
-        )),
+        Some(other) => Err(ReceiptError::NotAString {
+            field: path.join("."),
+            found: kind(other),
+        }),
     }
 }
 
@@ -279,7 +308,7 @@ fn strip_sha256(s: &str) -> String {
 }
 
 /// Reads the chain input out of a proof.
-pub fn chain_input(receipt: &Value) -> Result<ChainInput, String> {
+pub fn chain_input(receipt: &Value) -> Result<ChainInput, ReceiptError> {
     Ok(ChainInput {
         request_hash: strip_sha256(&string_at(receipt, &["hashes", "request"])?),
         response_hash: strip_sha256(&string_at(receipt, &["hashes", "response"])?),
@@ -365,16 +394,20 @@ pub fn field_problems(c: &ChainInput) -> Vec<String> {
     out
 }
 
-fn parse_prefixed(text: &str, what: &str, len: usize) -> Result<Vec<u8>, String> {
+fn parse_prefixed(text: &str, what: &str, len: usize) -> Result<Vec<u8>, ReceiptError> {
+    let bad = |problem: String| ReceiptError::Encoded {
+        what: what.to_owned(),
+        problem,
+    };
     let b64 = text
         .strip_prefix(keys::ED25519_PREFIX)
-        .ok_or_else(|| format!("{what} does not start with `ed25519:`"))?;
-    let bytes = b64_decode(b64).map_err(|e| format!("{what} is not base64url ({e})"))?;
+        .ok_or_else(|| bad("does not start with `ed25519:`".into()))?;
+    let bytes = b64_decode(b64).map_err(|e| bad(format!("is not base64url ({e})")))?;
     if bytes.len() != len {
-        return Err(format!(
-            "{what} decodes to {} bytes; expected {len}",
+        return Err(bad(format!(
+            "decodes to {} bytes; expected {len}",
             bytes.len()
-        ));
+        )));
     }
     Ok(bytes)
 }
@@ -556,9 +589,12 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
         }
     };
     let embedded = match optional_string(receipt, &["arkforge_pubkey"]) {
-        Ok(Some(k)) => match parse_prefixed(&k, "arkforge_pubkey", 32)
-            .and_then(|b| keys::parse_public(&format!("ed25519:{}", keys::b64_encode(&b))))
-        {
+        Ok(Some(k)) => match parse_prefixed(&k, "arkforge_pubkey", 32).and_then(|b| {
+            Ok(keys::parse_public(&format!(
+                "ed25519:{}",
+                keys::b64_encode(&b)
+            ))?)
+        }) {
             Ok(k) => Some(k),
             Err(e) => {
                 r.warnings
@@ -568,7 +604,7 @@ pub fn verify(receipt: &Value, opts: &Options) -> Report {
         },
         Ok(None) => None,
         Err(e) => {
-            r.warnings.push(e);
+            r.warnings.push(e.to_string());
             None
         }
     };

@@ -63,12 +63,40 @@ pub struct Gate {
     pub from: GateSource,
 }
 
+/// Why a gate, a review date or a review interval is invalid (in a flag or in the config).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A gate flag without `=`.
+    #[error("`{0}`: expected METRIC=VALUE, e.g. citation_precision=0.9")]
+    GateSyntax(String),
+    /// A metric that cannot be gated.
+    #[error("`{name}` is not a gated metric ({known})")]
+    UnknownMetric {
+        /// The name given.
+        name: String,
+        /// The gated metrics, comma-separated.
+        known: String,
+    },
+    /// A threshold outside `[0, 1]` or not a number.
+    #[error("{0}: the threshold must be a number between 0 and 1")]
+    Threshold(String),
+    /// `reviewed` of another TOML type.
+    #[error("`reviewed` must be a date such as 2026-07-01")]
+    ReviewedType,
+    /// `reviewed` that is not a date.
+    #[error("`reviewed`: `{0}` is not a date such as 2026-07-01")]
+    ReviewedDate(String),
+    /// `review_every` that is not an interval.
+    #[error("`review_every`: `{0}` is not an interval such as \"90d\", \"12w\" or \"36h\"")]
+    Interval(String),
+}
+
 impl Gate {
     /// Parses `NAME=VALUE` as given to `--fail-under` / `--fail-over`.
-    pub fn parse_flag(text: &str, bound: GateBound) -> Result<Gate, String> {
-        let (name, value) = text.split_once('=').ok_or_else(|| {
-            format!("`{text}`: expected METRIC=VALUE, e.g. citation_precision=0.9")
-        })?;
+    pub fn parse_flag(text: &str, bound: GateBound) -> Result<Gate, ValueError> {
+        let (name, value) = text
+            .split_once('=')
+            .ok_or_else(|| ValueError::GateSyntax(text.to_owned()))?;
         let (metric, threshold) = gate_value(name.trim(), value.trim().parse::<f64>().ok())?;
         Ok(Gate {
             metric,
@@ -80,18 +108,16 @@ impl Gate {
 }
 
 /// Checks a gate's metric name and threshold.
-fn gate_value(name: &str, value: Option<f64>) -> Result<(String, f64), String> {
+fn gate_value(name: &str, value: Option<f64>) -> Result<(String, f64), ValueError> {
     if !super::metrics::GATE_METRICS.contains(&name) {
-        return Err(format!(
-            "`{name}` is not a gated metric ({})",
-            super::metrics::GATE_METRICS.join(", ")
-        ));
+        return Err(ValueError::UnknownMetric {
+            name: name.to_owned(),
+            known: super::metrics::GATE_METRICS.join(", "),
+        });
     }
     match value {
         Some(v) if (0.0..=1.0).contains(&v) => Ok((name.to_owned(), v)),
-        _ => Err(format!(
-            "{name}: the threshold must be a number between 0 and 1"
-        )),
+        _ => Err(ValueError::Threshold(name.to_owned())),
     }
 }
 
@@ -314,11 +340,13 @@ impl Config {
                     };
                     let reviewed = match t.get("reviewed") {
                         None => None,
-                        Some(v) => Some(review_date(v).map_err(&bad)?),
+                        Some(v) => Some(review_date(v).map_err(|e| bad(e.to_string()))?),
                     };
                     let every = match t.get("review_every") {
                         None => None,
-                        Some(toml::Value::String(d)) => Some(parse_interval(d).map_err(&bad)?),
+                        Some(toml::Value::String(d)) => {
+                            Some(parse_interval(d).map_err(|e| bad(e.to_string()))?)
+                        }
                         Some(_) => {
                             return Err(bad("`review_every` must be a string such as \"90d\"".into()))
                         }
@@ -509,27 +537,24 @@ fn assigns(line: &str, key: &str) -> bool {
 }
 
 /// `reviewed`: a TOML date (`2026-07-01`), or a string holding a date or an RFC 3339 time.
-fn review_date(v: &toml::Value) -> Result<Timestamp, String> {
+fn review_date(v: &toml::Value) -> Result<Timestamp, ValueError> {
     let text = match v {
         toml::Value::Datetime(d) => d.to_string(),
         toml::Value::String(s) => s.clone(),
-        _ => return Err("`reviewed` must be a date such as 2026-07-01".into()),
+        _ => return Err(ValueError::ReviewedType),
     };
     let full = if text.len() == 10 {
         format!("{text}T00:00:00Z")
     } else {
         text.clone()
     };
-    Timestamp::parse(&full)
-        .map_err(|_| format!("`reviewed`: `{text}` is not a date such as 2026-07-01"))
+    Timestamp::parse(&full).map_err(|_| ValueError::ReviewedDate(text))
 }
 
 /// `review_every`: a whole number of days, weeks or hours: `90d`, `12w`, `36h`.
-pub fn parse_interval(text: &str) -> Result<u64, String> {
+pub fn parse_interval(text: &str) -> Result<u64, ValueError> {
     let t = text.trim();
-    let bad = || {
-        format!("`review_every`: `{text}` is not an interval such as \"90d\", \"12w\" or \"36h\"")
-    };
+    let bad = || ValueError::Interval(text.to_owned());
     let unit = match t.chars().last() {
         Some('d') => 86_400,
         Some('w') => 7 * 86_400,

@@ -34,7 +34,7 @@ mod verdict;
 
 pub use config::{
     parse_policy, Config, ConfigError, Gate, GateBound, GateSource, SubSessionPolicy, TierRule,
-    CONFIG_FILE,
+    ValueError, CONFIG_FILE,
 };
 pub use evidence::Evidence;
 pub use finding::{Finding, Kind, Severity, ALL_KINDS};
@@ -152,7 +152,7 @@ pub(crate) struct Checker<'s> {
     pub findings: Vec<Finding>,
     tiers: HashMap<&'s str, EffectiveTier>,
     text_index: HashMap<&'s str, TextIndex<'s>>,
-    args_hashes: HashMap<&'s str, Result<String, String>>,
+    args_hashes: HashMap<&'s str, Result<String, crate::attest::hash::HashError>>,
 }
 
 impl<'s> Checker<'s> {
@@ -211,7 +211,7 @@ impl<'s> Checker<'s> {
 
     /// The arguments hash of a recorded call, computed once per distinct arguments text (calls
     /// repeat their arguments; the same text has the same canonical form).
-    pub fn args_hash(&mut self, call: &'s Call) -> &Result<String, String> {
+    pub fn args_hash(&mut self, call: &'s Call) -> &Result<String, crate::attest::hash::HashError> {
         let raw = call.request.params.arguments.as_deref();
         // "" never is the text of a JSON value: it stands for absent arguments.
         self.args_hashes

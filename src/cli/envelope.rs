@@ -122,10 +122,7 @@ fn load(path: &Path) -> Result<Result<Envelope, String>, CliError> {
 fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> CmdResult {
     let mut trusted = Vec::new();
     for k in key_args {
-        match keys::load_public(k) {
-            Ok(k) => trusted.push(k),
-            Err(e) => return Err(CliError::Usage(e)),
-        }
+        trusted.push(keys::load_public(k).map_err(|e| CliError::key_arg("--pub", e))?);
     }
     let shown = file.display().to_string();
     let name = one_line(&shown);
@@ -140,7 +137,7 @@ fn verify(out: &mut Out, file: &Path, key_args: &[String]) -> CmdResult {
     let st = match exec::open(&env) {
         Ok(st) => st,
         Err(e) => {
-            out.line(&format!("{name}: invalid: {}", one_line(&e)));
+            out.line(&format!("{name}: invalid: {}", one_line(&e.to_string())));
             return Ok(Exit::Findings);
         }
     };
@@ -251,7 +248,7 @@ fn inspect(out: &mut Out, file: &Path) -> CmdResult {
         Err(e) => {
             out.line(&format!(
                 "{name}: not a valid execution envelope: {}",
-                one_line(&e)
+                one_line(&e.to_string())
             ));
             Ok(Exit::Findings)
         }
@@ -259,10 +256,7 @@ fn inspect(out: &mut Out, file: &Path) -> CmdResult {
 }
 
 fn seal(ctx: &mut Ctx, a: &SealArgs) -> CmdResult {
-    let key = match keys::load_private(&a.key) {
-        Ok(k) => k,
-        Err(e) => return Err(CliError::Usage(e)),
-    };
+    let key = keys::load_private(&a.key)?;
     let s = crate::ingest::load_file(&a.session, &crate::ingest::LoadOptions::default());
     if s.has_errors() {
         ctx.diags(&s.diagnostics);

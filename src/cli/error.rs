@@ -70,9 +70,22 @@ pub enum CliError {
     /// The explorer could not run.
     #[error("{0}")]
     Explorer(String),
+    /// A key (a key file, or a key given inline) is unusable.
+    #[error(transparent)]
+    Key(#[from] crate::attest::keys::KeyError),
 }
 
 impl CliError {
+    /// A key given to `option`: an inline key's error names the option, a key file's names
+    /// the file.
+    pub fn key_arg(option: &str, e: crate::attest::keys::KeyError) -> CliError {
+        if e.names_its_file() {
+            CliError::Key(e)
+        } else {
+            CliError::Usage(format!("{option}: {e}"))
+        }
+    }
+
     /// A write error on a file.
     pub fn write(path: &Path, source: io::Error) -> CliError {
         CliError::Write {

@@ -1,7 +1,7 @@
 //! The explorer (`provscope [PATH...]`, `provscope open PATH...`): on a terminal it opens the
 //! TUI, otherwise it prints the summary.
 
-use super::{summary, CmdResult, Ctx, Settings};
+use super::{summary, CliError, CmdResult, Ctx, Exit, Settings};
 use std::path::PathBuf;
 
 /// Opens the explorer when stdin and stdout are a terminal; otherwise prints the summary.
@@ -19,8 +19,7 @@ pub fn run(
         };
         return summary::run(ctx, st, &args);
     }
-    // The explorer prints its own message when it cannot start or stops on an error.
-    super::legacy(crate::tui::run(crate::tui::Options {
+    crate::tui::run(crate::tui::Options {
         paths,
         load: st.load().clone(),
         config: st.config().clone(),
@@ -28,5 +27,7 @@ pub fn run(
         color: st.color,
         threads: st.pipeline.threads,
         start,
-    }))
+    })
+    .map_err(|e| CliError::Explorer(e.to_string()))?;
+    Ok(Exit::Ok)
 }

@@ -22,7 +22,8 @@ pub fn run(ctx: &mut Ctx, a: &HashArgs) -> CmdResult {
     };
     let raw = serde_json::value::RawValue::from_string(text.trim().to_owned())
         .map_err(|e| CliError::Usage(format!("the arguments are not valid JSON: {e}")))?;
-    let h = crate::attest::hash::arguments_hash(Some(&raw)).map_err(CliError::Usage)?;
+    let h = crate::attest::hash::arguments_hash(Some(&raw))
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     ctx.out.line(&h);
     Ok(Exit::Ok)
 }

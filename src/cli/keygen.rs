@@ -37,12 +37,12 @@ fn create_new(path: &Path, mode: u32) -> std::io::Result<std::fs::File> {
     o.open(path)
 }
 
-fn write_file(path: &Path, mode: u32, text: &str) -> Result<(), String> {
-    let mut f =
-        create_new(path, mode).map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
+fn write_file(path: &Path, mode: u32, text: &str) -> Result<(), CliError> {
+    let mut f = create_new(path, mode)
+        .map_err(|e| CliError::Export(format!("{}: cannot create: {e}", path.display())))?;
     f.write_all(text.as_bytes())
         .and_then(|_| f.sync_all())
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        .map_err(|e| CliError::Export(format!("{}: cannot write: {e}", path.display())))
 }
 
 /// Runs `keygen`.
@@ -61,13 +61,10 @@ pub fn run(ctx: &mut Ctx, a: &KeygenArgs) -> CmdResult {
             std::fs::remove_file(p).map_err(|e| CliError::write(p, e))?;
         }
     }
-    let key = keys::generate().map_err(CliError::Usage)?;
+    let key = keys::generate()?;
     let vk = key.verifying_key();
-    let written = keys::private_pem(&key)
-        .and_then(|pem| write_file(&key_path, 0o600, &pem))
-        .and_then(|()| keys::public_pem(&vk))
-        .and_then(|pem| write_file(&pub_path, 0o644, &pem));
-    written.map_err(CliError::Export)?;
+    write_file(&key_path, 0o600, &keys::private_pem(&key)?)?;
+    write_file(&pub_path, 0o644, &keys::public_pem(&vk)?)?;
     let mut out = ctx.human();
     let _ = writeln!(
         out,

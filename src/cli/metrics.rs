@@ -31,11 +31,11 @@ pub struct GateArgs {
     pub fail_over: Vec<Gate>,
 }
 
-fn under(s: &str) -> Result<Gate, String> {
+fn under(s: &str) -> Result<Gate, crate::check::ValueError> {
     Gate::parse_flag(s, GateBound::Under)
 }
 
-fn over(s: &str) -> Result<Gate, String> {
+fn over(s: &str) -> Result<Gate, crate::check::ValueError> {
     Gate::parse_flag(s, GateBound::Over)
 }
 

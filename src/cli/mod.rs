@@ -264,15 +264,6 @@ pub fn finish(ctx: &mut Ctx, result: CmdResult) -> u8 {
     }
 }
 
-/// A command written before [`CmdResult`]: its exit code as an [`Exit`].
-fn legacy(code: u8) -> CmdResult {
-    Ok(match code {
-        0 => Exit::Ok,
-        1 => Exit::Findings,
-        _ => Exit::InputErrors,
-    })
-}
-
 fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
     let load = crate::ingest::LoadOptions {
         max_line_bytes: cli.max_line_bytes,

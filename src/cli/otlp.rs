@@ -52,7 +52,7 @@ impl OtlpArgs {
     }
 }
 
-fn headers(a: &OtlpArgs) -> Result<Vec<(String, String)>, String> {
+fn headers(a: &OtlpArgs) -> Result<Vec<(String, String)>, super::CliError> {
     let mut out = Vec::new();
     let env = std::env::var("OTEL_EXPORTER_OTLP_HEADERS").unwrap_or_default();
     for h in env
@@ -61,7 +61,9 @@ fn headers(a: &OtlpArgs) -> Result<Vec<(String, String)>, String> {
         .chain(a.otlp_header.iter().map(String::as_str))
     {
         let (k, v) = h.split_once('=').ok_or_else(|| {
-            "an OTLP header must be NAME=VALUE (got a header without `=`)".to_owned()
+            super::CliError::Usage(
+                "an OTLP header must be NAME=VALUE (got a header without `=`)".to_owned(),
+            )
         })?;
         out.push((k.trim().to_owned(), v.trim().to_owned()));
     }
@@ -76,7 +78,7 @@ pub fn emit(
     o: &Outcome,
     calls: &[otlp::CallIndex],
     now: Timestamp,
-) -> Result<(), String> {
+) -> Result<(), super::CliError> {
     let calls = if calls.len() == o.reports.len() {
         calls
     } else {
@@ -84,8 +86,9 @@ pub fn emit(
     };
     let req = otlp::request(&o.reports, calls, now);
     if let Some(file) = &a.otlp {
-        std::fs::write(file, otlp::to_json(&req) + "\n")
-            .map_err(|e| format!("--otlp: cannot write {}: {e}", file.display()))?;
+        std::fs::write(file, otlp::to_json(&req) + "\n").map_err(|e| {
+            super::CliError::Export(format!("--otlp: cannot write {}: {e}", file.display()))
+        })?;
     }
     if let Some(endpoint) = a.endpoint() {
         let protocol = match a.otlp_protocol {
@@ -96,7 +99,8 @@ pub fn emit(
                 _ => otlp::Protocol::Protobuf,
             },
         };
-        otlp::send(&req, &endpoint, protocol, &headers(a)?)?;
+        otlp::send(&req, &endpoint, protocol, &headers(a)?)
+            .map_err(|e| super::CliError::Export(e.to_string()))?;
     }
     Ok(())
 }

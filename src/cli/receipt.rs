@@ -48,7 +48,7 @@ pub fn run(ctx: &mut Ctx, cmd: &ReceiptCmd) -> CmdResult {
     } = cmd;
     let mut pinned = Vec::new();
     for k in key_args {
-        pinned.push(keys::load_public(k).map_err(CliError::Usage)?);
+        pinned.push(keys::load_public(k).map_err(|e| CliError::key_arg("--pub", e))?);
     }
     let mut bodies = Vec::new();
     for p in [

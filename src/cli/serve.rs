@@ -79,13 +79,14 @@ pub fn run(ctx: &mut Ctx, a: &ServeArgs) -> CmdResult {
             )))
         }
     };
-    let replay = Replay::of(&case, &server).map_err(CliError::Usage)?;
+    let replay = Replay::of(&case, &server).map_err(|e| CliError::Usage(e.to_string()))?;
     ctx.note(&format!(
         "serving {} ({} tool(s)) from case {} on stdio",
         replay.server,
         replay.tools.len(),
         replay.case_id
     ));
-    serve::run_stdio(replay, Box::new(std::io::stderr())).map_err(CliError::Input)?;
+    serve::run_stdio(replay, Box::new(std::io::stderr()))
+        .map_err(|e| CliError::Input(e.to_string()))?;
     Ok(Exit::Ok)
 }

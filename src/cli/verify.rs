@@ -82,7 +82,7 @@ pub struct VerifyArgs {
 }
 
 /// Parses `--now`.
-pub fn parse_ts(s: &str) -> Result<Timestamp, String> {
+pub fn parse_ts(s: &str) -> Result<Timestamp, crate::model::TimestampError> {
     Timestamp::parse(s)
 }
 
@@ -162,7 +162,7 @@ pub fn run(ctx: &mut Ctx, st: &Settings, a: &VerifyArgs) -> CmdResult {
     if want_otlp {
         otlp.overall = tally.overall.clone();
         otlp.gates = gates.clone();
-        super::otlp::emit(&a.otlp, &otlp, &calls, now).map_err(CliError::Export)?;
+        super::otlp::emit(&a.otlp, &otlp, &calls, now)?;
     }
     match (&a.output, file) {
         (Some(p), Some(mut f)) => written

@@ -387,6 +387,27 @@ pub fn shown_endpoint(url: &str) -> String {
     }
 }
 
+/// Why a collector did not take the request (the endpoint is shown without credentials).
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// The collector answered with an error status (after one retry for 429 and 5xx).
+    #[error("the collector at {endpoint} answered HTTP {status}")]
+    Status {
+        /// The endpoint, without user info or query.
+        endpoint: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The request did not reach the collector.
+    #[error("cannot send to the collector at {endpoint}: {detail}")]
+    Transport {
+        /// The endpoint, without user info or query.
+        endpoint: String,
+        /// The client's words.
+        detail: String,
+    },
+}
+
 /// Sends the request to an OTLP/HTTP collector. `headers` are extra request headers (for
 /// example an API key). A 5xx or 429 answer is tried once more after a second.
 pub fn send(
@@ -394,7 +415,7 @@ pub fn send(
     endpoint: &str,
     protocol: Protocol,
     headers: &[(String, String)],
-) -> Result<(), String> {
+) -> Result<(), SendError> {
     let url = traces_url(endpoint);
     let shown = shown_endpoint(&url);
     let (body, ctype) = match protocol {
@@ -406,7 +427,7 @@ pub fn send(
         .http_status_as_error(false)
         .build()
         .into();
-    let mut last = String::new();
+    let mut last = None;
     for attempt in 0..2 {
         if attempt > 0 {
             std::thread::sleep(std::time::Duration::from_secs(1));
@@ -421,17 +442,26 @@ pub fn send(
                 if (200..300).contains(&code) {
                     return Ok(());
                 }
-                last = format!("the collector at {shown} answered HTTP {code}");
+                last = Some(SendError::Status {
+                    endpoint: shown.clone(),
+                    status: code,
+                });
                 if !(code == 429 || code >= 500) {
                     break;
                 }
             }
             Err(e) => {
-                last = format!("cannot send to the collector at {shown}: {e}");
+                last = Some(SendError::Transport {
+                    endpoint: shown.clone(),
+                    detail: e.to_string(),
+                });
             }
         }
     }
-    Err(last)
+    Err(last.unwrap_or(SendError::Transport {
+        endpoint: shown,
+        detail: "not sent".into(),
+    }))
 }
 
 #[cfg(test)]

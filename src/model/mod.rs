@@ -23,4 +23,4 @@ pub use session::{
     Session, SessionIndex, SubSession, ToolResult, Turn,
 };
 pub use tier::Tier;
-pub use timestamp::{human_duration, Timestamp};
+pub use timestamp::{human_duration, Timestamp, TimestampError};

@@ -5,6 +5,22 @@ use std::fmt;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+/// Why a text is not a timestamp.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimestampError {
+    /// Not RFC 3339.
+    #[error("`{text}` is not an RFC 3339 timestamp ({detail})")]
+    NotRfc3339 {
+        /// The text.
+        text: String,
+        /// The parser's words.
+        detail: String,
+    },
+    /// RFC 3339, but beyond what milliseconds in an `i64` hold.
+    #[error("`{0}` is out of range")]
+    OutOfRange(String),
+}
+
 /// An instant parsed from an RFC 3339 string (`2026-10-02T14:03:11Z`), kept as
 /// milliseconds since the Unix epoch so comparisons and arithmetic are exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -12,7 +28,7 @@ pub struct Timestamp(pub i64);
 
 impl Timestamp {
     /// Parses an RFC 3339 timestamp; sub-millisecond digits are truncated.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, TimestampError> {
         match Self::parse_utc_fast(s) {
             Some(t) => Ok(t),
             None => Self::parse_rfc3339(s),
@@ -20,13 +36,15 @@ impl Timestamp {
     }
 
     /// The general RFC 3339 parser (any offset, any case, leap seconds).
-    fn parse_rfc3339(s: &str) -> Result<Self, String> {
-        let dt = OffsetDateTime::parse(s, &Rfc3339)
-            .map_err(|e| format!("`{s}` is not an RFC 3339 timestamp ({e})"))?;
+    fn parse_rfc3339(s: &str) -> Result<Self, TimestampError> {
+        let dt = OffsetDateTime::parse(s, &Rfc3339).map_err(|e| TimestampError::NotRfc3339 {
+            text: s.to_owned(),
+            detail: e.to_string(),
+        })?;
         let ms = dt.unix_timestamp_nanos().div_euclid(1_000_000);
         i64::try_from(ms)
             .map(Timestamp)
-            .map_err(|_| format!("`{s}` is out of range"))
+            .map_err(|_| TimestampError::OutOfRange(s.to_owned()))
     }
 
     /// The form nearly every producer writes, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, read without the

@@ -355,7 +355,7 @@ impl<S: LogSink> Recorder<S> {
         p: &Pending,
         raw: &RawValue,
         at: Timestamp,
-    ) -> Result<(Vec<u8>, Option<PathAndNumber>), String> {
+    ) -> Result<(Vec<u8>, Option<PathAndNumber>), Unrecordable> {
         let mut inexact = None;
         for (what, text) in [("request", p.raw.get()), ("response", raw.get())] {
             let scan = scan_json(text);
@@ -372,14 +372,11 @@ impl<S: LogSink> Recorder<S> {
                 } else {
                     path
                 };
-                return Err(format!(
-                    "the {what} has the key `{key}` twice in one object ({at}): a hash would \
-                     see only one of its values"
-                ));
+                return Err(Unrecordable::DuplicateKey { what, key, at });
             }
         }
         let response: CallResponse =
-            serde_json::from_str(raw.get()).map_err(|e| format!("not a JSON-RPC response: {e}"))?;
+            serde_json::from_str(raw.get()).map_err(Unrecordable::NotAResponse)?;
         let cfg = &self.cfg;
         let args = p.request.params.arguments.as_deref();
         let tool = p.request.params.name.as_str();
@@ -464,9 +461,39 @@ impl<S: LogSink> Recorder<S> {
     }
 }
 
+/// Why an answered call cannot be recorded (it is still forwarded).
+#[derive(Debug, thiserror::Error)]
+pub enum Unrecordable {
+    /// A duplicate key: a hash would see only one of its values.
+    #[error(
+        "the {what} has the key `{key}` twice in one object ({at}): a hash would see only one of \
+         its values"
+    )]
+    DuplicateKey {
+        /// `request` or `response`.
+        what: &'static str,
+        /// The key.
+        key: String,
+        /// Where (a JSON path, or `top level`).
+        at: String,
+    },
+    /// The response is not a JSON-RPC response.
+    #[error("not a JSON-RPC response: {0}")]
+    NotAResponse(serde_json::Error),
+    /// An event could not be serialized.
+    #[error("cannot serialize an event: {0}")]
+    Serialize(serde_json::Error),
+    /// The arguments or result have no canonical form to hash or seal.
+    #[error(transparent)]
+    Hash(#[from] crate::attest::hash::HashError),
+    /// The envelope could not be sealed.
+    #[error(transparent)]
+    Seal(#[from] crate::attest::envelope::StatementError),
+}
+
 /// Appends one event as a JSON line.
-fn push_line<T: Serialize>(buf: &mut Vec<u8>, v: &T) -> Result<(), String> {
-    serde_json::to_writer(&mut *buf, v).map_err(|e| format!("cannot serialize an event: {e}"))?;
+fn push_line<T: Serialize>(buf: &mut Vec<u8>, v: &T) -> Result<(), Unrecordable> {
+    serde_json::to_writer(&mut *buf, v).map_err(Unrecordable::Serialize)?;
     buf.push(b'\n');
     Ok(())
 }

@@ -91,8 +91,30 @@ impl ServerHandler for Handler {
     }
 }
 
+/// Why the replay server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A recorded tool's input schema is not an object schema the SDK accepts.
+    #[error("tool `{tool}`: its input schema is not usable: {detail}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// Why.
+        detail: String,
+    },
+    /// The async runtime could not start.
+    #[error("cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The MCP handshake failed.
+    #[error("MCP initialization failed: {0}")]
+    Initialize(String),
+    /// The server stopped with an error.
+    #[error("the server stopped: {0}")]
+    Stopped(String),
+}
+
 /// Serves `replay` on stdin/stdout until the client disconnects; notes go to `log`.
-pub fn run_stdio(replay: Replay, log: Box<dyn Write + Send>) -> Result<(), String> {
+pub fn run_stdio(replay: Replay, log: Box<dyn Write + Send>) -> Result<(), ServeError> {
     let tools: Vec<Tool> = replay
         .tools
         .iter()
@@ -102,7 +124,10 @@ pub fn run_stdio(replay: Replay, log: Box<dyn Write + Send>) -> Result<(), Strin
                 "description": format!("Recorded by provscope for case {} (server {}).", replay.case_id, replay.server),
                 "inputSchema": t.input_schema,
             }))
-            .map_err(|e| format!("tool `{}`: its input schema is not usable: {e}", t.name))
+            .map_err(|e| ServeError::Schema {
+                tool: t.name.clone(),
+                detail: e.to_string(),
+            })
         })
         .collect::<Result<_, _>>()?;
     let handler = Handler {
@@ -113,16 +138,16 @@ pub fn run_stdio(replay: Replay, log: Box<dyn Write + Send>) -> Result<(), Strin
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        .map_err(ServeError::Runtime)?;
     let outcome = rt.block_on(async move {
         let running = handler
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| format!("MCP initialization failed: {e}"))?;
+            .map_err(|e| ServeError::Initialize(e.to_string()))?;
         running
             .waiting()
             .await
-            .map_err(|e| format!("the server stopped: {e}"))?;
+            .map_err(|e| ServeError::Stopped(e.to_string()))?;
         Ok(())
     });
     // A read of stdin cannot be cancelled: when the service stopped for another reason than end

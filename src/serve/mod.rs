@@ -92,9 +92,21 @@ fn merge_schema(into: &mut Value, other: &Value) {
     }
 }
 
+/// A server the case did not record.
+#[derive(Debug, thiserror::Error)]
+#[error("case {case_id} records no server `{server}` (it records: {})", recorded.join(", "))]
+pub struct UnknownServer {
+    /// The case.
+    pub case_id: String,
+    /// The server asked for.
+    pub server: String,
+    /// The servers the case records.
+    pub recorded: Vec<String>,
+}
+
 impl Replay {
     /// The replay of `server` in `case`; `Err` names the servers the case has.
-    pub fn of(case: &Case, server: &str) -> Result<Replay, String> {
+    pub fn of(case: &Case, server: &str) -> Result<Replay, UnknownServer> {
         let mut tools: Vec<ReplayTool> = Vec::new();
         for c in case.competing.iter().filter(|c| c.server == server) {
             let schema = c
@@ -119,11 +131,11 @@ impl Replay {
             }
         }
         if tools.is_empty() {
-            return Err(format!(
-                "case {} records no server `{server}` (it records: {})",
-                case.case_id,
-                servers(case).join(", ")
-            ));
+            return Err(UnknownServer {
+                case_id: case.case_id.clone(),
+                server: server.to_owned(),
+                recorded: servers(case),
+            });
         }
         Ok(Replay {
             server: server.to_owned(),
@@ -240,7 +252,7 @@ pub fn client_config(
 }
 
 mod mcp;
-pub use mcp::run_stdio;
+pub use mcp::{run_stdio, ServeError};
 
 #[cfg(test)]
 mod tests {

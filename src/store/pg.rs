@@ -100,9 +100,40 @@ fn service_section(name: &str) -> Option<Vec<(String, String)>> {
     None
 }
 
+/// Why the connection settings or TLS could not be set up (before any connection is tried).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The URL does not parse.
+    #[error("the URL is not a valid PostgreSQL URL: {0}")]
+    Url(postgres::Error),
+    /// A port that is not a number (from a service file or `PGPORT`).
+    #[error("invalid port `{0}`")]
+    Port(String),
+    /// An `sslmode` libpq does not define.
+    #[error("unknown sslmode `{0}`")]
+    SslMode(String),
+    /// `service=NAME` with no such section.
+    #[error("no service `{0}` in a service file")]
+    NoService(String),
+    /// `PGSSLROOTCERT` cannot be read.
+    #[error("cannot read PGSSLROOTCERT {path}: {detail}")]
+    RootCertFile {
+        /// The file.
+        path: String,
+        /// Why.
+        detail: String,
+    },
+    /// A certificate in `PGSSLROOTCERT` is unusable.
+    #[error("bad certificate in PGSSLROOTCERT: {0}")]
+    BadCertificate(String),
+    /// rustls refused its configuration.
+    #[error("TLS setup failed: {0}")]
+    Tls(String),
+}
+
 /// Builds the connection settings: the URL first, then a service file section (`service=NAME`
 /// in the URL, or `PGSERVICE`), then the `PG*` environment variables, for what is still unset.
-pub fn config(url: &str) -> Result<postgres::Config, String> {
+pub fn config(url: &str) -> Result<postgres::Config, SetupError> {
     // `service` is libpq's, not the driver's: take it out of the query string.
     let (base, query) = match url.find('?') {
         Some(i) => (&url[..i], Some(&url[i + 1..])),
@@ -122,11 +153,9 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
     } else {
         format!("{base}?{}", kept.join("&"))
     };
-    let mut c: postgres::Config = cleaned
-        .parse()
-        .map_err(|e: postgres::Error| format!("the URL is not a valid PostgreSQL URL: {e}"))?;
+    let mut c: postgres::Config = cleaned.parse().map_err(SetupError::Url)?;
     let mut ssl_set = cleaned.contains("sslmode=");
-    let mut set = |key: &str, value: &str, c: &mut postgres::Config| -> Result<(), String> {
+    let mut set = |key: &str, value: &str, c: &mut postgres::Config| -> Result<(), SetupError> {
         match key {
             "host" if c.get_hosts().is_empty() => {
                 c.host(value);
@@ -134,7 +163,7 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
             "port" if c.get_ports().is_empty() => {
                 let p = value
                     .parse::<u16>()
-                    .map_err(|_| format!("invalid port `{value}`"))?;
+                    .map_err(|_| SetupError::Port(value.to_owned()))?;
                 c.port(p);
             }
             "dbname" if c.get_dbname().is_none() => {
@@ -151,7 +180,7 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
                     "disable" => postgres::config::SslMode::Disable,
                     "prefer" | "allow" => postgres::config::SslMode::Prefer,
                     "require" | "verify-ca" | "verify-full" => postgres::config::SslMode::Require,
-                    other => return Err(format!("unknown sslmode `{other}`")),
+                    other => return Err(SetupError::SslMode(other.to_owned())),
                 };
                 if !ssl_set {
                     c.ssl_mode(m);
@@ -163,8 +192,7 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
         Ok(())
     };
     if let Some(name) = service {
-        let pairs = service_section(&name)
-            .ok_or_else(|| format!("no service `{name}` in a service file"))?;
+        let pairs = service_section(&name).ok_or_else(|| SetupError::NoService(name.clone()))?;
         for (k, v) in pairs {
             set(&k, &v, &mut c)?;
         }
@@ -199,25 +227,29 @@ pub fn config(url: &str) -> Result<postgres::Config, String> {
 }
 
 /// rustls with the ring provider, Mozilla's roots, and the CA file in `PGSSLROOTCERT` if set.
-fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, String> {
+fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, SetupError> {
     let mut roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
     if let Some(f) = std::env::var_os("PGSSLROOTCERT") {
         use rustls::pki_types::pem::PemObject;
-        let certs = rustls::pki_types::CertificateDer::pem_file_iter(&f)
-            .map_err(|e| format!("cannot read PGSSLROOTCERT {}: {e}", Path::new(&f).display()))?;
+        let certs = rustls::pki_types::CertificateDer::pem_file_iter(&f).map_err(|e| {
+            SetupError::RootCertFile {
+                path: Path::new(&f).display().to_string(),
+                detail: e.to_string(),
+            }
+        })?;
         for c in certs {
-            let c = c.map_err(|e| format!("bad certificate in PGSSLROOTCERT: {e}"))?;
+            let c = c.map_err(|e| SetupError::BadCertificate(e.to_string()))?;
             roots
                 .add(c)
-                .map_err(|e| format!("bad certificate in PGSSLROOTCERT: {e}"))?;
+                .map_err(|e| SetupError::BadCertificate(e.to_string()))?;
         }
     }
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     let cfg = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS setup failed: {e}"))?
+        .map_err(|e| SetupError::Tls(e.to_string()))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(cfg))
@@ -245,9 +277,9 @@ impl Pg {
     /// environment; never printed).
     pub fn connect(url: &str) -> Result<Pg, StoreError> {
         let name = PathBuf::from(redact(url));
-        let invalid = |message: String| StoreError::Invalid {
+        let invalid = |e: SetupError| StoreError::Invalid {
             path: name.clone(),
-            message,
+            message: e.to_string(),
         };
         let config = config(url).map_err(invalid)?;
         let tls = tls().map_err(invalid)?;

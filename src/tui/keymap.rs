@@ -400,26 +400,31 @@ impl Default for Keymap {
 
 impl Keymap {
     /// The default table with `[keys]` overrides: `name = ["key", ...]` replaces that binding's keys.
-    pub fn with_overrides(overrides: &toml::Table) -> Result<Keymap, String> {
+    pub fn with_overrides(overrides: &toml::Table) -> Result<Keymap, super::SettingsError> {
         let mut km = Keymap::default();
         for (name, v) in overrides {
+            let bad = |problem: String| super::SettingsError {
+                section: "keys",
+                entry: name.clone(),
+                problem,
+            };
             let Some(binding) = km.bindings.iter_mut().find(|b| b.name == name) else {
                 let names: Vec<&str> = Keymap::default().bindings.iter().map(|b| b.name).collect();
-                return Err(format!(
-                    "keys.{name}: unknown action (one of: {})",
+                return Err(bad(format!(
+                    "unknown action (one of: {})",
                     names.join(", ")
-                ));
+                )));
             };
             let list: Vec<&str> = match v {
                 toml::Value::String(s) => vec![s.as_str()],
                 toml::Value::Array(a) => a.iter().filter_map(|x| x.as_str()).collect(),
-                _ => return Err(format!("keys.{name}: expected a key or a list of keys")),
+                _ => return Err(bad("expected a key or a list of keys".into())),
             };
             binding.keys = list
                 .iter()
                 .map(|k| KeySpec::parse(k))
                 .collect::<Result<_, _>>()
-                .map_err(|e| format!("keys.{name}: {e}"))?;
+                .map_err(bad)?;
         }
         Ok(km)
     }
@@ -511,9 +516,9 @@ mod tests {
         );
         assert_eq!(km.lookup(&key(KeyCode::Char('j')), View::Claim), None);
         let bad: toml::Table = toml::from_str("fly = \"x\"").unwrap();
-        assert!(Keymap::with_overrides(&bad)
-            .unwrap_err()
-            .contains("unknown action"));
+        let e = Keymap::with_overrides(&bad).unwrap_err();
+        assert_eq!((e.section, e.entry.as_str()), ("keys", "fly"));
+        assert!(e.to_string().starts_with("keys.fly: unknown action"), "{e}");
         let bad: toml::Table = toml::from_str("down = \"Hyper-x\"").unwrap();
         assert!(Keymap::with_overrides(&bad).is_err());
     }

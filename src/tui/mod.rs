@@ -53,8 +53,41 @@ pub struct Options {
     pub start: Option<StartAt>,
 }
 
+/// A `[keys]` or `[colors]` entry of the configuration the explorer cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{section}.{entry}: {problem}")]
+pub struct SettingsError {
+    /// `keys` or `colors`.
+    pub section: &'static str,
+    /// The entry (an action or a colour role).
+    pub entry: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// Why the explorer could not start or had to stop. The terminal is restored before this is
+/// returned; the CLI prints it.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// `[keys]` or `[colors]` is unusable.
+    #[error("invalid configuration: {0}")]
+    Settings(#[from] SettingsError),
+    /// The terminal could not be put in raw mode or the alternate screen.
+    #[error(
+        "cannot open the terminal: {0} (use `provscope summary` or `provscope verify` without a \
+         terminal)"
+    )]
+    Terminal(std::io::Error),
+    /// Drawing a frame failed.
+    #[error("cannot draw: {0}")]
+    Draw(std::io::Error),
+    /// Reading terminal input failed.
+    #[error("terminal input failed: {0}")]
+    Input(std::io::Error),
+}
+
 /// Builds the app state from configuration (keys and colours).
-pub fn new_app(cfg: &Config, color: bool) -> Result<App, String> {
+pub fn new_app(cfg: &Config, color: bool) -> Result<App, SettingsError> {
     let keymap = match &cfg.keys {
         Some(t) => keymap::Keymap::with_overrides(t)?,
         None => keymap::Keymap::default(),

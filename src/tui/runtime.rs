@@ -7,7 +7,7 @@ use super::action::{Action, LoadMsg, Msg, Restored};
 use super::app::App;
 use super::update::{update, Effect};
 use super::views::{self, Drawn};
-use super::{loader, new_app, search, terminal, Options};
+use super::{loader, new_app, search, terminal, Options, TuiError};
 use crate::store::{Classification, SessionRef, Store};
 use ratatui::crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use std::io;
@@ -196,15 +196,9 @@ fn map_event(ev: Event, drawn: &Drawn) -> Option<Msg> {
     }
 }
 
-/// Runs the explorer until the user quits. Returns the exit code.
-pub fn run(opts: Options) -> u8 {
-    let mut app = match new_app(&opts.config, opts.color) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("provscope: invalid configuration: {e}");
-            return 2;
-        }
-    };
+/// Runs the explorer until the user quits. The terminal is restored before any error returns.
+pub fn run(opts: Options) -> Result<(), TuiError> {
+    let mut app = new_app(&opts.config, opts.color)?;
     app.start = opts.start.clone();
     // Reads never create or change the database; the first classification opens it for writing.
     let store = match Store::open_deferred(&opts.db) {
@@ -215,13 +209,7 @@ pub fn run(opts: Options) -> u8 {
             None
         }
     };
-    let mut tui = match terminal::Tui::enter() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("provscope: cannot open the terminal: {e} (use `provscope summary` or `provscope verify` without a terminal)");
-            return 2;
-        }
-    };
+    let mut tui = terminal::Tui::enter().map_err(TuiError::Terminal)?;
     let (tx, rx) = channel::<Incoming>();
     tui.forward_events(tx.clone(), Incoming::Term);
     {
@@ -242,11 +230,10 @@ pub fn run(opts: Options) -> u8 {
     loop {
         if let Err(e) = tui.terminal.draw(|f| drawn = views::render(f, &app)) {
             drop(tui);
-            eprintln!("provscope: cannot draw: {e}");
-            return 2;
+            return Err(TuiError::Draw(e));
         }
         // Block for the next input, then take whatever else is waiting for up to one frame.
-        let Ok(first) = rx.recv() else { return 0 };
+        let Ok(first) = rx.recv() else { return Ok(()) };
         let deadline = Instant::now() + Duration::from_millis(16);
         let mut next = Some(first);
         while let Some(inc) = next.take() {
@@ -254,8 +241,7 @@ pub fn run(opts: Options) -> u8 {
                 Incoming::Term(Ok(ev)) => map_event(ev, &drawn),
                 Incoming::Term(Err(e)) => {
                     drop(tui);
-                    eprintln!("provscope: terminal input failed: {e}");
-                    return 2;
+                    return Err(TuiError::Input(e));
                 }
                 Incoming::App(m) => Some(m),
             };
@@ -276,7 +262,7 @@ pub fn run(opts: Options) -> u8 {
                     }
                 }
                 for effect in effects {
-                    if let Some(code) = carry_out(
+                    if let Leave::Quit = carry_out(
                         &mut app,
                         &mut tui,
                         (store.as_ref(), &opts),
@@ -285,7 +271,7 @@ pub fn run(opts: Options) -> u8 {
                         effect,
                     ) {
                         drop(tui);
-                        return code;
+                        return Ok(());
                     }
                 }
             }
@@ -296,7 +282,13 @@ pub fn run(opts: Options) -> u8 {
     }
 }
 
-/// Carries out an effect; `Some(code)` to leave.
+/// Whether the explorer goes on after an effect.
+enum Leave {
+    Stay,
+    Quit,
+}
+
+/// Carries out an effect; [`Leave::Quit`] to leave.
 fn carry_out(
     app: &mut App,
     tui: &mut terminal::Tui,
@@ -304,9 +296,9 @@ fn carry_out(
     tx: &Sender<Incoming>,
     search_gen: &Arc<AtomicU64>,
     effect: Effect,
-) -> Option<u8> {
+) -> Leave {
     let outcome = match &effect {
-        Effect::Quit => return Some(0),
+        Effect::Quit => return Leave::Quit,
         Effect::Search { query, generation } => {
             search_gen.store(*generation, Ordering::Relaxed);
             let sessions = app.sessions.clone();
@@ -366,5 +358,5 @@ fn carry_out(
     if let Some(m) = outcome {
         update(app, m);
     }
-    None
+    Leave::Stay
 }

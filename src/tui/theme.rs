@@ -47,14 +47,19 @@ impl Theme {
     }
 
     /// Applies `[colors]` overrides.
-    pub fn with_overrides(mut self, t: &toml::Table) -> Result<Theme, String> {
+    pub fn with_overrides(mut self, t: &toml::Table) -> Result<Theme, super::SettingsError> {
         for (role, v) in t {
+            let bad = |problem: String| super::SettingsError {
+                section: "colors",
+                entry: role.clone(),
+                problem,
+            };
             let name = v
                 .as_str()
-                .ok_or_else(|| format!("colors.{role}: expected a colour name"))?;
-            let c: Color = name.parse().map_err(|_| {
-                format!("colors.{role}: `{name}` is not a colour (red, #ff8800, 208, ...)")
-            })?;
+                .ok_or_else(|| bad("expected a colour name".into()))?;
+            let c: Color = name
+                .parse()
+                .map_err(|_| bad(format!("`{name}` is not a colour (red, #ff8800, 208, ...)")))?;
             match role.as_str() {
                 "error" => self.error = c,
                 "warning" => self.warning = c,
@@ -65,7 +70,11 @@ impl Theme {
                 "span" => self.span = c,
                 "dim" => self.dim = c,
                 "accent" => self.accent = c,
-                _ => return Err(format!("colors.{role}: unknown role (error, warning, info, ok, selection, selection_fg, span, dim, accent)")),
+                _ => {
+                    return Err(bad("unknown role (error, warning, info, ok, selection, \
+                                    selection_fg, span, dim, accent)"
+                        .into()))
+                }
             }
         }
         Ok(self)

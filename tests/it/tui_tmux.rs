@@ -434,3 +434,33 @@ fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
     tmux.keys(&["Q"]);
     tmux.wait_for("EXIT=0");
 }
+
+#[test]
+fn a_bad_keys_entry_stops_the_explorer_with_one_error_and_exit_2() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("provscope.toml");
+    std::fs::write(&cfg, "[keys]\nfly = \"x\"\n").unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl");
+    let cmd = format!(
+        "{} --config {} --db {} {} 2>&1; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_provscope"),
+        cfg.display(),
+        dir.path().join("cases.sqlite").display(),
+        sample.display()
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-test-keys-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start("bad-keys", &cmd);
+    let s = tmux.wait_for("EXIT=");
+    assert!(s.contains("EXIT=2"), "{s}");
+    assert!(
+        s.contains("provscope: invalid configuration: keys.fly: unknown action"),
+        "{s}"
+    );
+    assert_eq!(s.matches("keys.fly").count(), 1, "printed once: {s}");
+}
