@@ -85,10 +85,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
             return;
         }
     };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
+    // Each name read once (a sort key recomputed per comparison allocated two names per
+    // comparison: 3.4M allocations for 100,000 files, before the first file was loaded).
+    let mut entries: Vec<_> = rd
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, e) in entries {
         if name.to_string_lossy().starts_with('.') {
             continue;
         }

@@ -469,7 +469,9 @@ impl App {
         }
     }
 
-    /// Adds a loaded session in O(log n), keeping the selected row on the same session.
+    /// Adds a loaded session in O(log n), keeping the selected row on the same session; a
+    /// selection on the first row stays on the first row (sessions arrive in no particular
+    /// order while the list fills, and the list is read from its top).
     pub fn push_session(&mut self, l: Loaded) {
         let idx = self.sessions.len();
         self.by_id
@@ -482,7 +484,7 @@ impl App {
             idx as u32,
             comparator(&self.sessions, &self.states, self.sort, self.sort_reverse),
         );
-        if row <= self.sel_session && self.order.len() > 1 {
+        if row <= self.sel_session && self.sel_session > 0 {
             self.sel_session += 1;
         }
     }

