@@ -173,8 +173,10 @@ pub enum LoadMsg {
 pub struct Restored {
     /// The session id.
     pub session_id: String,
-    /// (claim id, turn, quadrant, note).
-    pub marks: Vec<(String, u32, Quadrant, String)>,
+    /// The current hand classifications.
+    pub marks: Vec<crate::store::Classification>,
+    /// The corrections (`provscope correct`), oldest first.
+    pub corrections: Vec<crate::store::Correction>,
     /// (claim id, turn) reviewed.
     pub reviewed: Vec<(String, u32)>,
     /// Where the last review stopped.
@@ -197,6 +199,9 @@ pub enum Msg {
     Search(super::search::SearchChunk),
     /// An effect finished: a status line (`Err` for failures).
     Done(Result<String, String>),
+    /// A classification was saved in the case store as shown (who decided, when), with the
+    /// status line.
+    Classified(crate::store::Classification, String),
     /// A case file was written (its path, for `y`).
     CaseWritten(String),
     /// The sessions of a sub-agent's file, loaded by the runtime: open the one with `id`.

@@ -9,7 +9,7 @@ use super::keymap::Keymap;
 use super::order::SortedOrder;
 use super::theme::Theme;
 use crate::check::{ClaimVerdict, Finding, Quadrant, SessionReport, Severity};
-use crate::model::{DiagLevel, Session};
+use crate::model::{DiagLevel, Session, Timestamp};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -190,12 +190,40 @@ impl Loaded {
 }
 
 /// A classification the engineer made (persisted in the case store).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mark {
     /// The quadrant assigned by hand.
     pub quadrant: Option<Quadrant>,
     /// Free-text note.
     pub note: String,
+    /// What the case store recorded with it (None until it is saved or when it was read from
+    /// nowhere).
+    pub recorded: Option<HandRecord>,
+}
+
+/// A hand classification as the case store holds it: the owner and next action recorded with
+/// the quadrant, who decided and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandRecord {
+    /// Who owns it.
+    pub owner: String,
+    /// What to do next.
+    pub next_action: String,
+    /// Who classified it.
+    pub reviewer: String,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// A correction of a shipped answer (`provscope correct`), read from the case store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorrectionMark {
+    /// `survived` or `corrected`.
+    pub outcome: String,
+    /// Free text.
+    pub note: String,
+    /// When it was recorded.
+    pub at: Timestamp,
 }
 
 /// Key of a claim statement across sessions: (session id, claim id, turn).
@@ -210,6 +238,8 @@ pub struct SessionState {
     pub reviewed: HashSet<u32>,
     /// Where the last review stopped.
     pub cursor: Option<u32>,
+    /// Corrections recorded for a claim (`provscope correct`), oldest first.
+    pub corrections: HashMap<u32, Vec<CorrectionMark>>,
 }
 
 /// A column of the sessions list.
@@ -547,6 +577,41 @@ impl App {
         self.states
             .get(s)
             .is_some_and(|st| st.reviewed.contains(&(claim as u32)))
+    }
+
+    /// Whether claim `claim` of session `s` was classified by hand.
+    pub fn is_classified(&self, s: usize, claim: usize) -> bool {
+        self.mark_of(s, claim).is_some_and(|m| m.quadrant.is_some())
+    }
+
+    /// The corrections of claim `claim` of session `s`, oldest first.
+    pub fn corrections_of(&self, s: usize, claim: usize) -> &[CorrectionMark] {
+        self.states
+            .get(s)
+            .and_then(|st| st.corrections.get(&(claim as u32)))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether the incident record holds claim `claim` of session `s`: corrected
+    /// (`provscope correct`) or classified by hand. Such a claim is reviewed like a flagged one.
+    pub fn on_record(&self, s: usize, claim: usize) -> bool {
+        self.is_classified(s, claim) || !self.corrections_of(s, claim).is_empty()
+    }
+
+    /// Whether claim `claim` of session `s` is in the review walkthrough: flagged (a warning or
+    /// an error) or on the incident record.
+    pub fn to_review(&self, s: usize, claim: usize) -> bool {
+        self.is_flagged(s, claim) || self.on_record(s, claim)
+    }
+
+    /// Whether claim `claim` of session `s` has a warning or an error.
+    pub fn is_flagged(&self, s: usize, claim: usize) -> bool {
+        self.sessions.get(s).is_some_and(|l| {
+            matches!(
+                l.claim_worst(claim),
+                Some(Severity::Error | Severity::Warning)
+            )
+        })
     }
 
     /// The effective quadrant of claim `claim` of session `s` (a hand classification wins).

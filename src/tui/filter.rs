@@ -1,8 +1,9 @@
 //! The filter of the review queue, the grid and the review walkthrough, written in the filter bar
 //! (`f`) as words: `kind:stale,below_tier sev:error q:rw,none tier:t2 server:mirror
-//! reviewed:no session:04 flagged:yes`. Every loaded session is filtered; each part narrows.
+//! reviewed:no session:04 flagged:yes classified:yes correction:corrected`. Every loaded
+//! session is filtered; each part narrows.
 
-use super::app::Loaded;
+use super::app::{CorrectionMark, Loaded};
 use crate::check::{Kind, Quadrant, Severity, QUADRANTS};
 use crate::model::Tier;
 
@@ -25,10 +26,38 @@ pub struct Filter {
     pub session: Option<String>,
     /// Only claims with a warning or an error.
     pub flagged: Option<bool>,
+    /// Classified by hand or not.
+    pub classified: Option<bool>,
+    /// Corrections of the claim (`provscope correct`).
+    pub correction: Option<CorrectionFilter>,
+}
+
+/// The `correction:` word.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CorrectionFilter {
+    /// `yes`: at least one correction.
+    Any,
+    /// `no`: none.
+    None,
+    /// `survived` or `corrected`: a correction with this outcome.
+    Outcome(String),
+}
+
+/// What the engineer and the incident record say about a claim, for [`Filter::claim_matches`].
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimMarks<'a> {
+    /// Effective quadrant (a hand classification overrides the computed one).
+    pub quadrant: Option<Quadrant>,
+    /// Marked reviewed.
+    pub reviewed: bool,
+    /// Classified by hand.
+    pub classified: bool,
+    /// Its corrections.
+    pub corrections: &'a [CorrectionMark],
 }
 
 /// The words the filter bar understands, for help and errors.
-pub const SYNTAX: &str = "kind:K,.. sev:error|warning|info q:rr,rw,wr,ww,none tier:t0..t3,unknown server:TEXT reviewed:yes|no session:TEXT flagged:yes|no";
+pub const SYNTAX: &str = "kind:K,.. sev:error|warning|info q:rr,rw,wr,ww,none tier:t0..t3,unknown server:TEXT reviewed:yes|no session:TEXT flagged:yes|no classified:yes|no correction:yes|no|survived|corrected";
 
 fn yes_no(v: &str) -> Option<bool> {
     match v {
@@ -98,6 +127,16 @@ impl Filter {
                 "reviewed" | "r" => f.reviewed = Some(yes_no(&v).ok_or_else(bad)?),
                 "session" => f.session = Some(v),
                 "flagged" => f.flagged = Some(yes_no(&v).ok_or_else(bad)?),
+                "classified" | "hand" => f.classified = Some(yes_no(&v).ok_or_else(bad)?),
+                "correction" | "corrected" => {
+                    f.correction = Some(match v.as_str() {
+                        "survived" | "corrected" => CorrectionFilter::Outcome(v.clone()),
+                        _ => match yes_no(&v).ok_or_else(bad)? {
+                            true => CorrectionFilter::Any,
+                            false => CorrectionFilter::None,
+                        },
+                    })
+                }
                 _ => return Err(bad()),
             }
         }
@@ -142,6 +181,19 @@ impl Filter {
         if let Some(x) = self.flagged {
             out.push(format!("flagged:{}", if x { "yes" } else { "no" }));
         }
+        if let Some(x) = self.classified {
+            out.push(format!("classified:{}", if x { "yes" } else { "no" }));
+        }
+        if let Some(c) = &self.correction {
+            out.push(format!(
+                "correction:{}",
+                match c {
+                    CorrectionFilter::Any => "yes",
+                    CorrectionFilter::None => "no",
+                    CorrectionFilter::Outcome(o) => o.as_str(),
+                }
+            ));
+        }
         out.join(" ")
     }
 
@@ -158,14 +210,30 @@ impl Filter {
         })
     }
 
-    /// Whether claim `i` of `l` passes, given its effective quadrant and reviewed state.
-    pub fn claim_matches(
-        &self,
-        l: &Loaded,
-        i: usize,
-        quadrant: Option<Quadrant>,
-        reviewed: bool,
-    ) -> bool {
+    /// Whether the filter reads what the engineer recorded (quadrants, reviewed marks, hand
+    /// classifications, corrections): then the queue is rebuilt when those records arrive.
+    pub fn reads_records(&self) -> bool {
+        !self.quadrants.is_empty()
+            || self.reviewed.is_some()
+            || self.classified.is_some()
+            || self.correction.is_some()
+    }
+
+    /// Whether claim `i` of `l` passes, given what is recorded about it.
+    pub fn claim_matches(&self, l: &Loaded, i: usize, m: ClaimMarks<'_>) -> bool {
+        let (quadrant, reviewed) = (m.quadrant, m.reviewed);
+        if self.classified.is_some_and(|x| x != m.classified) {
+            return false;
+        }
+        let corrected = match &self.correction {
+            None => true,
+            Some(CorrectionFilter::Any) => !m.corrections.is_empty(),
+            Some(CorrectionFilter::None) => m.corrections.is_empty(),
+            Some(CorrectionFilter::Outcome(o)) => m.corrections.iter().any(|c| c.outcome == *o),
+        };
+        if !corrected {
+            return false;
+        }
         let worst = l.claim_worst(i);
         if let Some(min) = self.severity {
             if worst.is_none_or(|w| w > min) {
@@ -227,9 +295,14 @@ mod tests {
     #[test]
     fn parses_and_prints_back() {
         let f = Filter::parse(
-            "kind:stale,below_tier sev:error q:rw,none tier:t2 server:Mirror reviewed:no session:04 flagged:yes",
+            "kind:stale,below_tier sev:error q:rw,none tier:t2 server:Mirror reviewed:no session:04 flagged:yes classified:no correction:Survived",
         )
         .unwrap();
+        assert_eq!(f.classified, Some(false));
+        assert_eq!(
+            f.correction,
+            Some(CorrectionFilter::Outcome("survived".into()))
+        );
         assert_eq!(f.kinds, vec![Kind::Stale, Kind::BelowTier]);
         assert_eq!(f.severity, Some(Severity::Error));
         assert_eq!(
@@ -244,6 +317,15 @@ mod tests {
             .unwrap_err()
             .contains("not a finding kind"));
         assert!(Filter::parse("stale").is_err());
+        assert!(Filter::parse("correction:maybe").is_err());
+        assert!(Filter::parse("classified:perhaps").is_err());
+        let yes = Filter::parse("correction:yes hand:yes").unwrap();
+        assert_eq!(yes.correction, Some(CorrectionFilter::Any));
+        assert_eq!(yes.text(), "classified:yes correction:yes");
+        assert_eq!(
+            Filter::parse("corrected:no").unwrap().correction,
+            Some(CorrectionFilter::None)
+        );
         assert!(Filter::parse("").unwrap().is_empty());
     }
 }

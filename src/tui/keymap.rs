@@ -208,7 +208,7 @@ impl Default for Keymap {
                     "filter",
                     &["f"],
                     Action::Filter,
-                    "filter the queue, grid and review (kind, severity, quadrant, tier, server, reviewed)",
+                    "filter the queue, grid and review (kind, severity, quadrant, tier, server, reviewed, classified, correction)",
                     &[],
                 ),
                 b(
@@ -257,7 +257,7 @@ impl Default for Keymap {
                     "review",
                     &["r"],
                     Action::Goto(Review),
-                    "review walkthrough of the filtered flagged claims",
+                    "review walkthrough of the filtered flagged, corrected and hand-classified claims",
                     &[],
                 ),
                 b(

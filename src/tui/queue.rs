@@ -4,6 +4,7 @@
 
 use super::action::View;
 use super::app::{App, Focus, Mark};
+use super::filter::ClaimMarks;
 use super::update::Effect;
 use crate::check::{Quadrant, Severity, QUADRANTS};
 
@@ -15,6 +16,7 @@ fn cell_of(q: Option<Quadrant>) -> usize {
 /// Builds the queue from every loaded session in list order.
 pub fn build(app: &mut App) {
     app.queue.items.clear();
+    app.review.clear();
     app.queue.by_cell = Default::default();
     app.queue.selected = 0;
     app.queue.sessions = 0;
@@ -42,7 +44,13 @@ fn push_session(app: &mut App, s: usize) {
     }
     for c in 0..l.report.claims.len() {
         let q = app.quadrant_of(s, c).map(|x| x.quadrant);
-        if app.filter.claim_matches(&l, c, q, app.is_reviewed(s, c)) {
+        let marks = ClaimMarks {
+            quadrant: q,
+            reviewed: app.is_reviewed(s, c),
+            classified: app.is_classified(s, c),
+            corrections: app.corrections_of(s, c),
+        };
+        if app.filter.claim_matches(&l, c, marks) {
             let pos = app.queue.items.len() as u32;
             app.queue.items.push((s as u32, c as u32));
             app.queue.by_cell[cell_of(q)].push(pos);
@@ -60,21 +68,51 @@ pub fn recount(app: &mut App) {
     app.queue.by_cell = by_cell;
 }
 
-fn rebuild_review(app: &mut App) {
+/// Rebuilds the queue after records arrived from the case store (classifications,
+/// corrections), keeping the selected row and the walkthrough on the claims they were on.
+pub fn refresh(app: &mut App) {
+    let selected = app.queue.items.get(app.queue.selected).copied();
+    let reviewing = current_review_item(app);
+    let (pos, row) = (app.review_pos, app.queue.selected);
+    build(app);
+    app.queue.selected = selected
+        .and_then(|x| app.queue.items.iter().position(|&y| y == x))
+        .unwrap_or(row.min(app.queue.items.len().saturating_sub(1)));
+    app.review_pos = reviewing
+        .and_then(|x| {
+            app.review
+                .iter()
+                .position(|&p| app.queue.items.get(p) == Some(&x))
+        })
+        .unwrap_or(pos.min(app.review.len().saturating_sub(1)));
+}
+
+fn current_review_item(app: &App) -> Option<(u32, u32)> {
+    app.review
+        .get(app.review_pos)
+        .and_then(|&p| app.queue.items.get(p).copied())
+}
+
+/// The walkthrough: the queue's flagged claims and those on the incident record (corrected or
+/// classified by hand), in queue order; stays on the claim it was on.
+pub fn rebuild_review(app: &mut App) {
+    let was = current_review_item(app);
     app.review = app
         .queue
         .items
         .iter()
         .enumerate()
-        .filter(|(_, &(s, c))| {
-            matches!(
-                app.sessions[s as usize].claim_worst(c as usize),
-                Some(Severity::Error | Severity::Warning)
-            )
-        })
+        .filter(|(_, &(s, c))| app.to_review(s as usize, c as usize))
         .map(|(p, _)| p)
         .collect();
-    app.review_pos = app.review_pos.min(app.review.len().saturating_sub(1));
+    app.review_pos = was
+        .and_then(|x| {
+            app.review
+                .iter()
+                .position(|&p| app.queue.items.get(p) == Some(&x))
+        })
+        .unwrap_or(app.review_pos)
+        .min(app.review.len().saturating_sub(1));
 }
 
 /// Starts the walkthrough: where the open session's last review stopped, else at the first
@@ -114,15 +152,15 @@ pub fn select(app: &mut App, s: usize, c: usize) {
 pub fn review_step(app: &mut App, d: isize) -> Vec<Effect> {
     let n = app.review.len();
     if n == 0 {
-        app.status = "no flagged claims match the filter".into();
+        app.status = "no flagged, corrected or hand-classified claims match the filter".into();
         return vec![];
     }
     let next = app.review_pos as isize + d;
     app.review_pos = if next >= n as isize {
-        app.status = format!("past the last flagged claim: back to the first (1 of {n})");
+        app.status = format!("past the last claim to review: back to the first (1 of {n})");
         0
     } else if next < 0 {
-        app.status = format!("before the first flagged claim: on to the last ({n} of {n})");
+        app.status = format!("before the first claim to review: on to the last ({n} of {n})");
         n - 1
     } else {
         app.status.clear();
@@ -252,13 +290,16 @@ pub fn classify(app: &mut App, q: Quadrant) -> Vec<Effect> {
     };
     let c = app.sel_claim;
     let before = app.quadrant_of(s, c).map(|x| x.quadrant);
-    let mark = app.states[s].marks.entry(c as u32).or_insert(Mark {
-        quadrant: None,
-        note: String::new(),
-    });
+    let mark = app.states[s].marks.entry(c as u32).or_default();
+    if mark.quadrant != Some(q) {
+        // Who decided and when come back from the case store once it is saved.
+        mark.recorded = None;
+    }
     mark.quadrant = Some(q);
     let m = mark.clone();
     move_cell(app, s, c, before, Some(q));
+    // A claim classified by hand is on the incident record: the walkthrough includes it.
+    rebuild_review(app);
     app.status = format!(
         "classified {} turn {}: {}",
         k.1,
@@ -297,10 +338,7 @@ pub fn save_note(app: &mut App, note: String) -> Vec<Effect> {
         return vec![];
     };
     let c = app.sel_claim;
-    let mark = app.states[s].marks.entry(c as u32).or_insert(Mark {
-        quadrant: None,
-        note: String::new(),
-    });
+    let mark: &mut Mark = app.states[s].marks.entry(c as u32).or_default();
     mark.note = note;
     let m = mark.clone();
     app.status = format!("note saved on {} turn {}", k.1, k.2);

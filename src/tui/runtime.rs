@@ -28,11 +28,8 @@ pub enum Incoming {
 pub fn restore_marks(store: &Store, session_id: &str) -> crate::store::Result<Restored> {
     Ok(Restored {
         session_id: session_id.to_owned(),
-        marks: store
-            .classifications(session_id)?
-            .into_iter()
-            .map(|c| (c.claim_id, c.turn, c.quadrant, c.note))
-            .collect(),
+        marks: store.classifications(session_id)?,
+        corrections: store.corrections(session_id)?,
         reviewed: store.reviewed(session_id)?,
         cursor: store.review_cursor(session_id)?,
     })
@@ -94,10 +91,8 @@ fn perform_inner(app: &App, store: Option<&Store>, e: &Effect) -> Result<Option<
             store
                 .classify(&session_ref(app, sid), &c)
                 .map_err(|e| e.to_string())?;
-            Ok(Some(Msg::Done(Ok(format!(
-                "saved to {}",
-                store.path().display()
-            )))))
+            let status = format!("saved to {}", store.path().display());
+            Ok(Some(Msg::Classified(c, status)))
         }
         Effect::SaveReviewed((sid, claim, turn), on) => {
             needs_store()?

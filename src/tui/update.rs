@@ -3,7 +3,7 @@
 //! Pure: no terminal, no I/O, so key sequences are tested directly.
 
 use super::action::{Action, Hit, LoadMsg, Msg, Pane, Restored, View};
-use super::app::{App, ClaimKey, Focus, Mark, SortKey, Target};
+use super::app::{App, ClaimKey, CorrectionMark, Focus, HandRecord, Mark, SortKey, Target};
 use super::input::{Edit, Input, InputKind};
 use super::queue;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -107,6 +107,11 @@ pub fn update(app: &mut App, msg: impl Into<Msg>) -> Vec<Effect> {
             }
             vec![]
         }
+        Msg::Classified(c, status) => {
+            classified(app, &c);
+            app.status = status;
+            vec![]
+        }
         Msg::CaseWritten(path) => {
             app.status = format!(
                 "case written to {path} (run it with `provscope check {path} --against ...`; {} copies the path)",
@@ -186,10 +191,21 @@ fn submit(app: &mut App) -> Vec<Effect> {
                 Ok(f) => {
                     app.filter = f;
                     queue::build(app);
+                    let recorded = app
+                        .review
+                        .iter()
+                        .filter_map(|&p| app.queue.items.get(p))
+                        .filter(|&&(s, c)| !app.is_flagged(s as usize, c as usize))
+                        .count();
                     app.status = format!(
-                        "{} claim(s) match, {} flagged",
+                        "{} claim(s) match, {} flagged{}",
                         app.queue.items.len(),
-                        app.review.len()
+                        app.review.len() - recorded,
+                        if recorded > 0 {
+                            format!(", {recorded} more corrected or classified by hand")
+                        } else {
+                            String::new()
+                        }
                     );
                     if !matches!(app.view, View::Queue | View::Grid | View::Review) {
                         return goto(app, View::Queue);
@@ -341,15 +357,21 @@ fn restored(app: &mut App, r: Restored) {
     for s in idxs {
         let l = app.sessions[s].clone();
         let st = &mut app.states[s];
-        for (claim, turn, q, note) in &r.marks {
-            if let Some(i) = l.claim_index(claim, *turn) {
-                st.marks.insert(
-                    i as u32,
-                    Mark {
-                        quadrant: Some(*q),
-                        note: note.clone(),
-                    },
-                );
+        for c in &r.marks {
+            if let Some(i) = l.claim_index(&c.claim_id, c.turn) {
+                st.marks.insert(i as u32, mark_of(c));
+            }
+        }
+        for c in &r.corrections {
+            if let Some(i) = l.claim_index(&c.claim_id, c.turn) {
+                st.corrections
+                    .entry(i as u32)
+                    .or_default()
+                    .push(CorrectionMark {
+                        outcome: c.outcome.clone(),
+                        note: c.note.clone(),
+                        at: c.at,
+                    });
             }
         }
         for (claim, turn) in &r.reviewed {
@@ -361,8 +383,47 @@ fn restored(app: &mut App, r: Restored) {
             st.cursor = l.claim_index(claim, *turn).map(|i| i as u32);
         }
     }
-    if !r.marks.is_empty() && app.queue.sessions > 0 {
+    // Classified and corrected claims join the walkthrough (and may match the filter now).
+    if (!r.marks.is_empty() || !r.corrections.is_empty()) && app.queue.sessions > 0 {
+        queue::refresh(app);
+    }
+}
+
+fn mark_of(c: &crate::store::Classification) -> Mark {
+    Mark {
+        quadrant: Some(c.quadrant),
+        note: c.note.clone(),
+        recorded: Some(HandRecord {
+            owner: c.owner.clone(),
+            next_action: c.next_action.clone(),
+            reviewer: c.reviewer.clone(),
+            at: c.at,
+        }),
+    }
+}
+
+/// A classification the runtime saved: the mark shows who decided and when, if it still holds
+/// the quadrant that was saved.
+fn classified(app: &mut App, c: &crate::store::Classification) {
+    for s in app.by_id.get(&c.session_id).cloned().unwrap_or_default() {
+        let Some(i) = app.sessions[s].claim_index(&c.claim_id, c.turn) else {
+            continue;
+        };
+        if let Some(m) = app.states[s].marks.get_mut(&(i as u32)) {
+            if m.quadrant.is_none_or(|q| q == c.quadrant) {
+                let saved = mark_of(c);
+                if m.quadrant.is_none() {
+                    // A note saved under the computed quadrant is a classification in the
+                    // store; so it is here.
+                    m.quadrant = saved.quadrant;
+                }
+                m.recorded = saved.recorded;
+            }
+        }
+    }
+    if app.queue.sessions > 0 {
         queue::recount(app);
+        queue::rebuild_review(app);
     }
 }
 

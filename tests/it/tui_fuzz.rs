@@ -196,12 +196,23 @@ fn one_case(seed: u64) {
                     .get(r.random_range(0..app.sessions.len().max(1)));
                 Msg::Restored(Restored {
                     session_id: s.map(|l| l.report.session_id.clone()).unwrap_or_default(),
-                    marks: vec![(
-                        format!("clm_{}", r.random_range(0..3)),
+                    marks: vec![provscope::store::Classification::new(
+                        &s.map(|l| l.report.session_id.clone()).unwrap_or_default(),
+                        &format!("clm_{}", r.random_range(0..3)),
                         r.random_range(0..6),
                         QUADRANTS[r.random_range(0..4)],
-                        pick(&mut r, TEXTS).to_owned(),
+                        pick(&mut r, TEXTS),
+                        pick(&mut r, TEXTS),
+                        provscope::model::Timestamp(r.random_range(0..i64::MAX)),
                     )],
+                    corrections: vec![provscope::store::Correction {
+                        session_id: String::new(),
+                        claim_id: format!("clm_{}", r.random_range(0..3)),
+                        turn: r.random_range(0..6),
+                        outcome: pick(&mut r, TEXTS).to_owned(),
+                        note: pick(&mut r, TEXTS).to_owned(),
+                        at: provscope::model::Timestamp(r.random_range(i64::MIN..i64::MAX)),
+                    }],
                     reviewed: vec![(
                         format!("clm_{}", r.random_range(0..3)),
                         r.random_range(0..6),

@@ -464,3 +464,73 @@ fn a_bad_keys_entry_stops_the_explorer_with_one_error_and_exit_2() {
     );
     assert_eq!(s.matches("keys.fly").count(), 1, "printed once: {s}");
 }
+
+/// The incident procedure end to end: `provscope correct` (a process) records a correction of a
+/// claim no check flagged; the explorer, opened on the same log and database in a real
+/// terminal, walks through it on `r` and shows the correction; the filter bar narrows to it.
+#[test]
+fn a_correction_recorded_by_the_cli_shows_in_the_review_walkthrough() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    for db in crate::backends::backends("tmux_walkthrough_correction") {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("01-clean-baseline.jsonl");
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/01-clean-baseline.jsonl"),
+            &log,
+        )
+        .unwrap();
+        let o = super::proc::output(
+            Command::new(env!("CARGO_BIN_EXE_provscope"))
+                .arg("correct")
+                .arg(&log)
+                .args(["--claim", "clm_refund_amount", "--outcome", "corrected"])
+                .args(["--note", "user reported the amount on the statement"])
+                .arg("--db")
+                .arg(db.arg())
+                .arg("-o")
+                .arg(dir.path().join("refund.case.json"))
+                .env("NO_COLOR", "1"),
+        );
+        assert!(
+            o.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let cmd = format!(
+            "{} --db {} {}; echo EXIT=$?; sleep 60",
+            env!("CARGO_BIN_EXE_provscope"),
+            quoted(&db.path()),
+            quoted(&log)
+        );
+        let tmux = Tmux {
+            socket: format!("provscope-correct-{}-{}", db.name(), std::process::id()),
+            session: std::cell::RefCell::new(String::new()),
+        };
+        tmux.start("correct", &cmd);
+        tmux.wait_for("Turns (");
+        // No check flags anything in this log; the correction puts the claim in the walkthrough.
+        tmux.keys(&["r"]);
+        let s = tmux.wait_for("claim 1 of 1 to review");
+        assert!(
+            s.contains("(0 flagged, 1 corrected or classified by")
+                && s.contains("clm_refund_amount · turn 2")
+                && s.contains("correction: corrected at ")
+                && s.contains("user reported")
+                && s.contains("the amount on the statement"),
+            "{} {s}",
+            db.name()
+        );
+        // The filter bar narrows the queue to corrected claims.
+        tmux.keys(&["f"]);
+        tmux.run(&["send-keys", "-t", "correct", "-l", "correction:corrected"]);
+        tmux.keys(&["Enter"]);
+        let s =
+            tmux.wait_for("1 claim(s) match, 0 flagged, 1 more corrected or classified by hand");
+        assert!(s.contains("clm_refund_amount"), "{s}");
+        tmux.keys(&["Q"]);
+        tmux.wait_for("EXIT=0");
+    }
+}

@@ -189,11 +189,33 @@ pub fn claim_lines(app: &App, w: usize, header: Option<Line<'static>>) -> Vec<Li
                 format!("{} ({by}): {}", q.title(), q.verdict()),
                 th.accent(),
             ));
-            lines.push(Line::raw(format!(
-                "owner: {} · next: {}",
-                q.owner(),
-                q.next_action()
-            )));
+            // A hand classification shows the owner and next action recorded with it.
+            let recorded = mark
+                .filter(|_| eq.by_hand)
+                .and_then(|m| m.recorded.as_ref());
+            match recorded {
+                Some(h) => {
+                    lines.push(Line::raw(format!(
+                        "owner: {} · next: {}",
+                        clean(&h.owner),
+                        clean(&h.next_action)
+                    )));
+                    let who = if h.reviewer.is_empty() {
+                        "someone".to_owned()
+                    } else {
+                        clean(&h.reviewer)
+                    };
+                    lines.push(Line::styled(
+                        format!("classified by hand by {who} at {}", h.at),
+                        th.dimmed(),
+                    ));
+                }
+                None => lines.push(Line::raw(format!(
+                    "owner: {} · next: {}",
+                    q.owner(),
+                    q.next_action()
+                ))),
+            }
         }
         None => lines.push(Line::styled(
             "quadrant: unknown until the fact axis is labelled or classified",
@@ -207,6 +229,18 @@ pub fn claim_lines(app: &App, w: usize, header: Option<Line<'static>>) -> Vec<Li
             first = false;
             lines.push(Line::raw(format!("{head}{part}")));
         }
+    }
+    // The incident record: what happened when the shipped answer was reported.
+    for x in app.cur.map_or(&[][..], |s| app.corrections_of(s, i)) {
+        let note = if x.note.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", clean(&x.note))
+        };
+        lines.push(Line::styled(
+            format!("correction: {} at {}{note}", clean(&x.outcome), x.at),
+            th.severity(Severity::Warning),
+        ));
     }
     if app.cur.is_some_and(|s| app.is_reviewed(s, i)) {
         lines.push(Line::styled("✓ reviewed", th.clean()));
