@@ -264,7 +264,7 @@ fn main() {
     println!("| shape | calls | input MB | verify -j1 µs/call | verify peak RSS MB | summary -j1 µs/call | summary peak RSS MB | explorer: session view s | explorer KB/call |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut per_call: Vec<(String, u64, f64, f64)> = Vec::new();
-    let mut rss: Vec<(u64, u64)> = Vec::new();
+    let mut rss: Vec<(u64, u64, u64)> = Vec::new();
     for &calls in &sizes {
         for (shape, sessions) in [("one session", 1), ("10,000 sessions", SESSIONS)] {
             let dir = root.join(format!(
@@ -313,7 +313,7 @@ fn main() {
                 st / calls as f64,
             ));
             if sessions > 1 {
-                rss.push((bytes, vm));
+                rss.push((bytes, vm, calls / sessions));
             }
             if !keep {
                 std::fs::remove_dir_all(&dir).unwrap();
@@ -332,13 +332,43 @@ fn main() {
     }
     if let (Some(a), Some(b)) = (rss.first(), rss.last()) {
         println!(
-            "verify peak RSS, 10,000 sessions: {:.0} MB at {:.0} MB of input, {:.0} MB at {:.0} MB: {:.2}x (goal <= 1.2x)",
+            "verify peak RSS, 10,000 sessions: {:.0} MB at {:.0} MB of input ({} calls each), {:.0} MB at {:.0} MB ({} calls each): {:.2}x (goal <= 1.2x)",
             a.1 as f64 / 1024.0,
             a.0 as f64 / 1e6,
+            a.2,
             b.1 as f64 / 1024.0,
             b.0 as f64 / 1e6,
+            b.2,
             b.1 as f64 / a.1 as f64
         );
+        // The same session size in a tenth of the sessions: what grows with the number of
+        // sessions alone (verify holds a few sessions at a time, so their size counts).
+        let dir = root.join("rss-tenth");
+        generate(&dir, hi / 10, SESSIONS / 10, false);
+        let (_, vm) = measure(provscope(
+            &[
+                "verify",
+                "--format",
+                "json",
+                "-j1",
+                "--now",
+                "2026-11-01T00:00:00Z",
+            ],
+            &dir,
+        ));
+        println!(
+            "verify peak RSS, {} calls per session: {:.0} MB for {} sessions ({:.0} MB of input), {:.0} MB for {SESSIONS} ({:.0} MB): {:.2}x (goal <= 1.2x)",
+            b.2,
+            vm as f64 / 1024.0,
+            SESSIONS / 10,
+            dir_bytes(&dir) as f64 / 1e6,
+            b.1 as f64 / 1024.0,
+            b.0 as f64 / 1e6,
+            b.1 as f64 / vm as f64
+        );
+        if !keep {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
     // Envelopes: 20,000 sealed calls in 100 sessions of 200 (each session's signatures in
     // one batch of up to 256), and in 1,000 sessions of 20 (small batches).
