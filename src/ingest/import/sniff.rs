@@ -126,6 +126,8 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
                 }
                 i += 1;
             }
+            // Inside nested values only strings and brackets matter: jump to the next one.
+            _ if depth > 1 => i = next_structural(b, i + 1),
             _ => i += 1,
         }
     }
@@ -135,15 +137,29 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
     out
 }
 
+/// The index of the first byte at or after `from` that opens or closes a string, an object or
+/// an array (the end of `b` when there is none).
+fn next_structural(b: &[u8], from: usize) -> usize {
+    b.get(from..)
+        .and_then(|rest| {
+            rest.iter()
+                .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+        })
+        .map_or(b.len(), |p| from + p)
+}
+
 /// The index after the JSON string starting at byte `start` (a `"`).
 fn skip_string(b: &[u8], start: usize) -> usize {
     let mut i = start + 1;
-    while i < b.len() {
-        match b[i] {
-            b'"' => return i + 1,
-            b'\\' => i += 2,
-            _ => i += 1,
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        i += p;
+        if b[i] == b'"' {
+            return i + 1;
         }
+        i += 2;
     }
     b.len()
 }
@@ -197,6 +213,20 @@ mod tests {
         assert!(h.array);
         assert_eq!(h.str("subtype"), Some("init"));
         assert!(!h.has("x"));
+    }
+
+    #[test]
+    fn brackets_quotes_and_commas_inside_nested_strings_are_skipped() {
+        let h = Head::new(
+            r#"{"a": [{"s": "x]}\"{[,", "t": "\\"}, 1, [2, "]"]], "object": "response", "b": {"c": "}"}, "z": "3"}"#,
+        );
+        let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["a", "object", "b", "z"]);
+        assert_eq!(h.str("object"), Some("response"));
+        // Cut inside a nested string: the keys seen so far.
+        let h = Head::new(r#"{"k": "v", "n": {"s": "abc\"#);
+        assert_eq!(h.str("k"), Some("v"));
+        assert!(h.has("n"));
     }
 
     #[test]
