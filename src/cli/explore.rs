@@ -10,9 +10,15 @@ pub fn run(
     st: &Settings,
     paths: Vec<PathBuf>,
     start: Option<crate::tui::StartAt>,
+    follow: bool,
 ) -> CmdResult {
     use std::io::IsTerminal;
     if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        if follow {
+            return Err(super::CliError::Usage(
+                "--follow opens the explorer, which needs a terminal; `provscope verify --follow PATH...` follows logs without one".into(),
+            ));
+        }
         let args = summary::SummaryArgs {
             paths,
             format: summary::Format::Text,
@@ -27,6 +33,7 @@ pub fn run(
         color: st.color,
         threads: st.pipeline.threads,
         start,
+        follow,
     })
     .map_err(|e| CliError::Explorer(e.to_string()))?;
     Ok(Exit::Ok)

@@ -1,26 +1,21 @@
 //! `provscope verify --follow PATH...`: tails growing logs (a log `provscope record` is writing,
 //! or any format provscope reads) and prints each finding once, as it appears, and each finding
 //! that goes away as resolved; Ctrl-C (or SIGTERM) ends it with the summary and `verify`'s exit
-//! code. Only complete lines are read: a half-written last line waits for its newline. A file
-//! that shrinks or is replaced (another inode) is reloaded from its start.
+//! code. The tailing (complete lines only, truncation and rotation, OS notifications with a
+//! polling fallback) is `ingest::tail`, shared with the explorer's follow mode.
 //!
-//! Each change re-reads the file's complete lines from memory and re-checks its sessions (no
-//! second read from disk; not yet incremental per turn). Files are polled with `stat` every
-//! 200 ms.
+//! Each change re-checks the file's sessions from the complete lines held in memory (no second
+//! read from disk; the whole file, not only the affected turn).
 
 use super::{CmdResult, Ctx, Exit, Settings};
 use crate::check::{check_session, Finding, Metrics, Severity};
+use crate::ingest::tail::{Follow, Tail, Wake};
 use crate::model::DiagLevel;
 use crate::text::{one_line, Paint};
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
-
-/// How often files are looked at.
-const POLL: Duration = Duration::from_millis(200);
 
 /// What identifies a finding across re-checks.
 type Key = (
@@ -45,17 +40,9 @@ fn key(session: &str, f: &Finding) -> Key {
     )
 }
 
-/// One followed file.
-struct Followed {
-    path: PathBuf,
-    /// Every complete line read so far.
-    complete: Vec<u8>,
-    /// Bytes after the last newline (a line being written).
-    partial: Vec<u8>,
-    /// Bytes of the file consumed.
-    offset: u64,
-    /// The file's identity (device, inode) when it was opened.
-    id: Option<(u64, u64)>,
+/// What was printed for one followed file.
+#[derive(Default)]
+struct Shown {
     /// Findings printed and still present, with their severity.
     shown: BTreeMap<Key, (Severity, Finding)>,
     /// The metrics and error diagnostics of the last check.
@@ -63,81 +50,18 @@ struct Followed {
     diagnostics: Vec<crate::model::Diagnostic>,
 }
 
-#[cfg(unix)]
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
-}
-
-impl Followed {
-    fn new(path: PathBuf) -> Followed {
-        Followed {
-            path,
-            complete: Vec::new(),
-            partial: Vec::new(),
-            offset: 0,
-            id: None,
-            shown: BTreeMap::new(),
-            metrics: Vec::new(),
-            diagnostics: Vec::new(),
-        }
-    }
-
-    /// Reads what was appended; true when new complete lines arrived. Notes a truncation or a
-    /// replaced file on stderr and starts over.
-    fn poll(&mut self, ctx: &mut Ctx) -> bool {
-        let Ok(meta) = std::fs::metadata(&self.path) else {
-            return false;
-        };
-        let id = identity(&meta);
-        if (self.id.is_some() && id != self.id) || meta.len() < self.offset {
-            ctx.note(&format!(
-                "{}: {}; reloading it from the start",
-                one_line(&self.path.display().to_string()),
-                if meta.len() < self.offset {
-                    "truncated"
-                } else {
-                    "replaced"
-                }
-            ));
-            self.complete.clear();
-            self.partial.clear();
-            self.offset = 0;
-        }
-        self.id = id;
-        if meta.len() == self.offset {
-            return false;
-        }
-        let Ok(mut f) = std::fs::File::open(&self.path) else {
-            return false;
-        };
-        let mut buf = Vec::new();
-        if f.seek(SeekFrom::Start(self.offset)).is_err() || f.read_to_end(&mut buf).is_err() {
-            return false;
-        }
-        self.offset += buf.len() as u64;
-        self.partial.extend_from_slice(&buf);
-        match memchr::memrchr(b'\n', &self.partial) {
-            Some(end) => {
-                let rest = self.partial.split_off(end + 1);
-                self.complete.append(&mut self.partial);
-                self.partial = rest;
-                true
-            }
-            None => false,
-        }
-    }
-
+impl Shown {
     /// Re-checks the complete lines; prints new findings and resolved ones at or above `min`.
-    fn check(&mut self, ctx: &mut Ctx, st: &Settings, min: Severity) -> std::io::Result<()> {
-        let source = self.path.display().to_string();
-        let name = crate::ingest::session_name(&self.path);
-        let sessions = crate::ingest::load_any_bytes(&name, &source, &self.complete, st.load());
+    fn check(
+        &mut self,
+        tail: &Tail,
+        ctx: &mut Ctx,
+        st: &Settings,
+        min: Severity,
+    ) -> std::io::Result<()> {
+        let source = tail.path().display().to_string();
+        let name = crate::ingest::session_name(tail.path());
+        let sessions = crate::ingest::load_any_bytes(&name, &source, tail.complete(), st.load());
         let mut now: BTreeMap<Key, (Severity, Finding)> = BTreeMap::new();
         self.metrics.clear();
         self.diagnostics.clear();
@@ -190,15 +114,22 @@ fn line<W: Write>(
     writeln!(t, " {}{turn}{who}: {}", f.kind.name(), one_line(&f.message))
 }
 
-/// Stops on SIGINT or SIGTERM.
-fn stop_flag() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    #[cfg(unix)]
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
-    }
-    stop
+/// Wakes `follow` with a stop on SIGINT or SIGTERM.
+#[cfg(unix)]
+fn stop_on_signals(wake: std::sync::mpsc::Sender<Wake>) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            let _ = wake.send(Wake::Stop);
+        }
+    });
 }
+
+#[cfg(not(unix))]
+fn stop_on_signals(_: std::sync::mpsc::Sender<Wake>) {}
 
 /// Runs `verify --follow`.
 pub fn run(
@@ -213,7 +144,6 @@ pub fn run(
             "--follow needs the logs to follow (files or directories)".into(),
         ));
     }
-    let stop = stop_flag();
     // Named files are followed even before they exist; directories as they were at the start.
     let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) =
         paths.iter().cloned().partition(|p| p.exists());
@@ -223,30 +153,37 @@ pub fn run(
         st.pipeline.discover(&present)
     };
     ctx.diags(&inputs.errors);
-    let mut files: Vec<Followed> = inputs.files.iter().cloned().map(Followed::new).collect();
-    files.extend(missing.into_iter().map(Followed::new));
+    let mut files: Vec<PathBuf> = inputs.files.clone();
+    files.extend(missing);
+    let mut follow = Follow::new(files);
+    stop_on_signals(follow.waker());
+    let mut shown: Vec<Shown> = follow.tails.iter().map(|_| Shown::default()).collect();
     ctx.note(&format!(
-        "following {} file(s); Ctrl-C ends with the summary",
-        files.len()
+        "following {} file(s) ({}); Ctrl-C ends with the summary",
+        follow.tails.len(),
+        follow.mode().as_str()
     ));
-    while !stop.load(Ordering::Relaxed) {
-        for f in &mut files {
-            if f.poll(ctx) {
-                f.check(ctx, st, min).map_err(super::CliError::stdout)?;
+    while !follow.stopped() {
+        for (i, change) in follow.changes(Duration::from_secs(3600)) {
+            let tail = &follow.tails[i];
+            if let Some(r) = change.restarted {
+                ctx.note(&format!(
+                    "{}: {}; reloading it from the start",
+                    one_line(&tail.path().display().to_string()),
+                    r.as_str()
+                ));
             }
-        }
-        // Sleep in short steps so Ctrl-C ends promptly.
-        for _ in 0..4 {
-            if stop.load(Ordering::Relaxed) {
-                break;
+            if change.appended {
+                shown[i]
+                    .check(tail, ctx, st, min)
+                    .map_err(super::CliError::stdout)?;
             }
-            std::thread::sleep(POLL / 4);
         }
     }
     let mut overall = Metrics::default();
     let mut failing = false;
     let mut diags = Vec::new();
-    for f in &files {
+    for f in &shown {
         for m in &f.metrics {
             overall.add(m);
         }

@@ -79,6 +79,10 @@ pub struct Cli {
     /// Session logs or directories to open in the explorer (none: the bundled samples).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Follow the opened logs as they grow (in the explorer `F` toggles it): new turns, calls,
+    /// results, answers and envelopes appear as they are appended.
+    #[arg(long)]
+    pub follow: bool,
     /// The command; none opens the explorer.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -97,6 +101,9 @@ pub enum Command {
         /// With --claim: the turn that states it.
         #[arg(long, value_name = "N", requires = "claim")]
         turn: Option<u32>,
+        /// Follow the logs as they grow (in the explorer `F` toggles it).
+        #[arg(long)]
+        follow: bool,
     },
     /// Print per session: turns, calls, results, claims, envelopes, diagnostics.
     Summary(summary::SummaryArgs),
@@ -294,12 +301,18 @@ fn dispatch(cli: Cli, ctx: &mut Ctx) -> CmdResult {
         color: ctx.color,
     };
     match cli.command {
-        None => explore::run(ctx, &st, cli.paths.clone(), None),
-        Some(Command::Open { paths, claim, turn }) => explore::run(
+        None => explore::run(ctx, &st, cli.paths.clone(), None, cli.follow),
+        Some(Command::Open {
+            paths,
+            claim,
+            turn,
+            follow,
+        }) => explore::run(
             ctx,
             &st,
             paths,
             claim.map(|claim| crate::tui::StartAt { claim, turn }),
+            follow || cli.follow,
         ),
         Some(Command::Verify(a)) => verify::run(ctx, &st, &a),
         Some(Command::Diff(a)) => diff::run(ctx, &st, &a),

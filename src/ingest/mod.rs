@@ -5,6 +5,7 @@ pub mod import;
 mod lines;
 mod loader;
 pub mod samples;
+pub mod tail;
 
 pub use discover::{discover, load_paths, parallel_map, Loaded};
 pub use loader::{

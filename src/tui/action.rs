@@ -112,6 +112,8 @@ pub enum Action {
     Click(Hit),
     /// The terminal was resized.
     Resize(u16, u16),
+    /// Start or stop following the opened logs as they grow.
+    Follow,
 }
 
 /// Something drawn that a mouse can hit, as recorded by `render` in [`super::views::Drawn`].
@@ -166,6 +168,25 @@ pub enum LoadMsg {
     Problem(String),
     /// Everything is loaded.
     Done,
+    /// Following started: how many files, and how changes are learnt.
+    Following {
+        /// Files followed.
+        files: usize,
+        /// "file notifications" or "polling".
+        mode: &'static str,
+    },
+    /// Following could not start (the bundled samples do not grow): why.
+    NotFollowing(String),
+    /// A followed file changed: its sessions, loaded and checked again from its complete lines,
+    /// replace the sessions loaded from `source`.
+    Reloaded {
+        /// The file, as sessions name their source.
+        source: String,
+        /// Its sessions now.
+        sessions: Vec<Loaded>,
+        /// Said in the status line (the file was truncated or replaced).
+        note: Option<String>,
+    },
 }
 
 /// What the case store knows about one loaded session (read by the runtime, applied by `update`).

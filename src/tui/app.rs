@@ -374,6 +374,19 @@ impl Scroll {
     }
 }
 
+/// The follow mode: logs re-read as they grow.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FollowState {
+    /// Files followed (0 until the follower reports).
+    pub files: usize,
+    /// How changes are learnt ("file notifications", "polling"); empty until started.
+    pub mode: &'static str,
+    /// Reloads so far.
+    pub updates: u64,
+    /// The file last reloaded.
+    pub last: Option<String>,
+}
+
 /// The whole state.
 pub struct App {
     /// Sessions loaded so far (shared with search threads).
@@ -452,6 +465,11 @@ pub struct App {
     pub return_to: Vec<(usize, usize, usize)>,
     /// Colours.
     pub theme: Theme,
+    /// Following the logs as they grow (`--follow`, `F`).
+    pub follow: Option<FollowState>,
+    /// Sessions no longer in their file after a reload (kept in `sessions` so that indexes stay
+    /// valid, but out of the list, the queue and `by_id`).
+    pub dropped: HashSet<usize>,
 }
 
 impl App {
@@ -496,6 +514,8 @@ impl App {
             sub_target: None,
             return_to: Vec::new(),
             theme,
+            follow: None,
+            dropped: HashSet::new(),
         }
     }
 
@@ -516,6 +536,75 @@ impl App {
         );
         if row <= self.sel_session && self.sel_session > 0 {
             self.sel_session += 1;
+        }
+    }
+
+    /// Replaces the sessions loaded from file `source` by `new` (a followed file was read
+    /// again): in place, in file order, while both have sessions; the rest of `new` is added;
+    /// old ones no longer in the file leave the list. The engineer's marks of a replaced session
+    /// are dropped here (the runtime restores them from the case store). Returns the indexes
+    /// replaced or added.
+    pub fn replace_source(&mut self, source: &str, new: Vec<Loaded>) -> Vec<usize> {
+        let old: Vec<usize> = (0..self.sessions.len())
+            .filter(|i| !self.dropped.contains(i) && &*self.sessions[*i].session.source == source)
+            .collect();
+        let selected = self.order.get(self.sel_session);
+        let mut touched = Vec::with_capacity(new.len());
+        let mut rest = Vec::new();
+        for (k, l) in new.into_iter().enumerate() {
+            match old.get(k) {
+                Some(&i) => {
+                    self.unindex(i);
+                    self.by_id
+                        .entry(l.report.session_id.clone())
+                        .or_default()
+                        .push(i);
+                    self.sessions[i] = Arc::new(l);
+                    self.states[i] = SessionState::default();
+                    touched.push(i);
+                }
+                None => rest.push(l),
+            }
+        }
+        for &i in old.iter().skip(touched.len()) {
+            self.unindex(i);
+            self.dropped.insert(i);
+        }
+        if old.len() > touched.len() {
+            let dropped = &self.dropped;
+            let keep: Vec<usize> = self.order.iter().filter(|i| !dropped.contains(i)).collect();
+            self.order = SortedOrder::new();
+            for i in keep {
+                self.order.insert(
+                    i as u32,
+                    comparator(&self.sessions, &self.states, self.sort, self.sort_reverse),
+                );
+            }
+        }
+        self.order.resort(comparator(
+            &self.sessions,
+            &self.states,
+            self.sort,
+            self.sort_reverse,
+        ));
+        self.sel_session = selected
+            .and_then(|s| self.order.position(s))
+            .unwrap_or(self.sel_session)
+            .min(self.order.len().saturating_sub(1));
+        for l in rest {
+            touched.push(self.sessions.len());
+            self.push_session(l);
+        }
+        touched
+    }
+
+    fn unindex(&mut self, i: usize) {
+        let id = self.sessions[i].report.session_id.clone();
+        if let Some(v) = self.by_id.get_mut(&id) {
+            v.retain(|&x| x != i);
+            if v.is_empty() {
+                self.by_id.remove(&id);
+            }
         }
     }
 

@@ -366,6 +366,13 @@ impl Default for Keymap {
                     &[Session, Claim],
                 ),
                 b(
+                    "follow",
+                    &["F"],
+                    Action::Follow,
+                    "follow the logs as they grow (again: stop)",
+                    &[],
+                ),
+                b(
                     "sort",
                     &["s"],
                     Action::Sort,

@@ -198,6 +198,81 @@ pub fn spawn(
     });
 }
 
+/// Follows `paths` (files and directories, as `verify --follow` does: the files found in a
+/// directory when following starts, and named files that appear later) on a background thread:
+/// each time a file's complete lines change it is loaded and checked again (every session of it,
+/// as when it was opened) and its sessions are sent as [`LoadMsg::Reloaded`]. Files changed since
+/// `since` are reloaded once at the start (they may have grown after they were loaded). Stops
+/// when `Wake::Stop` arrives on the channel whose receiver is `wake.1` or nobody listens.
+pub fn follow(
+    paths: Vec<PathBuf>,
+    opts: LoadOptions,
+    cfg: Config,
+    since: std::time::SystemTime,
+    wake: (
+        std::sync::mpsc::Sender<crate::ingest::tail::Wake>,
+        Receiver<crate::ingest::tail::Wake>,
+    ),
+    send: impl Fn(LoadMsg) -> bool + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        use crate::ingest::tail::Follow;
+        let pipeline = Pipeline::new(opts.clone(), cfg, 1);
+        let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) =
+            paths.into_iter().partition(|p| p.exists());
+        let (mut files, _) = ingest::discover(&present);
+        files.extend(missing);
+        let mut follow = Follow::with_channel(files, true, wake);
+        if !send(LoadMsg::Following {
+            files: follow.tails.len(),
+            mode: follow.mode().as_str(),
+        }) {
+            return;
+        }
+        let reload = |t: &crate::ingest::tail::Tail, note: Option<String>| {
+            let source = t.path().display().to_string();
+            let name = ingest::session_name(t.path());
+            let sessions = ingest::load_any_bytes(&name, &source, t.complete(), &opts)
+                .into_iter()
+                .map(|s| checked(s, &pipeline))
+                .collect();
+            send(LoadMsg::Reloaded {
+                source,
+                sessions,
+                note,
+            })
+        };
+        for (i, _) in follow.poll_all() {
+            let t = &follow.tails[i];
+            let changed = std::fs::metadata(t.path())
+                .and_then(|m| m.modified())
+                .map_or(true, |m| m >= since);
+            if changed && !reload(t, None) {
+                return;
+            }
+        }
+        loop {
+            let changes = follow.changes(Duration::from_secs(3600));
+            if follow.stopped() {
+                return;
+            }
+            for (i, c) in changes {
+                let t = &follow.tails[i];
+                let note = c.restarted.map(|r| {
+                    format!(
+                        "{}: {}; reloaded from the start",
+                        t.path().display(),
+                        r.as_str()
+                    )
+                });
+                if !reload(t, note) {
+                    return;
+                }
+            }
+        }
+    });
+}
+
 fn send_problem(send: &dyn Fn(LoadMsg) -> bool, p: &Path, e: &std::io::Error) {
     let what = match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),

@@ -51,6 +51,8 @@ pub struct Options {
     pub threads: usize,
     /// Start on this claim.
     pub start: Option<StartAt>,
+    /// Follow the logs as they grow (`--follow`; `F` toggles it).
+    pub follow: bool,
 }
 
 /// A `[keys]` or `[colors]` entry of the configuration the explorer cannot use.

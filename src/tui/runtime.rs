@@ -125,6 +125,7 @@ fn perform_inner(app: &App, store: Option<&Store>, e: &Effect) -> Result<Option<
         | Effect::Quit
         | Effect::Copy(_)
         | Effect::LoadSession(..)
+        | Effect::Follow(_)
         | Effect::OpenExternal { .. } => Ok(None),
     }
 }
@@ -191,10 +192,50 @@ fn map_event(ev: Event, drawn: &Drawn) -> Option<Msg> {
     }
 }
 
+/// A running follower; dropping it stops it.
+struct Follower(Sender<crate::ingest::tail::Wake>);
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        let _ = self.0.send(crate::ingest::tail::Wake::Stop);
+    }
+}
+
+/// Starts following the opened logs (files changed since `since` are read again at once).
+fn start_follow(
+    opts: &Options,
+    tx: &Sender<Incoming>,
+    since: std::time::SystemTime,
+) -> Result<Follower, String> {
+    if opts.paths.is_empty() {
+        return Err("the bundled samples do not grow: open logs to follow them".into());
+    }
+    let (wake, rx) = crate::ingest::tail::channel();
+    let tx = tx.clone();
+    loader::follow(
+        opts.paths.clone(),
+        opts.load.clone(),
+        opts.config.clone(),
+        since,
+        (wake.clone(), rx),
+        move |m| tx.send(Incoming::App(Msg::Load(m))).is_ok(),
+    );
+    Ok(Follower(wake))
+}
+
 /// Runs the explorer until the user quits. The terminal is restored before any error returns.
 pub fn run(opts: Options) -> Result<(), TuiError> {
     let mut app = new_app(&opts.config, opts.color)?;
     app.start = opts.start.clone();
+    if opts.follow {
+        app.follow = Some(super::app::FollowState::default());
+    }
+    // Files changed after this may have been loaded before they were complete: following reads
+    // them again when it starts (a margin for coarse file-system clocks).
+    let since = std::time::SystemTime::now()
+        .checked_sub(Duration::from_secs(2))
+        .unwrap_or(std::time::UNIX_EPOCH);
+    let mut follower: Option<Follower> = None;
     // Reads never create or change the database; the first classification opens it for writing.
     let store = match Store::open_deferred(&opts.db) {
         Ok(s) => Some(s),
@@ -243,11 +284,25 @@ pub fn run(opts: Options) -> Result<(), TuiError> {
             if let Some(msg) = msg {
                 let before = app.sessions.len();
                 let loaded = matches!(msg, Msg::Load(LoadMsg::Sessions(_)));
+                // A reloaded session's marks are read again from the store.
+                let reloaded: Vec<String> = match &msg {
+                    Msg::Load(LoadMsg::Reloaded { sessions, .. }) => sessions
+                        .iter()
+                        .map(|l| l.report.session_id.clone())
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 let effects = update(&mut app, msg);
-                if loaded {
+                if loaded || !reloaded.is_empty() {
                     if let Some(st) = &store {
-                        for s in before..app.sessions.len() {
-                            let sid = app.sessions[s].report.session_id.clone();
+                        let ids: Vec<String> = if loaded {
+                            (before..app.sessions.len())
+                                .map(|s| app.sessions[s].report.session_id.clone())
+                                .collect()
+                        } else {
+                            reloaded
+                        };
+                        for sid in ids {
                             let m = match restore_marks(st, &sid) {
                                 Ok(r) => Msg::Restored(r),
                                 Err(e) => Msg::Done(Err(format!("case database: {e}"))),
@@ -257,6 +312,21 @@ pub fn run(opts: Options) -> Result<(), TuiError> {
                     }
                 }
                 for effect in effects {
+                    if let Effect::Follow(on) = effect {
+                        // The old follower (if any) stops as it is dropped.
+                        drop(follower.take());
+                        if on {
+                            match start_follow(&opts, &tx, since) {
+                                Ok(f) => {
+                                    follower.replace(f);
+                                }
+                                Err(why) => {
+                                    update(&mut app, Msg::Load(LoadMsg::NotFollowing(why)));
+                                }
+                            }
+                        }
+                        continue;
+                    }
                     if let Leave::Quit = carry_out(
                         &mut app,
                         &mut tui,

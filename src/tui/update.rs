@@ -32,6 +32,8 @@ pub enum Effect {
     Copy(String),
     /// Load the file of a sub-agent's session (path) and open the session with this id.
     LoadSession(String, String),
+    /// Start (true) or stop (false) following the opened logs.
+    Follow(bool),
     /// Open session `session`'s log at `line` in `$EDITOR` or `$PAGER`.
     OpenExternal {
         /// Index into `App::sessions`.
@@ -301,16 +303,134 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
         LoadMsg::Problem(p) => app.problems.push(p),
         LoadMsg::Done => {
             app.loading = None;
+            // Following starts once everything is loaded (files changed meanwhile are read again).
+            let mut effects = if app.follow.is_some() {
+                vec![Effect::Follow(true)]
+            } else {
+                vec![]
+            };
             if let Some(start) = app.start.take() {
-                return start_at(app, &start);
+                effects.extend(start_at(app, &start));
+            } else if app.sessions.len() == 1 && app.view == View::Sessions {
+                // A single session opens straight into the session view.
+                effects.extend(action(app, Action::Open));
             }
-            // A single session opens straight into the session view.
-            if app.sessions.len() == 1 && app.view == View::Sessions {
-                return action(app, Action::Open);
+            return effects;
+        }
+        LoadMsg::Following { files, mode } => {
+            if let Some(f) = app.follow.as_mut() {
+                f.files = files;
+                f.mode = mode;
+                app.status = format!(
+                    "following {files} file(s) ({mode}); {} stops",
+                    app.keymap.key_of("follow")
+                );
             }
         }
+        LoadMsg::NotFollowing(why) => {
+            app.follow = None;
+            app.status = why;
+        }
+        LoadMsg::Reloaded {
+            source,
+            sessions,
+            note,
+        } => reloaded(app, &source, sessions, note),
     }
     vec![]
+}
+
+/// `F`: starts or stops following. Started while loading, it begins once loading is done.
+fn toggle_follow(app: &mut App) -> Vec<Effect> {
+    if app.follow.take().is_some() {
+        app.status = format!(
+            "stopped following ({} follows again)",
+            app.keymap.key_of("follow")
+        );
+        return vec![Effect::Follow(false)];
+    }
+    app.follow = Some(super::app::FollowState::default());
+    if app.loading.is_some() {
+        app.status = "following once loading is done".into();
+        return vec![];
+    }
+    app.status = "following the logs as they grow".into();
+    vec![Effect::Follow(true)]
+}
+
+/// A followed file was read again: its sessions replace the ones loaded from it. The open
+/// session stays open; a selection past its end is clamped, and a selection on the last turn
+/// moves to the new last turn (as `tail -f` does).
+fn reloaded(app: &mut App, source: &str, sessions: Vec<super::app::Loaded>, note: Option<String>) {
+    let Some(f) = app.follow.as_mut() else {
+        // Stopped meanwhile.
+        return;
+    };
+    f.updates += 1;
+    f.last = Some(
+        std::path::Path::new(source)
+            .file_name()
+            .map_or_else(|| source.to_owned(), |n| n.to_string_lossy().into_owned()),
+    );
+    let cur = app.cur;
+    let on_last_turn = app
+        .current()
+        .is_some_and(|l| app.sel_turn + 1 >= l.session.turns.len());
+    let first = app.sessions.len();
+    let touched = app.replace_source(source, sessions);
+    app.status = note.unwrap_or_else(|| {
+        let (turns, claims) = touched
+            .iter()
+            .map(|&i| &app.sessions[i])
+            .fold((0, 0), |(t, c), l| {
+                (t + l.session.turns.len(), c + l.report.claims.len())
+            });
+        format!("{source}: {turns} turn(s), {claims} claim(s)")
+    });
+    if let Some(c) = cur {
+        if app.dropped.contains(&c) {
+            app.cur = None;
+            app.history.clear();
+            app.return_to.clear();
+            app.view = View::Sessions;
+        } else if touched.contains(&c) {
+            let Some(l) = app.current() else { return };
+            let turns = l.session.turns.len();
+            let t = if on_last_turn && app.view == View::Session {
+                turns.saturating_sub(1)
+            } else {
+                app.sel_turn.min(turns.saturating_sub(1))
+            };
+            let r = l.turn_claims.get(t).cloned().unwrap_or(0..0);
+            let n = l.report.claims.len();
+            let calls = l
+                .session
+                .turns
+                .get(t)
+                .map_or(0, |x| l.session.calls_in_turn(x.index).count());
+            if t != app.sel_turn {
+                app.sel_claim = r.start;
+                app.sel_call = 0;
+            }
+            app.sel_turn = t;
+            app.sel_claim = app.sel_claim.min(n.saturating_sub(1));
+            app.sel_call = app.sel_call.min(calls.saturating_sub(1));
+            clamp_scrolls(app);
+        }
+    } else if app.view == View::Sessions
+        && app.order.len() == 1
+        && first == 0
+        && !app.sessions.is_empty()
+    {
+        // The first session of a log that did not exist yet: open it, as a single log opens.
+        action(app, Action::Open);
+    }
+    if app.queue.sessions > 0 {
+        let sel = app.queue.selected;
+        queue::build(app);
+        app.queue.selected = sel.min(app.queue.items.len().saturating_sub(1));
+        app.review_pos = app.review_pos.min(app.review.len().saturating_sub(1));
+    }
 }
 
 /// Opens the claim `open --claim ID [--turn N]` asked for, in the first session stating it.
@@ -526,6 +646,7 @@ pub fn action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Copy => return queue::copy(app),
         Action::OpenExternal => return queue::open_external(app),
         Action::Click(hit) => return click(app, hit),
+        Action::Follow => return toggle_follow(app),
         _ => {}
     }
     vec![]

@@ -534,3 +534,106 @@ fn a_correction_recorded_by_the_cli_shows_in_the_review_walkthrough() {
         tmux.wait_for("EXIT=0");
     }
 }
+
+/// `provscope --follow LOG` in a real terminal while the log grows in steps: each step shows up
+/// on screen (a call, its result, a claim once its answer line is complete, a new turn), a
+/// half-written line is never shown as damaged, and a truncated and rewritten log is reloaded.
+/// `F` stops and starts following.
+#[test]
+fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    use crate::common::Fx;
+    use std::io::Write;
+    let append = |p: &Path, s: &str| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+        f.write_all(s.as_bytes()).unwrap();
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let log = dir.path().join("live.jsonl");
+    // A stale result: the claim's finding appears with the answer line.
+    let mut fx = Fx::baseline();
+    fx.calls[0].ttl = 1;
+    let lines: Vec<String> = fx.lines().iter().map(|v| v.to_string() + "\n").collect();
+    let at = |what: &str| lines.iter().position(|l| l.contains(what)).unwrap();
+    let (call, result, answer) = (
+        at("\"event\":\"tool_call\""),
+        at("\"event\":\"tool_result\""),
+        at("\"event\":\"answer\""),
+    );
+    std::fs::write(&log, lines[..call].concat()).unwrap();
+    let cmd = format!(
+        "{} --db {} --follow {}; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_provscope"),
+        db.display(),
+        log.display()
+    );
+    let tmux = Tmux {
+        socket: format!("provscope-follow-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start("follow", &cmd);
+    let s = tmux.wait_for("● following 1 file(s)");
+    assert!(s.contains("Turns (1)") && s.contains("Calls (0)"), "{s}");
+    // The call, then its result.
+    append(&log, &lines[call]);
+    let s = tmux.wait_for("Calls (1)");
+    assert!(s.contains("req_1") && s.contains("no result"), "{s}");
+    append(&log, &lines[result..answer].concat());
+    tmux.wait_for("1 block(s)");
+    // Half of the answer line: nothing new, and no damaged line.
+    let half = lines[answer].len() / 2;
+    append(&log, &lines[answer][..half]);
+    std::thread::sleep(Duration::from_millis(1200));
+    let s = tmux.screen();
+    assert!(
+        s.contains("Claims (0)") && !s.contains("could not be read") && !s.contains('⚠'),
+        "a half-written line was shown: {s}"
+    );
+    // The rest of it: the claim, with its stale finding.
+    append(&log, &lines[answer][half..]);
+    append(&log, &lines[answer + 1..].concat());
+    let s = tmux.wait_for("Claims · 1 of 1");
+    assert!(
+        s.contains("Team seats cost") && s.contains("◷ stale"),
+        "{s}"
+    );
+    // A new turn: listed, and the selection follows it (it was on the last turn).
+    append(
+        &log,
+        "{\"event\":\"turn\",\"turn\":2,\"user\":\"question two\"}\n",
+    );
+    let s = tmux.wait_for("Turns (2)");
+    assert!(
+        s.contains("question two") && s.contains("Claims (0)"),
+        "{s}"
+    );
+    // Truncated, then rewritten clean: reloaded from the start, the finding gone.
+    let clean = Fx::baseline().jsonl();
+    std::fs::write(&log, &clean[..20]).unwrap();
+    let s = tmux.wait_for("truncated; reloaded from the start");
+    assert!(s.contains("Turns (0)"), "{s}");
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&log, &clean).unwrap();
+    tmux.wait_for("Turns (1)");
+    tmux.wait_for("req_1");
+    tmux.keys(&["Tab"]);
+    let s = tmux.wait_for("no findings");
+    assert!(!s.contains("◷ stale"), "{s}");
+    // F stops following: a change is no longer shown; F again follows (and reads it).
+    tmux.keys(&["F"]);
+    let s = tmux.wait_for("stopped following");
+    assert!(!s.contains("● following"), "{s}");
+    append(
+        &log,
+        "{\"event\":\"turn\",\"turn\":2,\"user\":\"question again\"}\n",
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(tmux.screen().contains("Turns (1)"));
+    tmux.keys(&["F"]);
+    tmux.wait_for("Turns (2)");
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+}

@@ -265,6 +265,23 @@ fn render_header(f: &mut Frame, area: Rect, app: &App) {
     if let Some((done, total)) = app.loading {
         spans.push(Span::raw(format!("  loading {done}/{total}")));
     }
+    if let Some(fl) = &app.follow {
+        spans.push(Span::raw("  "));
+        if fl.mode.is_empty() {
+            spans.push(Span::styled("◌ follow: starting", th.dimmed()));
+        } else {
+            spans.push(Span::styled("● following", th.clean()));
+            let mut what = format!(" {} file(s)", fl.files);
+            if fl.mode != "file notifications" {
+                what.push_str(&format!(" ({})", fl.mode));
+            }
+            what.push_str(&format!(" · {} update(s)", fl.updates));
+            if let Some(last) = &fl.last {
+                what.push_str(&format!(" · last {}", clean(last)));
+            }
+            spans.push(Span::raw(what));
+        }
+    }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -300,6 +317,7 @@ fn render_footer(f: &mut Frame, area: Rect, app: &App) {
             hint("claim", "claim"),
             hint("drift", "drift"),
             hint("parallel", "parallel"),
+            hint("follow", "follow"),
             hint("open_log", "$EDITOR"),
         ]),
         View::Claim | View::Review => parts.extend([

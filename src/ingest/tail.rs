@@ -1,0 +1,490 @@
+//! Following growing files, shared by `verify --follow` and the explorer's follow mode.
+//!
+//! [`Tail`] reads what was appended to one file since the last look and keeps its complete lines
+//! (a half-written last line waits for its newline, so it is never parsed as a damaged line); a
+//! file that shrank (truncated) or was replaced by another file (rotation: a new inode) starts
+//! over from its first byte. [`Follow`] holds the tails of a set of files and blocks until some
+//! of them changed: it is woken by the operating system's file notifications (inotify, FSEvents,
+//! kqueue, ReadDirectoryChangesW, through the `notify` crate) on the files' directories, so an
+//! idle follow reads nothing and parses nothing; where notifications cannot be had it polls.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// How often files are looked at when the operating system cannot notify.
+pub const POLL: Duration = Duration::from_millis(200);
+/// How often every file is looked at anyway while notifications work (a notification can be lost:
+/// a full kernel queue, a network file system): one `stat` per file, nothing read or parsed.
+pub const SAFETY_POLL: Duration = Duration::from_secs(2);
+
+/// Why a file was read again from its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// It is shorter than what was read.
+    Truncated,
+    /// Another file is at its path (a new inode: log rotation).
+    Replaced,
+}
+
+impl Restart {
+    /// As said in notes: "truncated", "replaced".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Restart::Truncated => "truncated",
+            Restart::Replaced => "replaced",
+        }
+    }
+}
+
+/// What one look at a file found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// The file was truncated or replaced: what was read is dropped, reading starts over.
+    pub restarted: Option<Restart>,
+    /// New complete lines arrived.
+    pub appended: bool,
+}
+
+impl Change {
+    /// Whether what the complete lines hold may differ from the last look.
+    pub fn any(&self) -> bool {
+        self.restarted.is_some() || self.appended
+    }
+}
+
+/// One followed file: its complete lines so far.
+#[derive(Debug)]
+pub struct Tail {
+    path: PathBuf,
+    /// Every complete line read so far.
+    complete: Vec<u8>,
+    /// Bytes after the last newline (a line being written).
+    partial: Vec<u8>,
+    /// Bytes of the file consumed.
+    offset: u64,
+    /// The file's identity (device, inode) when it was opened.
+    id: Option<(u64, u64)>,
+}
+
+#[cfg(unix)]
+fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+impl Tail {
+    /// A file to follow (it may not exist yet); nothing is read until [`Tail::poll`].
+    pub fn new(path: PathBuf) -> Tail {
+        Tail {
+            path,
+            complete: Vec::new(),
+            partial: Vec::new(),
+            offset: 0,
+            id: None,
+        }
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every complete line read so far (each ends with a newline).
+    pub fn complete(&self) -> &[u8] {
+        &self.complete
+    }
+
+    /// Whether a half-written line is waiting for its newline.
+    pub fn partial_len(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// Reads what was appended since the last look. A missing or unreadable file is no change
+    /// (it is looked at again on the next poll).
+    pub fn poll(&mut self) -> Change {
+        let mut change = Change::default();
+        let Ok(meta) = std::fs::metadata(&self.path) else {
+            return change;
+        };
+        let id = identity(&meta);
+        if (self.id.is_some() && id != self.id) || meta.len() < self.offset {
+            change.restarted = Some(if meta.len() < self.offset {
+                Restart::Truncated
+            } else {
+                Restart::Replaced
+            });
+            self.complete.clear();
+            self.partial.clear();
+            self.offset = 0;
+        }
+        self.id = id;
+        if meta.len() == self.offset {
+            return change;
+        }
+        let Ok(mut f) = std::fs::File::open(&self.path) else {
+            return change;
+        };
+        let mut buf = Vec::new();
+        if f.seek(SeekFrom::Start(self.offset)).is_err() || f.read_to_end(&mut buf).is_err() {
+            return change;
+        }
+        self.offset += buf.len() as u64;
+        self.partial.extend_from_slice(&buf);
+        if let Some(end) = memchr::memrchr(b'\n', &self.partial) {
+            let rest = self.partial.split_off(end + 1);
+            self.complete.append(&mut self.partial);
+            self.partial = rest;
+            change.appended = true;
+        }
+        change
+    }
+}
+
+/// What wakes a [`Follow`] besides the files: sent through [`Follow::waker`].
+#[derive(Debug)]
+pub enum Wake {
+    /// Look at these paths.
+    Paths(Vec<PathBuf>),
+    /// Look at every file.
+    All,
+    /// Stop waiting: [`Follow::changes`] returns at once (and `stopped` is set).
+    Stop,
+}
+
+/// How a [`Follow`] learns of changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The operating system notifies (plus a `stat` of every file every [`SAFETY_POLL`]).
+    Notify,
+    /// Every file is looked at every [`POLL`].
+    Poll,
+}
+
+impl Mode {
+    /// As shown to people.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Notify => "file notifications",
+            Mode::Poll => "polling",
+        }
+    }
+}
+
+/// A set of followed files and what wakes it.
+pub struct Follow {
+    /// The files, in the order given.
+    pub tails: Vec<Tail>,
+    rx: Receiver<Wake>,
+    tx: Sender<Wake>,
+    /// Kept alive while following (dropping it ends the notifications).
+    _watcher: Option<notify::RecommendedWatcher>,
+    mode: Mode,
+    /// Tails by file name (what notifications name).
+    by_name: HashMap<OsString, Vec<usize>>,
+    next_full: Instant,
+    stopped: bool,
+}
+
+/// A channel for [`Follow::with_channel`].
+pub fn channel() -> (Sender<Wake>, Receiver<Wake>) {
+    std::sync::mpsc::channel()
+}
+
+/// The directory a notification for `file` comes from.
+fn dir_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+impl Follow {
+    /// Follows `files` (which may not exist yet: they are picked up when they appear, if their
+    /// directory exists). Watches the files' directories, so that a file created or replaced
+    /// later is noticed; falls back to polling when a directory cannot be watched.
+    pub fn new(files: Vec<PathBuf>) -> Follow {
+        Follow::with_mode(files, true)
+    }
+
+    /// Like [`Follow::new`]; `notify: false` polls without asking the operating system (tests,
+    /// and file systems known not to notify).
+    pub fn with_mode(files: Vec<PathBuf>, notify: bool) -> Follow {
+        Follow::with_channel(files, notify, channel())
+    }
+
+    /// Like [`Follow::with_mode`], woken through a channel made beforehand (so that whoever
+    /// starts a follow on another thread holds its waker at once).
+    pub fn with_channel(
+        files: Vec<PathBuf>,
+        notify: bool,
+        (tx, rx): (Sender<Wake>, Receiver<Wake>),
+    ) -> Follow {
+        let mut by_name: HashMap<OsString, Vec<usize>> = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if let Some(n) = f.file_name() {
+                by_name.entry(n.to_owned()).or_default().push(i);
+            }
+        }
+        let watcher = if notify { watch(&files, &tx) } else { None };
+        let mode = if watcher.is_some() {
+            Mode::Notify
+        } else {
+            Mode::Poll
+        };
+        Follow {
+            tails: files.into_iter().map(Tail::new).collect(),
+            rx,
+            tx,
+            _watcher: watcher,
+            mode,
+            by_name,
+            next_full: Instant::now(),
+            stopped: false,
+        }
+    }
+
+    /// How changes are learnt.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// A sender that wakes [`Follow::changes`] (for `Wake::Stop` from a signal or the explorer).
+    pub fn waker(&self) -> Sender<Wake> {
+        self.tx.clone()
+    }
+
+    /// True once `Wake::Stop` arrived.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Looks at every file now: the changed ones, with what changed.
+    pub fn poll_all(&mut self) -> Vec<(usize, Change)> {
+        self.next_full = Instant::now() + self.period();
+        self.tails
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let c = t.poll();
+                c.any().then_some((i, c))
+            })
+            .collect()
+    }
+
+    fn period(&self) -> Duration {
+        match self.mode {
+            Mode::Notify => SAFETY_POLL,
+            Mode::Poll => POLL,
+        }
+    }
+
+    /// Blocks until some files changed, a stop was asked for, or `max_wait` passed; returns the
+    /// changed files (indexes into `tails`) with what changed. Notifications that arrive together
+    /// are taken as one look at each file they name.
+    pub fn changes(&mut self, max_wait: Duration) -> Vec<(usize, Change)> {
+        let deadline = Instant::now() + max_wait;
+        loop {
+            if self.stopped {
+                return Vec::new();
+            }
+            let now = Instant::now();
+            if now >= self.next_full {
+                let c = self.poll_all();
+                if !c.is_empty() {
+                    return c;
+                }
+            }
+            if now >= deadline {
+                return Vec::new();
+            }
+            let wait = self.next_full.min(deadline).saturating_duration_since(now);
+            let first = match self.rx.recv_timeout(wait) {
+                Ok(w) => w,
+                Err(RecvTimeoutError::Timeout) => continue,
+                // Nobody can wake us any more (cannot happen: `self.tx` lives): poll.
+                Err(RecvTimeoutError::Disconnected) => Wake::All,
+            };
+            let mut all = false;
+            let mut look: Vec<usize> = Vec::new();
+            let mut take = |w: Wake, all: &mut bool, stopped: &mut bool| match w {
+                Wake::Stop => *stopped = true,
+                Wake::All => *all = true,
+                Wake::Paths(ps) => {
+                    for p in ps {
+                        if let Some(v) = p.file_name().and_then(|n| self.by_name.get(n)) {
+                            look.extend(v.iter().copied());
+                        }
+                    }
+                }
+            };
+            take(first, &mut all, &mut self.stopped);
+            while let Ok(w) = self.rx.try_recv() {
+                take(w, &mut all, &mut self.stopped);
+            }
+            if self.stopped {
+                return Vec::new();
+            }
+            if all {
+                let c = self.poll_all();
+                if !c.is_empty() {
+                    return c;
+                }
+                continue;
+            }
+            look.sort_unstable();
+            look.dedup();
+            let c: Vec<(usize, Change)> = look
+                .into_iter()
+                .filter_map(|i| {
+                    let c = self.tails.get_mut(i)?.poll();
+                    c.any().then_some((i, c))
+                })
+                .collect();
+            if !c.is_empty() {
+                return c;
+            }
+        }
+    }
+}
+
+/// Watches the directories of `files` (not recursively), forwarding what the operating system
+/// reports as [`Wake`]s; None when notifications cannot be had for all of them.
+fn watch(files: &[PathBuf], tx: &Sender<Wake>) -> Option<notify::RecommendedWatcher> {
+    use notify::Watcher;
+    let fwd = tx.clone();
+    let mut w = notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
+        let wake = match ev {
+            Ok(e) if e.need_rescan() || e.paths.is_empty() => Wake::All,
+            Ok(e) if matches!(e.kind, notify::EventKind::Access(_)) => return,
+            Ok(e) => Wake::Paths(e.paths),
+            Err(_) => Wake::All,
+        };
+        let _ = fwd.send(wake);
+    })
+    .ok()?;
+    let mut dirs: Vec<PathBuf> = files.iter().map(|f| dir_of(f)).collect();
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        w.watch(&d, notify::RecursiveMode::NonRecursive).ok()?;
+    }
+    Some(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn append(p: &Path, s: &str) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(p)
+            .unwrap();
+        f.write_all(s.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn complete_lines_only_and_restarts() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.jsonl");
+        let mut t = Tail::new(p.clone());
+        assert_eq!(t.poll(), Change::default(), "missing: no change");
+        append(&p, "one\ntw");
+        assert!(t.poll().appended);
+        assert_eq!(t.complete(), b"one\n");
+        assert_eq!(t.partial_len(), 2);
+        assert!(!t.poll().any(), "nothing new");
+        append(&p, "o");
+        assert!(!t.poll().any(), "still half a line");
+        append(&p, "\n");
+        assert!(t.poll().appended);
+        assert_eq!(t.complete(), b"one\ntwo\n");
+        std::fs::write(&p, "x").unwrap();
+        let c = t.poll();
+        assert_eq!(c.restarted, Some(Restart::Truncated));
+        assert!(!c.appended);
+        assert_eq!(t.complete(), b"");
+        // Rotation: another file at the path, longer than what was read.
+        let q = dir.path().join("b.jsonl");
+        std::fs::write(&q, "new\nfile\n").unwrap();
+        std::fs::rename(&q, &p).unwrap();
+        let c = t.poll();
+        assert_eq!(c.restarted, Some(Restart::Replaced));
+        assert!(c.appended);
+        assert_eq!(t.complete(), b"new\nfile\n");
+    }
+
+    fn wait_for_change(f: &mut Follow) -> Vec<(usize, Change)> {
+        let end = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < end {
+            let c = f.changes(Duration::from_millis(500));
+            if !c.is_empty() {
+                return c;
+            }
+        }
+        panic!("no change seen");
+    }
+
+    #[test]
+    fn follow_wakes_on_appends_and_new_files_in_both_modes() {
+        for notify in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let a = dir.path().join("a.jsonl");
+            let b = dir.path().join("later.jsonl");
+            append(&a, "first\n");
+            let mut f = Follow::with_mode(vec![a.clone(), b.clone()], notify);
+            if notify {
+                assert_eq!(f.mode(), Mode::Notify);
+            }
+            let c = wait_for_change(&mut f);
+            assert_eq!(
+                c,
+                vec![(
+                    0,
+                    Change {
+                        restarted: None,
+                        appended: true
+                    }
+                )]
+            );
+            append(&a, "second\n");
+            let c = wait_for_change(&mut f);
+            assert_eq!(c[0].0, 0);
+            append(&b, "created\n");
+            let c = wait_for_change(&mut f);
+            assert_eq!(c[0].0, 1, "a file that appeared later is read");
+            assert_eq!(f.tails[1].complete(), b"created\n");
+            f.waker().send(Wake::Stop).unwrap();
+            assert!(f.changes(Duration::from_secs(5)).is_empty());
+            assert!(f.stopped());
+        }
+    }
+
+    #[test]
+    fn notifications_arrive_without_waiting_for_a_poll() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        append(&a, "first\n");
+        let mut f = Follow::new(vec![a.clone()]);
+        if f.mode() != Mode::Notify {
+            return;
+        }
+        assert_eq!(f.poll_all().len(), 1);
+        append(&a, "second\n");
+        let t0 = Instant::now();
+        let c = f.changes(Duration::from_secs(1));
+        assert_eq!(c.len(), 1, "seen by notification");
+        assert!(t0.elapsed() < SAFETY_POLL, "{:?}", t0.elapsed());
+    }
+}
