@@ -142,7 +142,6 @@ impl<'a> AnswerMap<'a> {
                 continue;
             }
             for r in occurrences(text, m) {
-                shown[k] = true;
                 occ.push((r, k));
             }
         }
@@ -153,6 +152,11 @@ impl<'a> AnswerMap<'a> {
             if kept.last().is_none_or(|(last, _)| o.0.start >= last.end) {
                 kept.push(o);
             }
+        }
+        // A marker is shown where one of its occurrences survives: one found only inside a
+        // longer marker (`[1` in `[12]`) is not shown, and closes no passage.
+        for (_, k) in &kept {
+            shown[*k] = true;
         }
         let mut passages: Vec<Passage> = Vec::new();
         let mut prev_end = 0;
@@ -444,6 +448,9 @@ fn one_answer<'s>(
         if stated_at.is_some() {
             continue;
         }
+        let Some(&first) = passages.first() else {
+            continue; // shown, yet closing no passage: nothing to read it against
+        };
         // Not stated anywhere its marker is: contradicted somewhere, or not stated.
         let contradiction = readings.iter().find_map(|(p, rd)| match rd {
             Reading::Contradicted(lacks, said) => Some((*p, lacks.clone(), said.clone())),
@@ -469,7 +476,7 @@ fn one_answer<'s>(
                         Reading::NotStated(miss) => Some((*p, miss.clone())),
                         _ => None,
                     })
-                    .unwrap_or((passages[0], Vec::new()));
+                    .unwrap_or((first, Vec::new()));
                 (
                     p,
                     Severity::Warning,
@@ -695,6 +702,12 @@ mod tests {
             passages("税込 ¥2,980 です [2]。年額 ¥29,760 [2]。", &["[2]"]).len(),
             2
         );
+        // A marker found only inside another (`1]` in `[1]`) is not shown and closes no passage
+        // (it used to count as shown with no passage, and the not-stated path indexed an empty
+        // list).
+        let m = AnswerMap::new("Seats cost $19 [1].", vec!["[1]", "1]"]);
+        assert!(!m.shows("1]") && m.shows("[1]"));
+        assert!(m.passages_of("1]").is_empty());
         // A marker made of digits is not found inside a number.
         assert!(passages("In 2026 prices rose.", &["2", "0", "6", "202"]).is_empty());
     }
