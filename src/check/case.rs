@@ -1,6 +1,7 @@
 //! Conflicting-source cases: which recorded results compete for a claim and what a passing answer
-//! must do ([`expectations`]), and judging a case against newly recorded sessions
-//! ([`check_case`], `provscope check`). The semantics are documented in `docs/cases.md`.
+//! must do, decided once in [`plan`] (`export::case` only renders the plan), and judging a case
+//! against newly recorded sessions ([`check_case`], `provscope check`). The semantics are
+//! documented in `docs/cases.md`.
 
 pub mod question;
 
@@ -64,6 +65,39 @@ impl CheckResult {
     }
 }
 
+/// What a case for one claim statement expects, decided here once: the recorded results that
+/// compete for the claim (cited first), what a passing answer must do, and the value the claim
+/// states. `export::case` renders it as a case file.
+#[derive(Clone, Debug)]
+pub struct Plan<'s> {
+    /// The competing sources, cited first.
+    pub sources: Vec<Source<'s>>,
+    /// What a passing answer must do, with the rule behind each expectation.
+    pub expect: Expectation,
+    /// The value the claim states, when it could be read.
+    pub claim_value: Option<Stated>,
+}
+
+/// The plan of a case for the claim statement `v` of session `s`: a sourced claim is judged
+/// against the results competing for it; an unsourced one (recorded by `correct`) has nothing
+/// to compete, so it must cite a source its render policy allows.
+pub fn plan<'s>(s: &'s Session, r: &SessionReport, v: &ClaimVerdict) -> Plan<'s> {
+    let sources = question::competing(s, r, v);
+    let expect = if v.call_id.is_some() {
+        expectations(r, v, &sources)
+    } else {
+        unsourced_expectations(v)
+    };
+    let keys = super::support::ClaimKeys::new(&v.claim_text);
+    let claim_value = question::quantity(&keys, &v.claim_text, v.cited_text(s))
+        .map(|q| question::claim_value(&q));
+    Plan {
+        sources,
+        expect,
+        claim_value,
+    }
+}
+
 fn list(values: &[(String, String)]) -> String {
     values
         .iter()
@@ -74,7 +108,7 @@ fn list(values: &[(String, String)]) -> String {
 
 /// The expectations of a case for the claim statement `v` with its competing `sources` (cited
 /// first), and the rule behind each.
-pub fn expectations(r: &SessionReport, v: &ClaimVerdict, sources: &[Source]) -> Expectation {
+fn expectations(r: &SessionReport, v: &ClaimVerdict, sources: &[Source]) -> Expectation {
     let max_tier = v.policy.required.unwrap_or(1);
     let tier = |server: &str| r.tier(server).tier;
     let max_rule = Rule::new(
@@ -245,7 +279,7 @@ pub fn expectations(r: &SessionReport, v: &ClaimVerdict, sources: &[Source]) -> 
 
 /// The expectations of a case for an unsourced claim (recorded by `correct`): there is no
 /// result to compete, so the claim must cite a source the render policy allows.
-pub fn unsourced_expectations(v: &ClaimVerdict) -> Expectation {
+fn unsourced_expectations(v: &ClaimVerdict) -> Expectation {
     let max_tier = v.policy.required.unwrap_or(1);
     Expectation {
         cite_server: None,

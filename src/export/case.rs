@@ -1,8 +1,9 @@
 //! Exporting a flagged claim of a recorded session as a conflicting-source regression case
-//! (`provscope.case/2`, `model::case`); `check::case` judges it against new sessions.
+//! (`provscope.case/2`, `model::case`): `check::case::plan` decides what the case expects, this
+//! renders the plan; `check::case` judges the case against new sessions.
 
-use crate::check::case::question;
-use crate::check::{self, Kind, SessionReport};
+use crate::check::case::{plan, Plan};
+use crate::check::{Kind, SessionReport};
 pub use crate::model::case::{Case, CaseSource, Competitor, Expectation, FORMAT, FORMAT_V1};
 use crate::model::case::{ExpectationV1, Link};
 use crate::model::{Session, Timestamp};
@@ -235,15 +236,11 @@ pub fn export_any(
             turn: v.turn,
         });
     }
-    let sources = question::competing(s, r, v);
-    let expect = if sourced {
-        check::case::expectations(r, v, &sources)
-    } else {
-        check::case::unsourced_expectations(v)
-    };
-    let keys = crate::check::support::ClaimKeys::new(&v.claim_text);
-    let claim_value = question::quantity(&keys, &v.claim_text, v.cited_text(s))
-        .map(|q| question::claim_value(&q));
+    let Plan {
+        sources,
+        expect,
+        claim_value,
+    } = plan(s, r, v);
     let competing = sources
         .iter()
         .map(|src| {
