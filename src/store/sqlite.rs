@@ -68,6 +68,22 @@ pub(super) fn existing_regular_file(path: &Path) -> Result<bool> {
 /// WAL mode, a 5 s busy timeout, foreign keys on. A database with a newer schema version, or a
 /// file that is not a case store, is refused and left byte-for-byte unchanged.
 pub(super) fn open_read_write(path: &Path) -> Result<Connection> {
+    // SQLite answers some lock conflicts at once instead of waiting out the busy timeout (a new
+    // file switched to WAL while another process creates it, WAL recovery): those are retried
+    // until the same timeout, so two writers opening a new store never fail in a fraction of a
+    // second with "stayed locked for more than 5 s".
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match open_read_write_once(path) {
+            Err(e) if e.is_busy() && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return r,
+        }
+    }
+}
+
+fn open_read_write_once(path: &Path) -> Result<Connection> {
     let owned = path.to_path_buf();
     if existing_regular_file(path)? {
         // Look before touching: the raw header answers most refusals without SQLite.
