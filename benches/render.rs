@@ -164,10 +164,17 @@ fn main() {
         let gen = std::sync::atomic::AtomicU64::new(1);
         let t = Instant::now();
         let mut first = None;
-        search::run(&sessions, "seat 19 (7)", 1, &gen, &mut |_| {
-            first.get_or_insert(t.elapsed());
-            true
-        });
+        search::run(
+            &sessions,
+            &Default::default(),
+            "seat 19 (7)",
+            1,
+            &gen,
+            &mut |_| {
+                first.get_or_insert(t.elapsed());
+                true
+            },
+        );
         let done = t.elapsed();
         println!(
             "| {n} | {load:.2} | {:.3} | {:.1}x | {:.3} | {:.1}x | {:.3} | {:.1}x | {:.3} | {:.1}x | {:.1} | {matches} | {:.1} | {:.1} |",

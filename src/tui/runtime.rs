@@ -367,9 +367,10 @@ fn carry_out(
         Effect::Search { query, generation } => {
             search_gen.store(*generation, Ordering::Relaxed);
             let sessions = app.sessions.clone();
+            let dropped = app.dropped.clone();
             let (q, g, cur, tx) = (query.clone(), *generation, search_gen.clone(), tx.clone());
             std::thread::spawn(move || {
-                search::run(&sessions, &q, g, &cur, &mut |chunk| {
+                search::run(&sessions, &dropped, &q, g, &cur, &mut |chunk| {
                     tx.send(Incoming::App(Msg::Search(chunk))).is_ok()
                 })
             });

@@ -6,6 +6,7 @@
 use super::app::{Loaded, SearchHit, Target};
 use fuzzy_matcher::skim::SkimMatcherV2;
 use fuzzy_matcher::FuzzyMatcher;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -141,10 +142,12 @@ fn score_call(l: &Loaded, s: u32, k: usize, q: &str) -> Option<SearchHit> {
     None
 }
 
-/// Searches `sessions` for `query`; stops early when `current` moves past `generation`.
-/// `send` gets each chunk; it returns false when nobody listens any more.
+/// Searches `sessions` for `query`, except the `dropped` ones (left their file on a reload:
+/// `App::dropped`); stops early when `current` moves past `generation`. `send` gets each chunk;
+/// it returns false when nobody listens any more.
 pub fn run(
     sessions: &[Arc<Loaded>],
+    dropped: &HashSet<usize>,
     query: &str,
     generation: u64,
     current: &AtomicU64,
@@ -155,6 +158,9 @@ pub fn run(
     let mut hits = Vec::new();
     let mut scored = 0;
     for (s, l) in sessions.iter().enumerate() {
+        if dropped.contains(&s) {
+            continue;
+        }
         let mut ids_hit = std::collections::HashSet::new();
         for i in 0..l.report.claims.len() {
             if let Some(h) = score_claim(&m, l, s as u32, i, &q) {
@@ -211,6 +217,7 @@ pub fn run(
 }
 
 /// Merges a chunk into the kept hits: best rank, then best score first, at most [`MAX_HITS`].
+/// A hit already kept is kept once (a search restarted after a reload finds it again).
 pub fn merge(hits: &mut Vec<SearchHit>, more: Vec<SearchHit>) {
     hits.extend(more);
     hits.sort_by(|a, b| {
@@ -219,6 +226,9 @@ pub fn merge(hits: &mut Vec<SearchHit>, more: Vec<SearchHit>) {
             .then(b.score.cmp(&a.score))
             .then(a.session.cmp(&b.session))
             .then(a.target.cmp(&b.target))
+    });
+    hits.dedup_by(|a, b| {
+        (a.session, a.target, a.rank, a.score) == (b.session, b.target, b.rank, b.score)
     });
     hits.truncate(MAX_HITS);
 }

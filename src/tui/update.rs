@@ -232,7 +232,7 @@ fn submit(app: &mut App) -> Vec<Effect> {
 
 /// Opens a search hit: a claim in the claim view, or a call beside a claim of its turn.
 fn open_target(app: &mut App, s: usize, t: Target) -> Vec<Effect> {
-    if s >= app.sessions.len() {
+    if s >= app.sessions.len() || app.dropped.contains(&s) {
         return vec![];
     }
     app.open_session(s);
@@ -335,7 +335,7 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
             source,
             sessions,
             note,
-        } => reloaded(app, &source, sessions, note),
+        } => return reloaded(app, &source, sessions, note),
     }
     vec![]
 }
@@ -360,11 +360,18 @@ fn toggle_follow(app: &mut App) -> Vec<Effect> {
 
 /// A followed file was read again: its sessions replace the ones loaded from it. The open
 /// session stays open; a selection past its end is clamped, and a selection on the last turn
-/// moves to the new last turn (as `tail -f` does).
-fn reloaded(app: &mut App, source: &str, sessions: Vec<super::app::Loaded>, note: Option<String>) {
+/// moves to the new last turn (as `tail -f` does). Search hits in the file's sessions are
+/// dropped (their indexes may name another claim or a session no longer listed) and a search
+/// under way is run again.
+fn reloaded(
+    app: &mut App,
+    source: &str,
+    sessions: Vec<super::app::Loaded>,
+    note: Option<String>,
+) -> Vec<Effect> {
     let Some(f) = app.follow.as_mut() else {
         // Stopped meanwhile.
-        return;
+        return vec![];
     };
     f.updates += 1;
     f.last = Some(
@@ -378,6 +385,7 @@ fn reloaded(app: &mut App, source: &str, sessions: Vec<super::app::Loaded>, note
         .is_some_and(|l| app.sel_turn + 1 >= l.session.turns.len());
     let first = app.sessions.len();
     let touched = app.replace_source(source, sessions);
+    let effects = research(app, &touched);
     app.status = note.unwrap_or_else(|| {
         let (turns, claims) = touched
             .iter()
@@ -394,7 +402,9 @@ fn reloaded(app: &mut App, source: &str, sessions: Vec<super::app::Loaded>, note
             app.return_to.clear();
             app.view = View::Sessions;
         } else if touched.contains(&c) {
-            let Some(l) = app.current() else { return };
+            let Some(l) = app.current() else {
+                return effects;
+            };
             let turns = l.session.turns.len();
             let t = if on_last_turn && app.view == View::Session {
                 turns.saturating_sub(1)
@@ -431,6 +441,29 @@ fn reloaded(app: &mut App, source: &str, sessions: Vec<super::app::Loaded>, note
         app.queue.selected = sel.min(app.queue.items.len().saturating_sub(1));
         app.review_pos = app.review_pos.min(app.review.len().saturating_sub(1));
     }
+    effects
+}
+
+/// After a reload replaced the `touched` sessions (and maybe dropped others): drops the search
+/// hits in them and runs the search again (a newer generation; hits already kept are merged
+/// once).
+fn research(app: &mut App, touched: &[usize]) -> Vec<Effect> {
+    let Some(s) = app.search.as_mut() else {
+        return vec![];
+    };
+    let stale = |i: u32| touched.contains(&(i as usize)) || app.dropped.contains(&(i as usize));
+    s.hits.retain(|h| !stale(h.session));
+    s.selected = s.selected.min(s.hits.len().saturating_sub(1));
+    let query = s.query.trim().to_owned();
+    if query.is_empty() {
+        return vec![];
+    }
+    s.running = true;
+    app.search_gen += 1;
+    vec![Effect::Search {
+        query,
+        generation: app.search_gen,
+    }]
 }
 
 /// Opens the claim `open --claim ID [--turn N]` asked for, in the first session stating it.

@@ -4,7 +4,7 @@
 //! and the header's follow indicator (TestBackend snapshots at 80x24 and 200x60).
 
 use crate::common::Fx;
-use crate::tui_util::{key, loaded, screen};
+use crate::tui_util::{key, loaded, run_effects, screen, typed};
 use provscope::check::Config;
 use provscope::ingest::{load_bytes, LoadOptions};
 use provscope::tui::action::{LoadMsg, Msg};
@@ -124,6 +124,68 @@ fn a_file_with_fewer_sessions_drops_the_rest_from_the_list_and_queue() {
     assert!(app.queue.items.is_empty(), "its claims left the queue");
     let s = screen(&mut app, 80, 24);
     assert!(!s.contains("[stale]"), "{s}");
+}
+
+/// Sessions a reload dropped are never listed by search: hits found before the reload leave at
+/// once, the search under way runs again, and a new search skips them (issue 16 item 4).
+#[test]
+fn search_never_lists_sessions_dropped_by_a_reload() {
+    let lines = fixture();
+    let mut app = new_app(&Config::default(), false).unwrap();
+    let two = vec![
+        session_of(&lines, lines.len()),
+        session_of(&lines, lines.len()),
+    ];
+    update(&mut app, Msg::Load(LoadMsg::Sessions(loaded(two))));
+    update(&mut app, Msg::Load(LoadMsg::Done));
+    update(&mut app, key('F'));
+    update(&mut app, key('/'));
+    let effects = typed(&mut app, "team seats");
+    run_effects(&mut app, effects);
+    let sessions_hit = |app: &App| {
+        let mut v: Vec<u32> = app
+            .search
+            .as_ref()
+            .unwrap()
+            .hits
+            .iter()
+            .map(|h| h.session)
+            .collect();
+        v.dedup();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    assert_eq!(
+        sessions_hit(&app),
+        vec![0, 1],
+        "both sessions state the claim"
+    );
+    let hits_before = app.search.as_ref().unwrap().hits.len();
+    // The file now holds one session: the second leaves the list and the search.
+    let effects = update(
+        &mut app,
+        Msg::Load(LoadMsg::Reloaded {
+            source: "live.jsonl".into(),
+            sessions: loaded(vec![session_of(&lines, lines.len())]),
+            note: None,
+        }),
+    );
+    assert!(app.dropped.contains(&1));
+    assert!(sessions_hit(&app).is_empty(), "stale hits leave at once");
+    assert!(
+        matches!(effects.as_slice(), [Effect::Search { query, .. }] if query == "team seats"),
+        "{effects:?}"
+    );
+    run_effects(&mut app, effects);
+    assert_eq!(sessions_hit(&app), vec![0]);
+    assert_eq!(app.search.as_ref().unwrap().hits.len() * 2, hits_before);
+    let s = screen(&mut app, 120, 30);
+    assert!(s.contains("Team seats cost"), "{s}");
+    // A new query skips the dropped session too.
+    let effects = typed(&mut app, " cost");
+    run_effects(&mut app, effects);
+    assert_eq!(sessions_hit(&app), vec![0]);
 }
 
 #[test]

@@ -124,10 +124,17 @@ pub fn run_effects(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
                 let sessions = app.sessions.clone();
                 let cur = std::sync::atomic::AtomicU64::new(generation);
                 let mut chunks = Vec::new();
-                search::run(&sessions, &query, generation, &cur, &mut |c| {
-                    chunks.push(c);
-                    true
-                });
+                search::run(
+                    &sessions,
+                    &app.dropped.clone(),
+                    &query,
+                    generation,
+                    &cur,
+                    &mut |c| {
+                        chunks.push(c);
+                        true
+                    },
+                );
                 for c in chunks {
                     update(app, Msg::Search(c));
                 }
