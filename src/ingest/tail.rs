@@ -2,8 +2,8 @@
 //!
 //! [`Tail`] reads what was appended to one file since the last look and keeps its complete lines
 //! (a half-written last line waits for its newline, so it is never parsed as a damaged line); a
-//! file that shrank (truncated) or was replaced by another file (rotation: a new inode) starts
-//! over from its first byte. [`Follow`] holds the tails of a set of files and blocks until some
+//! file that shrank (truncated: the same file) or was replaced by another file (rotated: another
+//! file identity at its path, whatever its size) starts over from its first byte. [`Follow`] holds the tails of a set of files and blocks until some
 //! of them changed: it is woken by the operating system's file notifications (inotify, FSEvents,
 //! kqueue, ReadDirectoryChangesW, through the `notify` crate) on the files' directories, so an
 //! idle follow reads nothing and parses nothing; where notifications cannot be had it polls.
@@ -24,18 +24,19 @@ pub const SAFETY_POLL: Duration = Duration::from_secs(2);
 /// Why a file was read again from its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Restart {
-    /// It is shorter than what was read.
+    /// The same file is shorter than what was read.
     Truncated,
-    /// Another file is at its path (a new inode: log rotation).
-    Replaced,
+    /// Another file is at its path (log rotation: renamed away and created again, or a new file
+    /// renamed over it), told by the file identity whatever its size.
+    Rotated,
 }
 
 impl Restart {
-    /// As said in notes: "truncated", "replaced".
+    /// As said in notes.
     pub fn as_str(self) -> &'static str {
         match self {
             Restart::Truncated => "truncated",
-            Restart::Replaced => "replaced",
+            Restart::Rotated => "rotated (another file at its path)",
         }
     }
 }
@@ -66,18 +67,36 @@ pub struct Tail {
     partial: Vec<u8>,
     /// Bytes of the file consumed.
     offset: u64,
-    /// The file's identity (device, inode) when it was opened.
-    id: Option<(u64, u64)>,
+    /// The file's identity when it was last looked at.
+    id: Option<Identity>,
 }
 
+/// What tells one file from another at the same path: (device, inode) on unix.
 #[cfg(unix)]
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+type Identity = (u64, u64);
+
+#[cfg(unix)]
+fn identity(_: &Path, m: &std::fs::Metadata) -> Option<Identity> {
     use std::os::unix::fs::MetadataExt;
     Some((m.dev(), m.ino()))
 }
 
-#[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+/// What tells one file from another at the same path: the volume serial number and file index
+/// on Windows (`same_file::Handle` compares them; std exposes them on nightly only).
+#[cfg(windows)]
+type Identity = same_file::Handle;
+
+#[cfg(windows)]
+fn identity(p: &Path, _: &std::fs::Metadata) -> Option<Identity> {
+    same_file::Handle::from_path(p).ok()
+}
+
+/// Elsewhere only a shorter file is noticed (as a truncation).
+#[cfg(not(any(unix, windows)))]
+type Identity = ();
+
+#[cfg(not(any(unix, windows)))]
+fn identity(_: &Path, _: &std::fs::Metadata) -> Option<Identity> {
     None
 }
 
@@ -115,12 +134,13 @@ impl Tail {
         let Ok(meta) = std::fs::metadata(&self.path) else {
             return change;
         };
-        let id = identity(&meta);
-        if (self.id.is_some() && id != self.id) || meta.len() < self.offset {
-            change.restarted = Some(if meta.len() < self.offset {
-                Restart::Truncated
+        let id = identity(&self.path, &meta);
+        let rotated = self.id.is_some() && id.is_some() && id != self.id;
+        if rotated || meta.len() < self.offset {
+            change.restarted = Some(if rotated {
+                Restart::Rotated
             } else {
-                Restart::Replaced
+                Restart::Truncated
             });
             self.complete.clear();
             self.partial.clear();
@@ -420,9 +440,24 @@ mod tests {
         std::fs::write(&q, "new\nfile\n").unwrap();
         std::fs::rename(&q, &p).unwrap();
         let c = t.poll();
-        assert_eq!(c.restarted, Some(Restart::Replaced));
+        assert_eq!(c.restarted, Some(Restart::Rotated));
         assert!(c.appended);
         assert_eq!(t.complete(), b"new\nfile\n");
+        // Rotation to a shorter file (renamed away, created again): a rotation, not a truncation.
+        std::fs::rename(&p, dir.path().join("a.jsonl.1")).unwrap();
+        assert!(!t.poll().any(), "nothing at the path yet");
+        std::fs::write(&p, "n\n").unwrap();
+        let c = t.poll();
+        assert_eq!(c.restarted, Some(Restart::Rotated));
+        assert_eq!(t.complete(), b"n\n");
+        // The same file shrunk: a truncation.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_eq!(t.poll().restarted, Some(Restart::Truncated));
     }
 
     fn wait_for_change(f: &mut Follow) -> Vec<(usize, Change)> {

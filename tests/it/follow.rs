@@ -115,6 +115,23 @@ fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary(
             .any(|l| l.contains("resolved: ") && l.contains("stale")),
         "{seen:?}"
     );
+    // Rotated to a shorter file (renamed away, created again): said as a rotation, not a
+    // truncation, and read from its start.
+    std::fs::rename(&log, dir.path().join("live.jsonl.1")).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&log, &clean[..clean.len() / 2]).unwrap();
+    let seen = until(&rx, "rotated");
+    let note = seen.iter().find(|l| l.contains("rotated")).unwrap();
+    assert!(
+        note.starts_with("err: ")
+            && note.contains(
+                "live.jsonl: rotated (another file at its path); reloading it from the start"
+            ),
+        "{note}"
+    );
+    assert!(seen.iter().all(|l| !l.contains("truncated")), "{seen:?}");
+    std::fs::write(&log, &clean).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
     // SIGINT: the summary, and exit 0 (nothing left at the threshold).
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
