@@ -666,53 +666,45 @@ impl PgQ<'_> {
     }
 
     /// Plain inserts through `COPY … FROM STDIN (FORMAT binary)`: the server's bulk path.
-    /// `head` is `INSERT INTO table (columns)`.
+    /// `head` is `INSERT INTO table (columns)`. The rows are encoded here (BIGINT and TEXT
+    /// fields need no type information) and sent in messages of about 256 KiB.
     fn copy_rows(
         &mut self,
         head: &str,
         kinds: &[super::sql::Col],
         rows: &[Vec<Val<'_>>],
     ) -> Result<u64, DbError> {
-        use super::sql::Col;
+        use std::io::Write;
+        const CHUNK: usize = 256 * 1024;
         let target = head
             .trim()
             .strip_prefix("INSERT INTO")
             .ok_or_else(|| DbError::Decode(format!("not an INSERT: {head}")))?;
-        let types: Vec<Type> = kinds
-            .iter()
-            .map(|k| match k {
-                Col::Int => Type::INT8,
-                Col::Text => Type::TEXT,
-            })
-            .collect();
-        let sink = self
+        let fields = i16::try_from(kinds.len())
+            .map_err(|_| DbError::Decode(format!("too many columns: {head}")))?;
+        let mut sink = self
             .tx
             .copy_in(&format!("COPY {target} FROM STDIN (FORMAT binary)"))
             .map_err(DbError::Pg)?;
-        let mut w = postgres::binary_copy::BinaryCopyInWriter::new(sink, &types);
+        let io = |e: std::io::Error| DbError::Decode(format!("COPY into {target} failed: {e}"));
+        let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+        // Signature, flags, header extension length.
+        buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+        buf.extend_from_slice(&0i32.to_be_bytes());
+        buf.extend_from_slice(&0i32.to_be_bytes());
         for r in rows {
-            let is = ints(r);
-            let texts: Vec<Option<&str>> = r
-                .iter()
-                .map(|v| match v {
-                    Val::T(s) => Some(*s),
-                    Val::OT(s) => *s,
-                    _ => None,
-                })
-                .collect();
-            let ps: Vec<&(dyn ToSql + Sync)> = kinds
-                .iter()
-                .enumerate()
-                .map(|(i, k)| -> &(dyn ToSql + Sync) {
-                    match k {
-                        Col::Int => &is[i],
-                        Col::Text => &texts[i],
-                    }
-                })
-                .collect();
-            w.write(&ps).map_err(DbError::Pg)?;
+            buf.extend_from_slice(&fields.to_be_bytes());
+            for (i, k) in kinds.iter().enumerate() {
+                copy_field(&mut buf, *k, r.get(i)).map_err(DbError::Decode)?;
+            }
+            if buf.len() >= CHUNK {
+                sink.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
         }
-        w.finish().map_err(DbError::Pg)
+        buf.extend_from_slice(&(-1i16).to_be_bytes());
+        sink.write_all(&buf).map_err(io)?;
+        sink.finish().map_err(DbError::Pg)
     }
 
     /// Transaction-level advisory locks on every key, taken in sorted order.
@@ -815,6 +807,26 @@ impl PgQ<'_> {
         }
         Ok(n)
     }
+}
+
+/// One field of a binary `COPY` row: its length and bytes (BIGINT big-endian, TEXT as UTF-8),
+/// or length -1 for NULL (also for a value of the other kind).
+fn copy_field(buf: &mut Vec<u8>, kind: super::sql::Col, v: Option<&Val<'_>>) -> Result<(), String> {
+    use super::sql::Col;
+    match (kind, v) {
+        (Col::Int, Some(Val::I(n) | Val::OI(Some(n)))) => {
+            buf.extend_from_slice(&8i32.to_be_bytes());
+            buf.extend_from_slice(&n.to_be_bytes());
+        }
+        (Col::Text, Some(Val::T(t) | Val::OT(Some(t)))) => {
+            let len = i32::try_from(t.len())
+                .map_err(|_| format!("a text of {} bytes is too long for COPY", t.len()))?;
+            buf.extend_from_slice(&len.to_be_bytes());
+            buf.extend_from_slice(t.as_bytes());
+        }
+        _ => buf.extend_from_slice(&(-1i32).to_be_bytes()),
+    }
+    Ok(())
 }
 
 fn convert_row(r: &postgres::Row) -> Result<Row, DbError> {
