@@ -120,6 +120,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: V4,
         postgres: "",
     },
+    Migration {
+        version: 5,
+        summary: "PostgreSQL checks the session of claim statements once per statement",
+        sql: "",
+        postgres: V5_POSTGRES,
+    },
 ];
 
 /// The newest schema version this build reads and writes.
@@ -284,6 +290,79 @@ DROP TABLE review_cursor;
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 "#;
 
+/// PostgreSQL only (SQLite keeps `claims`' foreign key, an in-process index probe there): the
+/// `claims` → `sessions` key is checked once per statement instead of once per row (a
+/// foreign key runs one query per inserted row, most of a bulk import's time), with the same
+/// guarantees: an inserted or moved claim statement needs its session (locked `FOR KEY SHARE`,
+/// as a foreign key does, so a concurrent delete waits or the insert fails), deleting a
+/// session deletes its claim statements (in READ COMMITTED, where the delete sees rows
+/// committed while it waited; other levels are refused), a session key still referenced cannot
+/// change, and truncating `sessions` truncates `claims`.
+const V5_POSTGRES: &str = r#"
+ALTER TABLE claims DROP CONSTRAINT claims_session_id_fkey;
+CREATE FUNCTION provscope_claims_need_sessions() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+    missing TEXT;
+BEGIN
+    IF TG_LEVEL = 'ROW' THEN
+        PERFORM 1 FROM sessions s WHERE s.session_id = NEW.session_id FOR KEY SHARE OF s;
+        IF NOT FOUND THEN
+            missing := NEW.session_id;
+        END IF;
+    ELSE
+        PERFORM 1 FROM sessions s WHERE s.session_id IN (SELECT a.session_id FROM added a)
+            FOR KEY SHARE OF s;
+        SELECT a.session_id INTO missing FROM added a
+            WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = a.session_id)
+            LIMIT 1;
+    END IF;
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'insert or update on table "claims" violates its session key'
+            USING ERRCODE = 'foreign_key_violation',
+                  DETAIL = format('Key (session_id)=(%s) is not present in table "sessions".', missing);
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER claims_need_sessions AFTER INSERT ON claims
+    REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION provscope_claims_need_sessions();
+CREATE TRIGGER claims_moved_need_sessions AFTER UPDATE OF session_id ON claims
+    FOR EACH ROW WHEN (OLD.session_id IS DISTINCT FROM NEW.session_id)
+    EXECUTE FUNCTION provscope_claims_need_sessions();
+CREATE FUNCTION provscope_sessions_keep_claims() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        TRUNCATE claims;
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+            RAISE EXCEPTION 'delete sessions in a READ COMMITTED transaction'
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'their claim statements are deleted with them, which needs to see rows committed meanwhile';
+        END IF;
+        DELETE FROM claims WHERE session_id = OLD.session_id;
+        RETURN NULL;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = OLD.session_id)
+       AND EXISTS (SELECT 1 FROM claims WHERE session_id = OLD.session_id) THEN
+        RAISE EXCEPTION 'update on table "sessions" violates the session key of table "claims"'
+            USING ERRCODE = 'foreign_key_violation',
+                  DETAIL = format('Key (session_id)=(%s) is still referenced from table "claims".', OLD.session_id);
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER sessions_delete_claims AFTER DELETE ON sessions
+    FOR EACH ROW EXECUTE FUNCTION provscope_sessions_keep_claims();
+CREATE TRIGGER sessions_key_kept_for_claims AFTER UPDATE OF session_id ON sessions
+    FOR EACH ROW WHEN (OLD.session_id IS DISTINCT FROM NEW.session_id)
+    EXECUTE FUNCTION provscope_sessions_keep_claims();
+CREATE TRIGGER sessions_truncate_claims AFTER TRUNCATE ON sessions
+    FOR EACH STATEMENT EXECUTE FUNCTION provscope_sessions_keep_claims();
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,7 +372,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.version, i as i64 + 1, "{}", m.summary);
         }
-        assert_eq!(SCHEMA_VERSION, 4);
+        assert_eq!(SCHEMA_VERSION, 5);
     }
 
     #[test]

@@ -724,3 +724,159 @@ fn postgres_foreign_and_newer_databases_are_refused() {
     let e = Store::open(Path::new(&url)).unwrap_err();
     assert!(matches!(e, StoreError::NewerSchema { .. }), "{e}");
 }
+
+/// PostgreSQL checks `claims`' session once per statement (schema version 5) with a foreign
+/// key's guarantees: no claim statement without its session, by insert, bulk insert, update,
+/// key change, delete (cascaded, also when the delete waited for an insert to commit),
+/// truncate, or an insert racing a delete.
+#[test]
+fn postgres_claims_never_lose_their_session() {
+    let Some(url) = crate::backends::pg_db("pg_claim_key") else {
+        return;
+    };
+    drop(Store::open(Path::new(&url)).unwrap());
+    let connect = || {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        c.batch_execute("SET lock_timeout = '30s'").unwrap();
+        c
+    };
+    let mut a = connect();
+    let refused = |r: Result<u64, postgres::Error>| {
+        let e = r.expect_err("an orphan claim statement was accepted");
+        assert_eq!(
+            e.code(),
+            Some(&postgres::error::SqlState::FOREIGN_KEY_VIOLATION),
+            "{e:?}"
+        );
+    };
+    let claims = |c: &mut postgres::Client, s: &str| -> i64 {
+        c.query_one("SELECT count(*) FROM claims WHERE session_id = $1", &[&s])
+            .unwrap()
+            .get(0)
+    };
+    for s in ["s1", "s2", "s3", "s4"] {
+        a.execute(
+            "INSERT INTO sessions (session_id, declared_id, path, first_seen, last_seen)
+             VALUES ($1, $1, '', 0, 0)",
+            &[&s],
+        )
+        .unwrap();
+    }
+    a.execute(
+        "INSERT INTO claims (session_id, claim_id, turn) VALUES ('s1', 'c1', 1), ('s1', 'c2', 1)",
+        &[],
+    )
+    .unwrap();
+    refused(a.execute(
+        "INSERT INTO claims (session_id, claim_id, turn) VALUES ('none', 'c1', 1)",
+        &[],
+    ));
+    // One missing session among many rows refuses the whole statement.
+    refused(a.execute(
+        "INSERT INTO claims (session_id, claim_id, turn)
+         SELECT CASE WHEN i = 500 THEN 'none' ELSE 's2' END, 'c' || i, 1
+         FROM generate_series(1, 1000) AS i",
+        &[],
+    ));
+    assert_eq!(claims(&mut a, "s2"), 0);
+    refused(a.execute(
+        "UPDATE claims SET session_id = 'none' WHERE claim_id = 'c1'",
+        &[],
+    ));
+    refused(a.execute(
+        "UPDATE sessions SET session_id = 's9' WHERE session_id = 's1'",
+        &[],
+    ));
+    // The store's own writes go in.
+    let st = Store::open(Path::new(&url)).unwrap();
+    let r = SessionRef {
+        session_id: "bulk".into(),
+        path: "bulk.jsonl".into(),
+        content_hash: None,
+    };
+    st.upsert_claims(&r, [("c1", 1, "one"), ("c2", 2, "two")])
+        .unwrap();
+    assert_eq!(claims(&mut a, "bulk"), 2);
+
+    // Deleting a session deletes its claim statements; not outside READ COMMITTED.
+    let mut rr = a
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .unwrap();
+    assert!(rr
+        .execute("DELETE FROM sessions WHERE session_id = 's1'", &[])
+        .is_err());
+    drop(rr);
+    a.execute("DELETE FROM sessions WHERE session_id = 's1'", &[])
+        .unwrap();
+    assert_eq!(claims(&mut a, "s1"), 0);
+
+    // An insert holds its session: a delete started meanwhile waits, then deletes the
+    // committed claim statements too.
+    let mut tx = a.transaction().unwrap();
+    tx.execute(
+        "INSERT INTO claims (session_id, claim_id, turn) VALUES ('s2', 'c1', 1)",
+        &[],
+    )
+    .unwrap();
+    let deleter = {
+        let mut b = connect();
+        std::thread::spawn(move || b.execute("DELETE FROM sessions WHERE session_id = 's2'", &[]))
+    };
+    wait_for_lock_waiter(&url);
+    tx.commit().unwrap();
+    assert_eq!(deleter.join().unwrap().unwrap(), 1);
+    assert_eq!(
+        claims(&mut a, "s2"),
+        0,
+        "a claim statement outlived its session"
+    );
+
+    // A delete in progress: an insert waits for it, then is refused.
+    let mut b = connect();
+    let mut del = b.transaction().unwrap();
+    del.execute("DELETE FROM sessions WHERE session_id = 's3'", &[])
+        .unwrap();
+    let inserter = {
+        let mut c = connect();
+        std::thread::spawn(move || {
+            c.execute(
+                "INSERT INTO claims (session_id, claim_id, turn) VALUES ('s3', 'c1', 1)",
+                &[],
+            )
+        })
+    };
+    wait_for_lock_waiter(&url);
+    del.commit().unwrap();
+    refused(inserter.join().unwrap());
+    assert_eq!(claims(&mut a, "s3"), 0);
+
+    // Truncating sessions truncates claims.
+    a.batch_execute("TRUNCATE sessions CASCADE").unwrap();
+    let left: i64 = a
+        .query_one("SELECT count(*) FROM claims", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+}
+
+/// Waits (up to 20 s) until some backend of the database at `url` waits for a lock.
+fn wait_for_lock_waiter(url: &str) {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    for _ in 0..400 {
+        let n: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if n > 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no statement waited for a lock within 20 s");
+}
