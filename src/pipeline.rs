@@ -82,7 +82,9 @@ impl Readability {
             && s.calls.is_empty()
             && s.results.is_empty()
             && s.answers.is_empty();
-        if nothing || errors.iter().any(|d| d.line == 0) {
+        // An error at no line and no JSON path concerns the whole file; one at a JSON path (an
+        // imported document) concerns that record only.
+        if nothing || errors.iter().any(|d| d.line == 0 && d.path.is_empty()) {
             Readability::Unreadable
         } else {
             Readability::Damaged

@@ -581,7 +581,7 @@ fn one_answer<'s>(
             ),
         )
         .turn(a.turn)
-        .line(a.line);
+        .at(a);
         for r in citing {
             if let Some(o) = &r.claim.stamp.origin {
                 f = f.call(&o.tool_call_id);

@@ -292,7 +292,7 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             )
             .call(id)
             .turn(res.turn)
-            .line(res.line),
+            .at(res),
         );
     }
 }

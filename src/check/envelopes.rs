@@ -297,7 +297,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     )
                     .call(&call.id)
                     .turn(call.turn)
-                    .line(call.line),
+                    .at(call),
                 );
             }
         }
@@ -369,7 +369,7 @@ fn tampered_finding(
     Finding::new(Evidence::ResultTampered(e), Severity::Error, message)
         .call(id)
         .turn(result.turn)
-        .line(result.line)
+        .at(result)
 }
 
 /// `envelope_partial` (`inexact_numbers`) when the call's arguments or its delivered response
@@ -420,7 +420,7 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&str>) -> Opt
         Finding::new(Evidence::EnvelopePartial(e), Severity::Warning, message)
             .call(&o.call.id)
             .turn(result.turn)
-            .line(result.line),
+            .at(result),
     )
 }
 

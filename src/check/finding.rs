@@ -26,6 +26,9 @@ pub struct Finding {
     pub evidence: Evidence,
     /// The log line it points at (the answer's, or the result's).
     pub line: u64,
+    /// The JSON path it points at in an imported document (`$.output[3].content[0]`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_path: Option<std::sync::Arc<str>>,
 }
 
 impl Finding {
@@ -40,6 +43,7 @@ impl Finding {
             message: message.into(),
             evidence,
             line: 0,
+            json_path: None,
         }
     }
 
@@ -48,6 +52,7 @@ impl Finding {
         self.claim_id = Some(c.stamp.claim_id.clone());
         self.turn = Some(c.turn);
         self.line = c.line;
+        self.json_path = c.json_path.clone();
         self
     }
 
@@ -83,5 +88,18 @@ impl Finding {
     pub fn line(mut self, l: u64) -> Self {
         self.line = l;
         self
+    }
+
+    /// Points at a record: its log line and, for an imported document, its JSON path.
+    pub fn at(mut self, r: &impl crate::model::Located) -> Self {
+        let (line, path) = r.location();
+        self.line = line;
+        self.json_path = path.cloned();
+        self
+    }
+
+    /// Where it points, for people: `LINE`, `PATH` or `LINE:PATH` (`0` when neither is known).
+    pub fn location(&self) -> String {
+        crate::model::location(self.line, self.json_path.as_deref())
     }
 }

@@ -254,7 +254,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
             )
             .call(&call.id)
             .turn(res.turn)
-            .line(res.line),
+            .at(res),
         );
     }
     if report.algorithm == Some(ChainAlgorithm::Legacy) {

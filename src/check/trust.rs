@@ -117,19 +117,17 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             turns,
             cited_by,
         };
-        let line = if line == 0 { res.line } else { line };
-        ck.emit(
-            Finding::new(
+        let f = Finding::new(
                 Evidence::UntrustedContext(e),
                 severity,
                 format!(
                     "the result of `{call}` from `{server}` ({why}) was in the model's context at turn {turn}{cited}: source trust must gate what reaches context"
                 ),
             )
-            .call(call)
-            .turn(turn)
-            .line(line),
-        );
+        .call(call)
+        .turn(turn);
+        // A context without a line (an imported session has none) points at the result.
+        ck.emit(if line == 0 { f.at(res) } else { f.line(line) });
     }
 }
 

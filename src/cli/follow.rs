@@ -25,7 +25,7 @@ type Key = (
     Option<String>,
     Option<u32>,
     Vec<String>,
-    u64,
+    String,
 );
 
 fn key(session: &str, f: &Finding) -> Key {
@@ -36,7 +36,7 @@ fn key(session: &str, f: &Finding) -> Key {
         f.claim_id.clone(),
         f.turn,
         f.call_ids.clone(),
-        f.line,
+        f.location(),
     )
 }
 
@@ -99,7 +99,7 @@ fn line<W: Write>(
     f: &Finding,
     file: &str,
 ) -> std::io::Result<()> {
-    write!(t, "{prefix}{file}:{}: ", f.line)?;
+    write!(t, "{prefix}{file}:{}: ", f.location())?;
     match sev {
         Severity::Error => t.paint(Paint::Error, "error")?,
         Severity::Warning => t.paint(Paint::Warning, "warning")?,

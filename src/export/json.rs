@@ -23,6 +23,7 @@ pub struct FindingDoc<'a> {
     turn: Option<u32>,
     call_ids: &'a [String],
     line: u64,
+    json_path: Option<&'a str>,
     evidence: &'a Evidence,
 }
 
@@ -36,6 +37,7 @@ impl<'a> From<&'a Finding> for FindingDoc<'a> {
             turn: f.turn,
             call_ids: &f.call_ids,
             line: f.line,
+            json_path: f.json_path.as_deref(),
             evidence: &f.evidence,
         }
     }

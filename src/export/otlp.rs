@@ -167,6 +167,9 @@ fn events(r: &SessionReport, idx: &[usize], at: u64) -> (Vec<span::Event>, Optio
                 s("provscope.finding.message", &x.message),
                 i("provscope.finding.line", x.line as i64),
             ];
+            if let Some(p) = &x.json_path {
+                attributes.push(s("provscope.finding.json_path", p));
+            }
             if !x.call_ids.is_empty() {
                 let ids: Vec<&str> = x.call_ids.iter().map(String::as_str).collect();
                 attributes.push(strings("provscope.finding.call_ids", &ids));

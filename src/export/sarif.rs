@@ -84,6 +84,19 @@ pub fn result(r: &SessionReport, f: &Finding) -> Value {
     let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
     // Session-level findings without a line point at the first line.
     let region = json!({"startLine": f.line.max(1)});
+    let mut logical = vec![json!({
+        "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
+        "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
+        "kind": "member",
+    })];
+    // In an imported document the JSON path is the precise place (SARIF has no JSON region).
+    if let Some(p) = &f.json_path {
+        logical.push(json!({
+            "name": p.rsplit('.').next().unwrap_or(p),
+            "fullyQualifiedName": p,
+            "kind": "object",
+        }));
+    }
     json!({
         "ruleId": f.kind.name(),
         "ruleIndex": rule_index,
@@ -94,13 +107,10 @@ pub fn result(r: &SessionReport, f: &Finding) -> Value {
                 "artifactLocation": {"uri": uri(&r.file)},
                 "region": region,
             },
-            "logicalLocations": [{
-                "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
-                "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
-                "kind": "member",
-            }],
+            "logicalLocations": logical,
         }],
         "properties": {
+            "json_path": f.json_path,
             "session_id": r.session_id,
             "turn": f.turn,
             "claim_id": f.claim_id,

@@ -30,7 +30,7 @@ fn finding<W: Write>(t: &mut Term<W>, f: &Finding, file: &str) -> io::Result<()>
     t.paint(Paint::Bold, f.kind.name())?;
     // One line per finding: the message may not break it.
     write!(t, " {who}: {}  ", crate::text::one_line(&f.message))?;
-    t.paint(Paint::Dim, &format!("{file}:{}", f.line))?;
+    t.paint(Paint::Dim, &format!("{file}:{}", f.location()))?;
     writeln!(t)?;
     if let Some(cmd) = f
         .claim_id

@@ -587,6 +587,7 @@ impl Builder {
                     fanout: c.fanout,
                     request: c.request,
                     line: line_no,
+                    json_path: None,
                     sub_session: None,
                 });
             }
@@ -635,6 +636,7 @@ impl Builder {
                     tag: r.tag,
                     response: r.response,
                     line: line_no,
+                    json_path: None,
                 });
             }
             Event::Context(c) => {
@@ -841,6 +843,7 @@ impl Builder {
             started_at: t.started_at,
             ended_at: t.ended_at,
             line: line_no,
+            json_path: None,
         });
     }
 
@@ -884,6 +887,7 @@ impl Builder {
                         turn: a.turn,
                         position: claims.len(),
                         line: line_no,
+                        json_path: None,
                     });
                 }
                 Err(pe) => {
@@ -913,6 +917,7 @@ impl Builder {
             text: a.text,
             claims,
             line: line_no,
+            json_path: None,
         });
     }
 

@@ -8,6 +8,39 @@ use serde_json::value::RawValue;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
+/// A record with a place in its source: a log line, and a JSON path when it was imported from
+/// a document.
+pub trait Located {
+    /// The line (0 when the source is one document) and the JSON path, if any.
+    fn location(&self) -> (u64, Option<&Arc<str>>);
+}
+
+macro_rules! located {
+    ($($t:ty),*) => {$(
+        impl Located for $t {
+            fn location(&self) -> (u64, Option<&Arc<str>>) {
+                (self.line, self.json_path.as_ref())
+            }
+        }
+    )*};
+}
+located!(Turn, Call, ToolResult, Claim, Answer);
+
+impl Located for Context {
+    fn location(&self) -> (u64, Option<&Arc<str>>) {
+        (self.line, None)
+    }
+}
+
+/// A place for people: `LINE`, `PATH` or `LINE:PATH`; `0` when neither is known.
+pub fn location(line: u64, json_path: Option<&str>) -> String {
+    match (line, json_path) {
+        (0, Some(p)) => p.to_owned(),
+        (l, Some(p)) => format!("{l}:{p}"),
+        (l, None) => l.to_string(),
+    }
+}
+
 /// A turn of the conversation.
 #[derive(Clone, Debug)]
 pub struct Turn {
@@ -21,6 +54,8 @@ pub struct Turn {
     pub ended_at: Option<Timestamp>,
     /// Line in the log.
     pub line: u64,
+    /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
+    pub json_path: Option<Arc<str>>,
 }
 
 /// A recorded `tools/call` request.
@@ -40,6 +75,8 @@ pub struct Call {
     pub request: CallRequest,
     /// Line in the log.
     pub line: u64,
+    /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
+    pub json_path: Option<Arc<str>>,
     /// The session of the agent this call ran (a sub-agent or hand-off), when the log links one.
     pub sub_session: Option<SubSession>,
 }
@@ -80,6 +117,8 @@ pub struct ToolResult {
     pub response: CallResponse,
     /// Line in the log.
     pub line: u64,
+    /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
+    pub json_path: Option<Arc<str>>,
 }
 
 impl ToolResult {
@@ -149,6 +188,8 @@ pub struct Claim {
     pub position: usize,
     /// Line of the answer in the log.
     pub line: u64,
+    /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
+    pub json_path: Option<Arc<str>>,
 }
 
 impl Claim {
@@ -171,6 +212,8 @@ pub struct Answer {
     pub claims: Vec<Claim>,
     /// Line in the log.
     pub line: u64,
+    /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
+    pub json_path: Option<Arc<str>>,
 }
 
 /// What an `envelope` event carries.

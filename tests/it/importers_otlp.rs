@@ -260,7 +260,7 @@ fn a_malformed_span_costs_only_itself() {
         .iter()
         .find(|d| d.level == DiagLevel::Error)
         .expect("an error for the bad span");
-    assert_eq!(d.path, "resourceSpans[0].scopeSpans[0].spans[1]");
+    assert_eq!(d.path, "$.resourceSpans[0].scopeSpans[0].spans[1]");
 }
 
 #[test]

@@ -25,6 +25,7 @@ mod golden;
 mod hardening;
 mod hostile;
 mod importers;
+mod importers_locations;
 mod importers_otlp;
 mod importers_robust;
 mod otlp;

@@ -3,7 +3,7 @@
 //! `server_name`) and their results; text blocks' `citations` become derived stamps.
 
 use super::blocks::{self, SearchSpans};
-use super::build::{block_uri, Builder, NewCall, NewClaim, NewResult};
+use super::build::{block_uri, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette;
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::sniff::Head;
@@ -165,12 +165,14 @@ impl Conv {
                                 tool: "search_result".into(),
                                 arguments: util::raw(&serde_json::json!({"source": s(blk, "source"), "title": s(blk, "title")})),
                                 at,
+                                json_path: Some(json_path(&bpath)),
                                 ..NewCall::default()
                             });
                             self.b.result(NewResult {
                                 call_id: id.clone(),
                                 content: blocks,
                                 at,
+                                json_path: Some(json_path(&bpath)),
                                 ..NewResult::default()
                             });
                         }
@@ -238,15 +240,16 @@ impl Conv {
                         &serde_json::json!({"index": index, "title": s(blk, "title")}),
                     ),
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 self.b.result(NewResult {
                     call_id: id.clone(),
                     content,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
-                let _ = path;
                 self.all_docs
                     .push((text.clone(), blocks.clone(), id.clone()));
                 id
@@ -272,7 +275,7 @@ impl Conv {
     fn user(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
         match m.get("content") {
             Some(Value::String(t)) => {
-                self.b.turn(t, at, 0);
+                self.b.turn(t, at, Loc::path(0, path));
                 self.last_piece = None;
             }
             Some(Value::Array(items)) => {
@@ -282,7 +285,7 @@ impl Conv {
                     .filter_map(|x| s(x, "text"))
                     .collect();
                 if !text.is_empty() {
-                    self.b.turn(&text.join("\n"), at, 0);
+                    self.b.turn(&text.join("\n"), at, Loc::path(0, path));
                     self.last_piece = None;
                 }
                 for (i, blk) in items.iter().enumerate() {
@@ -330,7 +333,7 @@ impl Conv {
                 } else {
                     ""
                 };
-                self.b.answer_text(t, sep, at, 0);
+                self.b.answer_text(t, sep, at, Loc::path(0, path));
                 self.last_piece = Some(ex);
                 return;
             }
@@ -358,7 +361,7 @@ impl Conv {
                     Some(e) if e != ex => "\n\n",
                     _ => "",
                 };
-                self.b.answer_text(text, sep, at, 0);
+                self.b.answer_text(text, sep, at, Loc::path(0, &bpath));
                 self.last_piece = Some(ex);
                 if cited {
                     for (ci, c) in util::arr(blk, "citations").iter().enumerate() {
@@ -383,6 +386,7 @@ impl Conv {
                 cited_text: cited_text.clone(),
             },
             marker: None,
+            json_path: Some(json_path(path)),
         };
         let num = |k: &str| c.get(k).and_then(Value::as_u64);
         match kind.as_str() {
@@ -397,7 +401,7 @@ impl Conv {
                 let Some(doc) = self.docs.get(&di) else {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("{kind} citation of document {di}, which is in the request, not in this file: the claim keeps a dangling origin"));
                     claim_out.call_id = Some(format!("document:{di}"));
-                    self.b.claim(claim_out, at, 0);
+                    self.b.claim(claim_out, at, Loc::path(0, path));
                     return;
                 };
                 claim_out.call_id = Some(doc.call_id.clone());
@@ -488,7 +492,7 @@ impl Conv {
                 return;
             }
         }
-        self.b.claim(claim_out, at, 0);
+        self.b.claim(claim_out, at, Loc::path(0, path));
     }
 
     fn bad(&mut self, path: &str, field: &str, what: &str) {

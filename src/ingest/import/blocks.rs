@@ -38,6 +38,12 @@ pub fn mcp_name(name: &str) -> Option<(&str, &str)> {
     (!server.is_empty() && !tool.is_empty()).then_some((server, tool))
 }
 
+/// The JSON path of a block of a one-document file (`line` 0); a line of a transcript is
+/// located by its line.
+fn doc_path(line: u64, path: &str) -> Option<std::sync::Arc<str>> {
+    (line == 0).then(|| super::build::json_path(path))
+}
+
 /// Records a `tool_use` / `server_tool_use` / `mcp_tool_use` block as a call.
 pub fn call(
     b: &mut Builder,
@@ -76,6 +82,7 @@ pub fn call(
         arguments,
         at,
         line,
+        json_path: doc_path(line, path),
         sub_session,
         ..NewCall::default()
     });
@@ -156,6 +163,7 @@ pub fn result(
         is_error,
         at,
         line,
+        json_path: doc_path(line, path),
         ..NewResult::default()
     });
     Some((id.to_owned(), search))

@@ -16,6 +16,44 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
+/// Where a record is in its source: a line (0 in a one-document file) and a JSON path.
+#[derive(Clone, Debug, Default)]
+pub struct Loc {
+    /// 1-based line; 0 when the source is one document.
+    pub line: u64,
+    /// JSON path (`$.output[3]`), when the importer knows it.
+    pub path: Option<Arc<str>>,
+}
+
+impl Loc {
+    /// A place given by its JSON path (`output[3]`, `.output[3]` or `$.output[3]`), on `line`.
+    pub fn path(line: u64, path: &str) -> Self {
+        Loc {
+            line,
+            path: Some(json_path(path)),
+        }
+    }
+}
+
+impl From<u64> for Loc {
+    fn from(line: u64) -> Self {
+        Loc { line, path: None }
+    }
+}
+
+/// A JSON path in its `$` form: `output[3]` and `.output[3]` become `$.output[3]`.
+pub fn json_path(path: &str) -> Arc<str> {
+    if path.starts_with('$') {
+        Arc::from(path)
+    } else if path.starts_with('.') || path.starts_with('[') {
+        Arc::from(format!("${path}"))
+    } else if path.is_empty() {
+        Arc::from("$")
+    } else {
+        Arc::from(format!("$.{path}"))
+    }
+}
+
 /// A tool call as an importer found it.
 #[derive(Debug, Default)]
 pub struct NewCall {
@@ -33,6 +71,8 @@ pub struct NewCall {
     pub at: Option<Timestamp>,
     /// Line in the source (0 when the source is one document).
     pub line: u64,
+    /// JSON path of the call in its document, when known.
+    pub json_path: Option<Arc<str>>,
     /// The agent session this call ran, if any.
     pub sub_session: Option<SubSession>,
 }
@@ -54,6 +94,8 @@ pub struct NewResult {
     pub at: Option<Timestamp>,
     /// Line in the source.
     pub line: u64,
+    /// JSON path of the result in its document, when known.
+    pub json_path: Option<Arc<str>>,
     /// The JSON-RPC id of the response, when the source has the real one.
     pub rpc_id: Option<RpcId>,
 }
@@ -71,6 +113,8 @@ pub struct NewClaim {
     pub citation: CitationInfo,
     /// The citation marker as rendered in the answer, if the API marks where it is.
     pub marker: Option<String>,
+    /// JSON path of the citation in its document, when known.
+    pub json_path: Option<Arc<str>>,
 }
 
 struct PendingCall {
@@ -87,7 +131,7 @@ struct PendingResult {
 struct PendingAnswer {
     text: String,
     at: Option<Timestamp>,
-    line: u64,
+    loc: Loc,
     claims: Vec<NewClaim>,
 }
 
@@ -100,7 +144,7 @@ pub struct Builder {
     title: Option<String>,
     started_at: Option<Timestamp>,
     servers: Vec<String>,
-    turns: Vec<(u32, String, Option<Timestamp>, u64)>,
+    turns: Vec<(u32, String, Option<Timestamp>, Loc)>,
     turn: u32,
     calls: Vec<PendingCall>,
     call_ids: HashSet<String>,
@@ -193,13 +237,17 @@ impl Builder {
         }
     }
 
-    /// Adds a diagnostic.
+    /// Adds a diagnostic; a non-empty path is written as a JSON path (`$.output[3].id`).
     pub fn diag(&mut self, line: u64, column: u64, path: &str, level: DiagLevel, message: String) {
         self.session.diagnostics.push(Diagnostic {
             file: self.session.source.clone(),
             line,
             column,
-            path: path.to_owned(),
+            path: if path.is_empty() {
+                String::new()
+            } else {
+                json_path(path).to_string()
+            },
             level,
             message,
         });
@@ -211,20 +259,21 @@ impl Builder {
     }
 
     /// Starts a new turn with the user's message; returns its index.
-    pub fn turn(&mut self, user: &str, at: Option<Timestamp>, line: u64) -> u32 {
+    pub fn turn(&mut self, user: &str, at: Option<Timestamp>, loc: impl Into<Loc>) -> u32 {
         if let Some(t) = at {
             self.saw_time(t);
         }
         self.turn += 1;
-        self.turns.push((self.turn, user.to_owned(), at, line));
+        self.turns
+            .push((self.turn, user.to_owned(), at, loc.into()));
         self.turn
     }
 
     /// The current turn, starting one with no user message when none was started.
-    pub fn current_turn(&mut self, at: Option<Timestamp>, line: u64) -> u32 {
+    pub fn current_turn(&mut self, at: Option<Timestamp>, loc: impl Into<Loc>) -> u32 {
         if self.turn == 0 {
             self.note("the source has no user message before the first call or answer: turn 1 has an empty user message");
-            self.turn(String::new().as_str(), at, line);
+            self.turn(String::new().as_str(), at, loc);
         }
         self.turn
     }
@@ -239,7 +288,13 @@ impl Builder {
         if let Some(t) = c.at {
             self.saw_time(t);
         }
-        let turn = self.current_turn(c.at, c.line);
+        let turn = self.current_turn(
+            c.at,
+            Loc {
+                line: c.line,
+                path: c.json_path.clone(),
+            },
+        );
         if !self.call_ids.insert(c.id.clone()) {
             self.diag(
                 c.line,
@@ -265,7 +320,13 @@ impl Builder {
         if let Some(t) = r.at {
             self.saw_time(t);
         }
-        let turn = self.current_turn(r.at, r.line);
+        let turn = self.current_turn(
+            r.at,
+            Loc {
+                line: r.line,
+                path: r.json_path.clone(),
+            },
+        );
         self.result_ids.insert(r.call_id.clone());
         self.results.push(PendingResult { result: r, turn });
     }
@@ -295,13 +356,13 @@ impl Builder {
         self.result_ids.contains(call_id)
     }
 
-    fn answer_mut(&mut self, at: Option<Timestamp>, line: u64) -> &mut PendingAnswer {
-        let turn = self.current_turn(at, line);
+    fn answer_mut(&mut self, at: Option<Timestamp>, loc: Loc) -> &mut PendingAnswer {
+        let turn = self.current_turn(at, loc.clone());
         if self.answers.last().is_none_or(|(t, _)| *t != turn) {
             self.answers.push((
                 turn,
                 PendingAnswer {
-                    line,
+                    loc,
                     ..PendingAnswer::default()
                 },
             ));
@@ -312,11 +373,17 @@ impl Builder {
 
     /// Appends answer text to the current turn (pieces are joined with `sep` when the answer
     /// already has text).
-    pub fn answer_text(&mut self, text: &str, sep: &str, at: Option<Timestamp>, line: u64) {
+    pub fn answer_text(
+        &mut self,
+        text: &str,
+        sep: &str,
+        at: Option<Timestamp>,
+        loc: impl Into<Loc>,
+    ) {
         if let Some(t) = at {
             self.saw_time(t);
         }
-        let a = self.answer_mut(at, line);
+        let a = self.answer_mut(at, loc.into());
         if !a.text.is_empty() && !text.is_empty() {
             a.text.push_str(sep);
         }
@@ -326,9 +393,9 @@ impl Builder {
         }
     }
 
-    /// Adds a claim to the current turn's answer.
-    pub fn claim(&mut self, c: NewClaim, at: Option<Timestamp>, line: u64) {
-        self.answer_mut(at, line).claims.push(c);
+    /// Adds a claim to the current turn's answer (`loc` places the answer if it has no text yet).
+    pub fn claim(&mut self, c: NewClaim, at: Option<Timestamp>, loc: impl Into<Loc>) {
+        self.answer_mut(at, loc.into()).claims.push(c);
     }
 
     /// Builds the session.
@@ -377,7 +444,7 @@ impl Builder {
             title: self.title.take(),
         });
         let mut prev = None;
-        for (index, user, at, line) in self.turns.drain(..) {
+        for (index, user, at, loc) in self.turns.drain(..) {
             let started_at = at.or(prev);
             if at.is_some() {
                 prev = at;
@@ -387,7 +454,8 @@ impl Builder {
                 user,
                 started_at,
                 ended_at: None,
-                line,
+                line: loc.line,
+                json_path: loc.path,
             });
         }
         // Calls and their request.
@@ -428,6 +496,7 @@ impl Builder {
                     },
                 },
                 line: c.line,
+                json_path: c.json_path,
                 sub_session: c.sub_session,
             });
         }
@@ -490,6 +559,7 @@ impl Builder {
                     error: r.error,
                 },
                 line: r.line,
+                json_path: r.json_path,
             });
         }
         if !s.results.is_empty() {
@@ -544,7 +614,8 @@ impl Builder {
                     },
                     turn,
                     position: claims.len(),
-                    line: a.line,
+                    line: a.loc.line,
+                    json_path: c.json_path.or_else(|| a.loc.path.clone()),
                 });
             }
             s.answers.push(Answer {
@@ -552,7 +623,8 @@ impl Builder {
                 generated_at,
                 text: a.text,
                 claims,
-                line: a.line,
+                line: a.loc.line,
+                json_path: a.loc.path,
             });
         }
         if filled > 0 {
@@ -699,6 +771,7 @@ mod tests {
                 }),
                 citation: CitationInfo::default(),
                 marker: None,
+                json_path: Some(json_path(".output[0]")),
             },
             None,
             3,

@@ -39,6 +39,7 @@ pub fn extract_claims(session: &mut Session, extractor: &dyn ClaimExtractor) -> 
                 turn,
                 position,
                 line: answer.line,
+                json_path: answer.json_path.clone(),
             });
             added += 1;
         }

@@ -4,7 +4,7 @@
 //! UTF-8 bytes into the answer part, `groundingChunkIndices` point at `groundingChunks` (web
 //! `uri`/`title`, or `retrievedContext` text), which become the grounding call's result.
 
-use super::build::{link_block, text_block, Builder, NewCall, NewClaim, NewResult};
+use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette;
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::sniff::Head;
@@ -103,7 +103,7 @@ impl Conv {
                     let parts = util::arr(content, "parts");
                     let text: Vec<&str> = parts.iter().filter_map(|p| s(p, "text")).collect();
                     if !text.is_empty() {
-                        self.b.turn(&text.join("\n"), at, 0);
+                        self.b.turn(&text.join("\n"), at, Loc::path(0, &cpath));
                         self.answered = false;
                     }
                     for (pi, p) in parts.iter().enumerate() {
@@ -151,6 +151,7 @@ impl Conv {
             call_id: id,
             content,
             at,
+            json_path: Some(json_path(path)),
             ..NewResult::default()
         });
     }
@@ -217,7 +218,7 @@ impl Conv {
                     continue;
                 }
                 let sep = if self.answered { "\n\n" } else { "" };
-                self.b.answer_text(t, sep, at, 0);
+                self.b.answer_text(t, sep, at, Loc::path(0, &ppath));
                 self.answered = true;
                 texts.push((i, t));
             } else if let Some(fc) = p.get("functionCall") {
@@ -237,6 +238,7 @@ impl Conv {
                         tool: name,
                         arguments: fc.get("args").and_then(util::raw),
                         at,
+                        json_path: Some(json_path(&ppath)),
                         ..NewCall::default()
                     });
                 }
@@ -267,6 +269,7 @@ impl Conv {
                         tool,
                         arguments: util::raw(&args),
                         at,
+                        json_path: Some(json_path(&ppath)),
                         ..NewCall::default()
                     });
                 }
@@ -279,6 +282,7 @@ impl Conv {
                     tool: "code_execution".into(),
                     arguments: util::raw(code),
                     at,
+                    json_path: Some(json_path(&ppath)),
                     ..NewCall::default()
                 });
                 self.open_calls.push((id, "code_execution".into()));
@@ -294,6 +298,7 @@ impl Conv {
                         content: vec![text_block(s(out, "output").unwrap_or("").to_owned())],
                         is_error: s(out, "outcome").is_some_and(|o| o != "OUTCOME_OK"),
                         at,
+                        json_path: Some(json_path(&ppath)),
                         ..NewResult::default()
                     });
                 }
@@ -333,6 +338,7 @@ impl Conv {
                     tool: tool.into(),
                     arguments: util::raw(&serde_json::json!({"queries": queries})),
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 id
@@ -361,6 +367,7 @@ impl Conv {
                 call_id: call_id.clone(),
                 content,
                 at,
+                json_path: Some(json_path(&format!("{path}.groundingChunks"))),
                 ..NewResult::default()
             });
         }
@@ -483,9 +490,10 @@ impl Conv {
                             cited_text: None,
                         },
                         marker: None,
+                        json_path: Some(json_path(&spath)),
                     },
                     at,
-                    0,
+                    Loc::path(0, &spath),
                 );
             }
         }

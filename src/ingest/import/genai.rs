@@ -10,7 +10,7 @@
 //! parts.
 
 use super::blocks::mcp_name;
-use super::build::{text_block, Builder, NewCall, NewResult};
+use super::build::{text_block, Builder, Loc, NewCall, NewResult};
 use super::util::{self, s};
 use crate::model::{DiagLevel, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -118,6 +118,15 @@ pub struct SpanRec {
 }
 
 impl SpanRec {
+    /// Where the span is in its source: its line, and its JSON path in a document.
+    fn loc(&self) -> Loc {
+        if self.path.is_empty() {
+            self.line.into()
+        } else {
+            Loc::path(self.line, &self.path)
+        }
+    }
+
     fn attr_str(&self, key: &str) -> Option<&str> {
         self.attrs.get(key).and_then(Value::as_str)
     }
@@ -455,7 +464,7 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
                 let text = u.texts.join("\n");
                 let last_is_user = ins.last().is_some_and(|m| m.role == "user");
                 if last_is_user && user_seen.as_deref() != Some(text.as_str()) {
-                    b.turn(&text, sp.start, sp.line);
+                    b.turn(&text, sp.start, sp.loc());
                     user_seen = Some(text);
                 }
             }
@@ -469,6 +478,7 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
                             content: vec![text_block(util::text_of(v))],
                             at: sp.start,
                             line: sp.line,
+                            json_path: sp.loc().path,
                             ..NewResult::default()
                         });
                     }
@@ -476,7 +486,7 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
             }
             for m in output.map(messages).unwrap_or_default() {
                 if !m.texts.is_empty() {
-                    b.answer_text(&m.texts.join(""), "\n\n", sp.end.or(sp.start), sp.line);
+                    b.answer_text(&m.texts.join(""), "\n\n", sp.end.or(sp.start), sp.loc());
                 }
                 for (id, name, args) in m.calls {
                     let id = norm_id(&id);
@@ -493,6 +503,7 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
                         arguments,
                         at: sp.end.or(sp.start),
                         line: sp.line,
+                        json_path: sp.loc().path,
                         ..NewCall::default()
                     });
                 }
@@ -616,6 +627,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         arguments,
         at: sp.start,
         line: sp.line,
+        json_path: sp.loc().path,
         ..NewCall::default()
     });
     let is_error = sp.attr_str("error.type").is_some()
@@ -635,6 +647,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         is_error,
         at: sp.end.or(sp.start),
         line: sp.line,
+        json_path: sp.loc().path,
         ..NewResult::default()
     });
 }

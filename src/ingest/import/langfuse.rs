@@ -118,7 +118,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     let has_chat_user = spans.iter().any(|sp| sp.is_chat() && sp.input.is_some());
     if !has_chat_user {
         if let Some(u) = &user {
-            b.turn(u, start, 0);
+            b.turn(u, start, super::build::Loc::path(0, "trace.input"));
         }
     }
     genai::build(&mut b, &mut spans);

@@ -3,7 +3,9 @@
 //! file search calls; `output_text.annotations` become derived stamps (`url_citation` offsets
 //! point into the answer, at the citation as rendered; `file_citation` names one point).
 
-use super::build::{block_uri, link_block, text_block, Builder, NewCall, NewClaim, NewResult};
+use super::build::{
+    block_uri, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
+};
 use super::cassette;
 use super::cite::{resolve_offsets, sentence_before, unit_name};
 use super::sniff::Head;
@@ -85,7 +87,7 @@ impl Conv {
         }
         match req.get("input") {
             Some(Value::String(t)) => {
-                self.b.turn(t, at, 0);
+                self.b.turn(t, at, Loc::path(0, &format!("{path}.input")));
                 self.answered = false;
                 self.seen_inputs = 0;
             }
@@ -117,7 +119,7 @@ impl Conv {
                         .join("\n"),
                     _ => String::new(),
                 };
-                self.b.turn(&text, at, 0);
+                self.b.turn(&text, at, Loc::path(0, path));
                 self.answered = false;
             }
             "function_call_output" => {
@@ -142,6 +144,7 @@ impl Conv {
                     call_id: id.to_owned(),
                     content,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
             }
@@ -219,16 +222,12 @@ impl Conv {
                     }
                     let text = s(part, "text").unwrap_or("");
                     let sep = if self.answered { "\n\n" } else { "" };
-                    self.b.answer_text(text, sep, at, 0);
+                    let ppath = format!("{path}.content[{ci}]");
+                    self.b.answer_text(text, sep, at, Loc::path(0, &ppath));
                     self.answered = true;
                     if cited {
                         for (ai, a) in util::arr(part, "annotations").iter().enumerate() {
-                            self.annotation(
-                                text,
-                                a,
-                                at,
-                                &format!("{path}.content[{ci}].annotations[{ai}]"),
-                            );
+                            self.annotation(text, a, at, &format!("{ppath}.annotations[{ai}]"));
                         }
                     }
                 }
@@ -253,6 +252,7 @@ impl Conv {
                     tool: s(item, "name").unwrap_or("").into(),
                     arguments,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
             }
@@ -277,6 +277,7 @@ impl Conv {
                     tool: s(item, "name").unwrap_or("").into(),
                     arguments,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 let error = item.get("error").filter(|e| !e.is_null());
@@ -292,6 +293,7 @@ impl Conv {
                     content,
                     is_error: error.is_some(),
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
             }
@@ -311,6 +313,7 @@ impl Conv {
                     tool: "web_search".into(),
                     arguments: util::raw(&args),
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 let mut content: Vec<ContentBlock> = util::arr(&action, "sources")
@@ -328,6 +331,7 @@ impl Conv {
                     call_id: id.into(),
                     content,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
             }
@@ -343,6 +347,7 @@ impl Conv {
                     tool: "file_search".into(),
                     arguments: util::raw(&args),
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 let results = item.get("results").and_then(Value::as_array);
@@ -366,6 +371,7 @@ impl Conv {
                     call_id: id.into(),
                     content,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
             }
@@ -389,6 +395,7 @@ impl Conv {
                     tool: other.into(),
                     arguments: None,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
                 let content = item
@@ -400,6 +407,7 @@ impl Conv {
                     call_id: id.into(),
                     content,
                     at,
+                    json_path: Some(json_path(path)),
                     ..NewResult::default()
                 });
             }
@@ -484,9 +492,10 @@ impl Conv {
                             cited_text: None,
                         },
                         marker,
+                        json_path: Some(json_path(path)),
                     },
                     at,
-                    0,
+                    Loc::path(0, path),
                 );
             }
             "file_citation" => {
@@ -537,9 +546,10 @@ impl Conv {
                             cited_text: None,
                         },
                         marker: None,
+                        json_path: Some(json_path(path)),
                     },
                     at,
-                    0,
+                    Loc::path(0, path),
                 );
             }
             other => self.b.diag(

@@ -308,7 +308,11 @@ pub fn import(input: &Input) -> Vec<Session> {
             file: input.source.clone(),
             line,
             column,
-            path,
+            path: if path.is_empty() {
+                path
+            } else {
+                super::build::json_path(&path).to_string()
+            },
             level: DiagLevel::Error,
             message: msg,
         })

@@ -103,12 +103,17 @@ pub fn claim_lines(app: &App, w: usize, header: Option<Line<'static>>) -> Vec<Li
         }
         _ => "stamp declared by the log".to_owned(),
     };
+    // In an imported document the claim's place is its citation's JSON path.
+    let place = match (l.claim_at(i).and_then(|x| x.json_path.as_deref()), c.line) {
+        (Some(p), 0) => format!("at {}", clean(p)),
+        (Some(p), n) => format!("line {n} at {}", clean(p)),
+        (None, n) => format!("line {n}"),
+    };
     lines.push(Line::styled(
         format!(
-            "{} · turn {} · line {} · {made}",
+            "{} · turn {} · {place} · {made}",
             clean(&c.claim_id),
             c.turn,
-            c.line
         ),
         th.dimmed(),
     ));
