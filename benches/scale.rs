@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo bench --bench scale` (`-- --calls 100000,400000` for other sizes; `-- --keep` to
 //! keep the generated inputs under `target/bench-data/scale/`, several GB at 1M calls;
-//! `-- --no-explorer` to skip the explorer columns; `SCALE_BIN=path` measures another
+//! `-- --no-explorer` to skip the explorer columns; `-- --only envelopes` for the envelope rows alone; `SCALE_BIN=path` measures another
 //! `provscope` binary's verify and summary on the same inputs, e.g. a copy of the release
 //! binary, since the shared target directory's binary may be rebuilt by someone else meanwhile).
 //! Each measurement runs in a child process; peak RSS is its `VmHWM`, read while it runs.
@@ -187,21 +187,16 @@ fn envelopes_child(dir: &Path) {
         }
     }
     let n: usize = sealed.iter().map(|s| s.envelopes.len()).sum();
+    // One timed pass of the checks over a set of sessions.
     let time = |set: &[provscope::model::Session]| {
-        (0..3)
-            .map(|_| {
-                let t = Instant::now();
-                let f: usize = set
-                    .iter()
-                    .map(|s| check_session(s, &cfg).findings.len())
-                    .sum();
-                std::hint::black_box(f);
-                t.elapsed().as_secs_f64()
-            })
-            .fold(f64::MAX, f64::min)
+        let t = Instant::now();
+        let f: usize = set
+            .iter()
+            .map(|s| check_session(s, &cfg).findings.len())
+            .sum();
+        std::hint::black_box(f);
+        t.elapsed().as_secs_f64()
     };
-    let with = time(&sealed);
-    let without = time(&bare);
     // The attest bench's batch-256 loop over the same envelopes.
     let lines: Vec<&str> = sealed
         .iter()
@@ -214,29 +209,35 @@ fn envelopes_child(dir: &Path) {
             provscope::attest::keys::parse_public(k).ok()
         })
         .unwrap();
-    let batch = (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            let mut ok = 0;
-            for chunk in lines.chunks(256) {
-                let envs: Vec<Envelope> =
-                    chunk.iter().map(|l| Envelope::parse(l).unwrap()).collect();
-                let paes: Vec<Vec<u8>> = envs.iter().map(|e| e.pae()).collect();
-                let checks: Vec<SigCheck> = envs
-                    .iter()
-                    .zip(&paes)
-                    .map(|(e, p)| SigCheck {
-                        msg: p,
-                        sig: &e.signatures[0].sig,
-                        key: &key,
-                    })
-                    .collect();
-                ok += dsse::verify_all(&checks).iter().filter(|b| **b).count();
-            }
-            std::hint::black_box(ok);
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min);
+    let batch = || {
+        let t = Instant::now();
+        let mut ok = 0;
+        for chunk in lines.chunks(256) {
+            let envs: Vec<Envelope> = chunk.iter().map(|l| Envelope::parse(l).unwrap()).collect();
+            let paes: Vec<Vec<u8>> = envs.iter().map(|e| e.pae()).collect();
+            let checks: Vec<SigCheck> = envs
+                .iter()
+                .zip(&paes)
+                .map(|(e, p)| SigCheck {
+                    msg: p,
+                    sig: &e.signatures[0].sig,
+                    key: &key,
+                })
+                .collect();
+            ok += dsse::verify_all(&checks).iter().filter(|b| **b).count();
+        }
+        std::hint::black_box(ok);
+        t.elapsed().as_secs_f64()
+    };
+    // The three measurements interleaved, five rounds, the best of each: a busy minute on this
+    // shared machine then spoils one round of each instead of one measurement.
+    let (mut with, mut without, mut batch256) = (f64::MAX, f64::MAX, f64::MAX);
+    for _ in 0..5 {
+        with = with.min(time(&sealed));
+        without = without.min(time(&bare));
+        batch256 = batch256.min(batch());
+    }
+    let batch = batch256;
     println!(
         "{{\"envelopes\":{n},\"check_with\":{with},\"check_without\":{without},\"batch256\":{batch}}}"
     );
@@ -258,6 +259,12 @@ fn main() {
         .position(|a| a == "--calls")
         .map(|i| args[i + 1].split(',').map(|s| s.parse().unwrap()).collect())
         .unwrap_or_else(|| vec![100_000, 400_000, 1_000_000]);
+    // `--only envelopes` skips the size rows.
+    let only_envelopes = args
+        .iter()
+        .position(|a| a == "--only")
+        .is_some_and(|i| args.get(i + 1).is_some_and(|v| v == "envelopes"));
+    let sizes = if only_envelopes { Vec::new() } else { sizes };
     let keep = args.iter().any(|a| a == "--keep");
     let no_explorer = args.iter().any(|a| a == "--no-explorer");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/scale");
@@ -320,54 +327,55 @@ fn main() {
             }
         }
     }
-    let (lo, hi) = (sizes[0], sizes[sizes.len() - 1]);
-    for shape in ["one session", "10,000 sessions"] {
-        let at = |n| per_call.iter().find(|p| p.0 == shape && p.1 == n).unwrap();
-        let (a, b) = (at(lo), at(hi));
-        println!(
-            "{shape}: time per call at {hi} / at {lo}: verify {:.2}x, summary {:.2}x (goal <= 1.3x)",
-            b.2 / a.2,
-            b.3 / a.3
-        );
-    }
-    if let (Some(a), Some(b)) = (rss.first(), rss.last()) {
-        println!(
-            "verify peak RSS, 10,000 sessions: {:.0} MB at {:.0} MB of input ({} calls each), {:.0} MB at {:.0} MB ({} calls each): {:.2}x (goal <= 1.2x)",
-            a.1 as f64 / 1024.0,
-            a.0 as f64 / 1e6,
-            a.2,
-            b.1 as f64 / 1024.0,
-            b.0 as f64 / 1e6,
-            b.2,
-            b.1 as f64 / a.1 as f64
-        );
-        // The same session size in a tenth of the sessions: what grows with the number of
-        // sessions alone (verify holds a few sessions at a time, so their size counts).
-        let dir = root.join("rss-tenth");
-        generate(&dir, hi / 10, SESSIONS / 10, false);
-        let (_, vm) = measure(provscope(
-            &[
-                "verify",
-                "--format",
-                "json",
-                "-j1",
-                "--now",
-                "2026-11-01T00:00:00Z",
-            ],
-            &dir,
-        ));
-        println!(
-            "verify peak RSS, {} calls per session: {:.0} MB for {} sessions ({:.0} MB of input), {:.0} MB for {SESSIONS} ({:.0} MB): {:.2}x (goal <= 1.2x)",
-            b.2,
-            vm as f64 / 1024.0,
-            SESSIONS / 10,
-            dir_bytes(&dir) as f64 / 1e6,
-            b.1 as f64 / 1024.0,
-            b.0 as f64 / 1e6,
-            b.1 as f64 / vm as f64
-        );
-        if !keep {
-            std::fs::remove_dir_all(&dir).unwrap();
+    if let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
+        for shape in ["one session", "10,000 sessions"] {
+            let at = |n| per_call.iter().find(|p| p.0 == shape && p.1 == n).unwrap();
+            let (a, b) = (at(lo), at(hi));
+            println!(
+                "{shape}: time per call at {hi} / at {lo}: verify {:.2}x, summary {:.2}x (goal <= 1.3x)",
+                b.2 / a.2,
+                b.3 / a.3
+            );
+        }
+        if let (Some(a), Some(b)) = (rss.first(), rss.last()) {
+            println!(
+                "verify peak RSS, 10,000 sessions: {:.0} MB at {:.0} MB of input ({} calls each), {:.0} MB at {:.0} MB ({} calls each): {:.2}x (goal <= 1.2x)",
+                a.1 as f64 / 1024.0,
+                a.0 as f64 / 1e6,
+                a.2,
+                b.1 as f64 / 1024.0,
+                b.0 as f64 / 1e6,
+                b.2,
+                b.1 as f64 / a.1 as f64
+            );
+            // The same session size in a tenth of the sessions: what grows with the number of
+            // sessions alone (verify holds a few sessions at a time, so their size counts).
+            let dir = root.join("rss-tenth");
+            generate(&dir, hi / 10, SESSIONS / 10, false);
+            let (_, vm) = measure(provscope(
+                &[
+                    "verify",
+                    "--format",
+                    "json",
+                    "-j1",
+                    "--now",
+                    "2026-11-01T00:00:00Z",
+                ],
+                &dir,
+            ));
+            println!(
+                "verify peak RSS, {} calls per session: {:.0} MB for {} sessions ({:.0} MB of input), {:.0} MB for {SESSIONS} ({:.0} MB): {:.2}x (goal <= 1.2x)",
+                b.2,
+                vm as f64 / 1024.0,
+                SESSIONS / 10,
+                dir_bytes(&dir) as f64 / 1e6,
+                b.1 as f64 / 1024.0,
+                b.0 as f64 / 1e6,
+                b.1 as f64 / vm as f64
+            );
+            if !keep {
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
         }
     }
     // Envelopes: 20,000 sealed calls in 100 sessions of 200 (each session's signatures in
