@@ -7,7 +7,7 @@
 //! [`open`], then [`compare_call`] and [`compare_result`] against the recorded session.
 
 use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
-use super::hash::{canonical_sha256, HashError};
+use super::hash::{digest_matches_hex, HashError};
 use super::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag};
 use crate::model::mcp::RpcError;
@@ -375,16 +375,36 @@ pub fn call_hash(
     call_id: &str,
     called_at: &str,
 ) -> Result<String, HashError> {
-    let args: serde_json::Value = match arguments {
-        None => serde_json::Value::Object(serde_json::Map::new()),
-        Some(raw) => serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?,
-    };
-    canonical_sha256(&serde_json::json!({
-        "tool": tool,
-        "arguments": args,
-        "call_id": call_id,
-        "called_at": called_at,
-    }))
+    let mut args = Vec::new();
+    super::hash::canonical_arguments_into(arguments, &mut args)?;
+    Ok(hex::encode(call_digest(tool, &args, call_id, called_at)?))
+}
+
+/// The [`call_hash`] digest from the arguments already in canonical form
+/// (`hash::canonical_arguments`), so a caller that also needs the arguments hash
+/// canonicalizes them once. The object is assembled from canonical parts in RFC 8785 member
+/// order (keys sorted by UTF-16 code units: `arguments`, `call_id`, `called_at`, `tool`),
+/// which is exactly what canonicalizing the whole object yields (tested against it).
+pub fn call_digest(
+    tool: &str,
+    canonical_args: &[u8],
+    call_id: &str,
+    called_at: &str,
+) -> Result<[u8; 32], HashError> {
+    use super::hash::canonical_into;
+    let mut rest = Vec::with_capacity(64 + call_id.len() + called_at.len() + tool.len());
+    rest.extend_from_slice(b",\"call_id\":");
+    canonical_into(call_id, &mut rest)?;
+    rest.extend_from_slice(b",\"called_at\":");
+    canonical_into(called_at, &mut rest)?;
+    rest.extend_from_slice(b",\"tool\":");
+    canonical_into(tool, &mut rest)?;
+    rest.push(b'}');
+    Ok(super::hash::sha256(&[
+        b"{\"arguments\":",
+        canonical_args,
+        &rest,
+    ]))
 }
 
 /// What the client received, as hashed: the `result` object; `{"error": E}` for a JSON-RPC
@@ -416,15 +436,21 @@ fn delivered(r: &CallResponse) -> Delivered<'_> {
 /// The result hash: hex SHA-256 of the RFC 8785 canonical JSON of
 /// `{"result": <delivered>, "call_hash": call_hash}` (see [`Delivered`] for errors).
 pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, HashError> {
-    #[derive(Serialize)]
-    struct Input<'a> {
-        result: Delivered<'a>,
-        call_hash: &'a str,
-    }
-    canonical_sha256(&Input {
-        result: delivered(response),
-        call_hash,
-    })
+    Ok(hex::encode(result_digest(response, call_hash)?))
+}
+
+/// The [`result_hash`] digest, assembled from canonical parts in RFC 8785 member order
+/// (`call_hash` < `result`), which is what canonicalizing the whole object yields (tested
+/// against it), in one buffer.
+fn result_digest(response: &CallResponse, call_hash: &str) -> Result<[u8; 32], HashError> {
+    use super::hash::canonical_into;
+    let mut buf = Vec::with_capacity(1024);
+    buf.extend_from_slice(b"{\"call_hash\":");
+    canonical_into(call_hash, &mut buf)?;
+    buf.extend_from_slice(b",\"result\":");
+    canonical_into(&delivered(response), &mut buf)?;
+    buf.push(b'}');
+    Ok(super::hash::sha256(&[&buf]))
 }
 
 /// The statement for an observation.
@@ -625,18 +651,33 @@ pub fn compare_call(
     }
     field("server", &p.server, &call.server);
     field("tool", &p.tool, call.tool());
-    let args = call.request.params.arguments.as_deref();
-    field(
-        "arguments_hash",
-        &p.arguments_hash,
-        &super::hash::arguments_hash(args)?,
-    );
+    // The arguments are canonicalized once, for both hashes; digests are compared as bytes
+    // and written out in hex only when they differ.
+    let args = super::hash::canonical_arguments(call.request.params.arguments.as_deref())?;
+    let args_digest = super::hash::sha256(&[&args]);
+    if !digest_matches_hex(&p.arguments_hash, &args_digest) {
+        out.push(Mismatch {
+            field: "arguments_hash",
+            sealed: p.arguments_hash.clone(),
+            recorded: hex::encode(args_digest),
+        });
+    }
     let sealed_at = Timestamp::parse(&p.called_at)?;
     if sealed_at != call.issued_at {
-        field("called_at", &p.called_at, &call.issued_at.to_string());
+        out.push(Mismatch {
+            field: "called_at",
+            sealed: p.called_at.clone(),
+            recorded: call.issued_at.to_string(),
+        });
     }
-    let recomputed = call_hash(call.tool(), args, &call.id, &p.called_at)?;
-    field("call_hash", &p.call_hash, &recomputed);
+    let recomputed = call_digest(call.tool(), &args, &call.id, &p.called_at)?;
+    if !digest_matches_hex(&p.call_hash, &recomputed) {
+        out.push(Mismatch {
+            field: "call_hash",
+            sealed: p.call_hash.clone(),
+            recorded: hex::encode(recomputed),
+        });
+    }
     Ok(out)
 }
 
@@ -694,12 +735,14 @@ pub fn compare_result(
     p: &Execution,
     response: &CallResponse,
 ) -> Result<Option<Mismatch>, HashError> {
-    let recorded = result_hash(response, &p.call_hash)?;
-    Ok((!ct_eq(&p.result_hash, &recorded)).then(|| Mismatch {
-        field: "result_hash",
-        sealed: p.result_hash.clone(),
-        recorded,
-    }))
+    let recorded = result_digest(response, &p.call_hash)?;
+    Ok(
+        (!digest_matches_hex(&p.result_hash, &recorded)).then(|| Mismatch {
+            field: "result_hash",
+            sealed: p.result_hash.clone(),
+            recorded: hex::encode(recorded),
+        }),
+    )
 }
 
 #[cfg(test)]
@@ -751,6 +794,68 @@ mod tests {
             result_hash(&n, "00").unwrap(),
             result_hash(&e, "00").unwrap()
         );
+    }
+
+    /// The hashes assembled from canonical parts equal the canonical JSON of the whole object,
+    /// as `serde_jcs` writes it, for any strings (escapes, control characters, non-BMP) and
+    /// any arguments.
+    fn whole_object_hashes(tool: &str, args: &str, id: &str, at: &str, text: &str) {
+        use super::super::hash::canonical_sha256;
+        let raw = RawValue::from_string(args.to_owned()).unwrap();
+        let value: serde_json::Value = serde_json::from_str(args).unwrap();
+        let whole = canonical_sha256(&serde_json::json!({
+            "tool": tool, "arguments": value, "call_id": id, "called_at": at,
+        }))
+        .unwrap();
+        let ch = call_hash(tool, Some(&raw), id, at).unwrap();
+        assert_eq!(ch, whole, "call hash of {tool:?} {args} {id:?} {at:?}");
+        let r = response(
+            &serde_json::json!({"id": 1, "result": {"content": [{"type": "text", "text": text}],
+                "structuredContent": value}})
+            .to_string(),
+        );
+        let whole = canonical_sha256(&serde_json::json!({
+            "result": serde_json::to_value(r.result.as_ref().unwrap()).unwrap(),
+            "call_hash": ch,
+        }))
+        .unwrap();
+        assert_eq!(
+            result_hash(&r, &ch).unwrap(),
+            whole,
+            "result hash of {text:?}"
+        );
+    }
+
+    #[test]
+    fn assembled_hashes_equal_the_whole_objects() {
+        whole_object_hashes(
+            "t",
+            r#"{"b":2,"a":"é"}"#,
+            "req_1",
+            "2026-01-01T00:00:00Z",
+            "x",
+        );
+        whole_object_hashes(
+            "a\"b\\c\u{1}\u{7f}\n",
+            r#"{"\u20ac":1,"\r":[1e2,-0.0,1.5e-7,"\u0000"],"\ud83d\ude00":{"z":null,"a":true}}"#,
+            "id \u{1F600} \t",
+            "2026-01-01T00:00:00.123+02:00",
+            "quote \" back \\ ctl \u{1f} emoji \u{1F600} \u{2028}",
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn assembled_hashes_equal_the_whole_objects_for_any_text(
+            tool in "\\PC{0,12}|[\\x00-\\x7f]{0,12}",
+            id in "\\PC{0,12}",
+            key in "\\PC{0,6}|[\\x00-\\x20]{0,4}",
+            text in "\\PC{0,40}|[\\x00-\\x7f]{0,40}",
+            n in proptest::num::f64::NORMAL,
+        ) {
+            let args = serde_json::json!({ key.clone(): n, "k": [text.clone(), key] }).to_string();
+            whole_object_hashes(&tool, &args, &id, "2026-01-01T00:00:00Z", &text);
+        }
     }
 
     #[test]

@@ -24,20 +24,67 @@ pub enum HashError {
 /// Hex SHA-256 of the RFC 8785 canonical JSON of any serializable value.
 pub fn canonical_sha256<T: Serialize + ?Sized>(value: &T) -> Result<String, HashError> {
     let bytes = serde_jcs::to_vec(value).map_err(HashError::Canonicalize)?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
+    Ok(sha256_hex(&[&bytes]))
+}
+
+/// Lowercase hex SHA-256 of the concatenation of `parts`, hashed as they come (no copy).
+pub fn sha256_hex(parts: &[&[u8]]) -> String {
+    hex::encode(sha256(parts))
+}
+
+/// SHA-256 of the concatenation of `parts`.
+pub fn sha256(parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// True when `sealed_hex` (a lowercase hex SHA-256, as a statement carries it) names `digest`,
+/// compared in constant time on the 32 bytes; false for text that is not 64 hex digits.
+pub fn digest_matches_hex(sealed_hex: &str, digest: &[u8; 32]) -> bool {
+    use subtle::ConstantTimeEq;
+    let mut sealed = [0u8; 32];
+    hex::decode_to_slice(sealed_hex, &mut sealed).is_ok() && bool::from(sealed.ct_eq(digest))
+}
+
+/// Appends the RFC 8785 canonical JSON of a `tools/call`'s `arguments` to `out` (absent
+/// arguments are `{}`).
+pub fn canonical_arguments_into(
+    arguments: Option<&RawValue>,
+    out: &mut Vec<u8>,
+) -> Result<(), HashError> {
+    match arguments {
+        None => out.extend_from_slice(b"{}"),
+        Some(raw) => {
+            let v: serde_json::Value =
+                serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?;
+            canonical_into(&v, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The RFC 8785 canonical JSON of a `tools/call`'s `arguments` (absent arguments are `{}`).
+pub fn canonical_arguments(arguments: Option<&RawValue>) -> Result<Vec<u8>, HashError> {
+    let mut out = Vec::new();
+    canonical_arguments_into(arguments, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the RFC 8785 canonical JSON of `value` (as `serde_jcs` writes it) to `out`.
+pub(crate) fn canonical_into<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), HashError> {
+    serde_jcs::to_writer(out, value).map_err(HashError::Canonicalize)
 }
 
 /// The arguments hash of a `tools/call`: hex SHA-256 of the canonical JSON of `arguments`
 /// (absent arguments hash as `{}`).
 pub fn arguments_hash(arguments: Option<&RawValue>) -> Result<String, HashError> {
-    match arguments {
-        None => canonical_sha256(&serde_json::Map::new()),
-        Some(raw) => {
-            let v: serde_json::Value =
-                serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?;
-            canonical_sha256(&v)
-        }
-    }
+    Ok(sha256_hex(&[&canonical_arguments(arguments)?]))
 }
 
 /// True when `stamp_hash` names `full_hash`: equal, or an abbreviation of at least 6 hex digits
