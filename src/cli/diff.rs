@@ -28,6 +28,9 @@ pub struct DiffArgs {
     /// Replace the --output file if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Open the diff in the explorer (side by side) instead of printing it; needs a terminal.
+    #[arg(long, conflicts_with_all = ["format", "output", "force"])]
+    pub explore: bool,
 }
 
 /// Output formats of `diff`.
@@ -96,12 +99,52 @@ fn side(
     Ok(used)
 }
 
+/// `--explore`: both sides loaded and checked as for the printed diff (diagnostics on stderr,
+/// exit 2 when a side has no readable session), then compared side by side in the explorer.
+fn explore(ctx: &mut Ctx, st: &Settings, a: &DiffArgs, opts: Options) -> CmdResult {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        return Err(CliError::Usage(
+            "--explore opens the explorer, which needs a terminal; without one `provscope diff A B` prints the diff".into(),
+        ));
+    }
+    let loaded = |c: Checked| crate::tui::app::Loaded::new(c.session, c.report);
+    let mut left = Vec::new();
+    side(ctx, st, &a.a, |c| left.push(loaded(c)))?;
+    let mut right = Vec::new();
+    side(ctx, st, &a.b, |c| right.push(loaded(c)))?;
+    crate::tui::run(crate::tui::Options {
+        paths: Vec::new(),
+        load: st.load().clone(),
+        config: st.config().clone(),
+        db: st.db_path(),
+        color: st.color,
+        threads: st.pipeline.threads,
+        start: None,
+        follow: false,
+        diff: Some(crate::tui::DiffInput {
+            a: left,
+            b: right,
+            options: opts,
+        }),
+    })
+    .map_err(|e| CliError::Explorer(e.to_string()))?;
+    if ctx.input_errors > 0 {
+        return Ok(Exit::InputErrors);
+    }
+    Ok(Exit::Ok)
+}
+
 /// Runs `diff`.
 pub fn run(ctx: &mut Ctx, st: &Settings, a: &DiffArgs) -> CmdResult {
     let opts = Options {
         support_threshold: st.config().support_threshold,
         context_words: a.context,
+        align: false,
     };
+    if a.explore {
+        return explore(ctx, st, a, opts);
+    }
     let mut left = Vec::new();
     side(ctx, st, &a.a, |c| left.push(c))?;
     let mut builder = RunBuilder::new(left, opts);

@@ -34,6 +34,7 @@ pub fn run(
         threads: st.pipeline.threads,
         start,
         follow,
+        diff: None,
     })
     .map_err(|e| CliError::Explorer(e.to_string()))?;
     Ok(Exit::Ok)

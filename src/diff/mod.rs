@@ -53,6 +53,33 @@ impl Direction {
     }
 }
 
+/// A checked session as the diff reads it: [`Checked`] from the pipeline, or a session the
+/// explorer holds.
+pub trait CheckedSession {
+    /// The session.
+    fn session(&self) -> &Session;
+    /// What `check` found in it.
+    fn report(&self) -> &SessionReport;
+}
+
+impl CheckedSession for Checked {
+    fn session(&self) -> &Session {
+        &self.session
+    }
+    fn report(&self) -> &SessionReport {
+        &self.report
+    }
+}
+
+impl<T: CheckedSession + ?Sized> CheckedSession for std::sync::Arc<T> {
+    fn session(&self) -> &Session {
+        (**self).session()
+    }
+    fn report(&self) -> &SessionReport {
+        (**self).report()
+    }
+}
+
 /// Settings of a diff.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -61,6 +88,9 @@ pub struct Options {
     pub support_threshold: f64,
     /// Unchanged words shown around each changed stretch of a result.
     pub context_words: usize,
+    /// Also align every turn and claim, changed or not ([`SessionDiff::aligned`]), for a side by
+    /// side view.
+    pub align: bool,
 }
 
 impl Default for Options {
@@ -68,6 +98,7 @@ impl Default for Options {
         Options {
             support_threshold: crate::check::Config::default().support_threshold,
             context_words: 4,
+            align: false,
         }
     }
 }
@@ -84,15 +115,20 @@ pub struct SessionRef {
     /// The first turn's question, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_question: Option<String>,
+    /// Its position on its side: in A's sessions as given, in B's in the order they came.
+    #[serde(skip)]
+    pub index: usize,
 }
 
 impl SessionRef {
-    fn of(c: &Checked) -> SessionRef {
+    fn of(c: &impl CheckedSession, index: usize) -> SessionRef {
+        let r = c.report();
         SessionRef {
-            session_id: c.report.session_id.clone(),
-            name: c.report.name.clone(),
-            file: c.report.file.clone(),
-            first_question: first_question(&c.session).map(str::to_owned),
+            session_id: r.session_id.clone(),
+            name: r.name.clone(),
+            file: r.file.clone(),
+            first_question: first_question(c.session()).map(str::to_owned),
+            index,
         }
     }
 }
@@ -167,6 +203,16 @@ pub struct FindingRef {
 }
 
 impl FindingRef {
+    /// Worse when added, better when resolved, for an error or a warning; else neutral (as the
+    /// turn's and claim's directions count it).
+    pub fn direction(&self, added: bool) -> Direction {
+        match (self.severity <= Severity::Warning, added) {
+            (false, _) => Direction::Neutral,
+            (true, true) => Direction::Worse,
+            (true, false) => Direction::Better,
+        }
+    }
+
     fn of(f: &Finding) -> FindingRef {
         FindingRef {
             kind: f.kind,
@@ -525,6 +571,51 @@ pub struct SessionDiff {
     pub findings_resolved: Vec<FindingRef>,
     /// The session's metrics on both sides.
     pub metrics: MetricsDelta,
+    /// Every turn of both sides, aligned (only with [`Options::align`]).
+    #[serde(skip)]
+    pub aligned: Vec<AlignedTurn>,
+}
+
+/// A row of a side by side view: a turn of A beside its partner in B (either may be absent).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AlignedTurn {
+    /// Turn number in A.
+    pub a: Option<u32>,
+    /// Turn number in B.
+    pub b: Option<u32>,
+    /// Its entry in [`SessionDiff::turns`], when it changed.
+    pub diff: Option<usize>,
+    /// Every claim of the turn on either side, aligned.
+    pub claims: Vec<AlignedClaim>,
+}
+
+/// A claim of A beside its partner in B (either may be absent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AlignedClaim {
+    /// Index into A's `report.claims`.
+    pub a: Option<usize>,
+    /// Index into B's `report.claims`.
+    pub b: Option<usize>,
+    /// Its entry in the turn's [`TurnDiff::claims`], when it changed.
+    pub diff: Option<usize>,
+}
+
+/// Orders two paired lists for a side by side view: B's items in order, each of A's unpaired
+/// items (`a_only`, ascending) just before the first B item whose partner comes after it in A,
+/// the rest at the end. Returns (A item, B item) rows.
+fn side_by_side(pb: &[Option<usize>], a_only: &[usize]) -> Vec<(Option<usize>, Option<usize>)> {
+    let mut out = Vec::with_capacity(pb.len() + a_only.len());
+    let mut rest = a_only.iter().copied().peekable();
+    for (j, partner) in pb.iter().enumerate() {
+        if let Some(i) = *partner {
+            while let Some(k) = rest.next_if(|&k| k < i) {
+                out.push((Some(k), None));
+            }
+        }
+        out.push((*partner, Some(j)));
+    }
+    out.extend(rest.map(|k| (Some(k), None)));
+    out
 }
 
 /// What changed between two runs (two sets of sessions).
@@ -638,18 +729,19 @@ struct Side<'s> {
 }
 
 impl<'s> Side<'s> {
-    fn new(c: &'s Checked) -> Side<'s> {
+    fn new(c: &'s impl CheckedSession) -> Side<'s> {
+        let (session, report) = (c.session(), c.report());
         let mut claims_by_turn: HashMap<u32, Vec<usize>> = HashMap::default();
-        for (i, v) in c.report.claims.iter().enumerate() {
+        for (i, v) in report.claims.iter().enumerate() {
             claims_by_turn.entry(v.turn).or_default().push(i);
         }
         let mut findings_by_turn: HashMap<Option<u32>, Vec<&Finding>> = HashMap::default();
-        for f in c.report.findings.iter().filter(|f| f.claim_id.is_none()) {
+        for f in report.findings.iter().filter(|f| f.claim_id.is_none()) {
             findings_by_turn.entry(f.turn).or_default().push(f);
         }
         Side {
-            s: &c.session,
-            r: &c.report,
+            s: session,
+            r: report,
             claims_by_turn,
             findings_by_turn,
         }
@@ -954,8 +1046,9 @@ impl<'s> Pair<'s> {
         }
     }
 
-    /// The claims of a paired turn.
-    fn claims(&mut self, ta: u32, tb: u32) -> Vec<ClaimDiff> {
+    /// The claims of a paired turn that changed, appeared or disappeared; with
+    /// [`Options::align`] also every claim of the turn aligned.
+    fn claims(&mut self, ta: u32, tb: u32) -> (Vec<ClaimDiff>, Vec<AlignedClaim>) {
         let ia = self.a.claims_in(ta).to_vec();
         let ib = self.b.claims_in(tb).to_vec();
         let na = self.a.r.claims.len();
@@ -987,10 +1080,13 @@ impl<'s> Pair<'s> {
             }
         }
         let mut out = Vec::new();
-        for &j in &ib {
+        let mut diff_b = vec![None; ib.len()];
+        let mut diff_a = vec![None; ia.len()];
+        for (k, &j) in ib.iter().enumerate() {
             let vb = &rb.claims[j];
             match pb[j] {
                 None => {
+                    diff_b[k] = Some(out.len());
                     self.counts.claims_added += 1;
                     let d = Self::lone_claim(&self.b, vb, Presence::Added);
                     if d.direction == Direction::Worse {
@@ -1020,6 +1116,7 @@ impl<'s> Pair<'s> {
                         Direction::Better => self.counts.claims_better += 1,
                         Direction::Neutral => self.counts.claims_neutral += 1,
                     }
+                    diff_b[k] = Some(out.len());
                     out.push(ClaimDiff {
                         claim_id: vb.claim_id.clone(),
                         claim_id_a: (va.claim_id != vb.claim_id).then(|| va.claim_id.clone()),
@@ -1040,13 +1137,35 @@ impl<'s> Pair<'s> {
                 }
             }
         }
-        for &i in &ia {
+        for (k, &i) in ia.iter().enumerate() {
             if pa[i].is_none() {
                 self.counts.claims_removed += 1;
+                diff_a[k] = Some(out.len());
                 out.push(Self::lone_claim(&self.a, &ra.claims[i], Presence::Removed));
             }
         }
-        out
+        if !self.o.align {
+            return (out, Vec::new());
+        }
+        // Positions within the turn, for the side by side order.
+        let pos_a: HashMap<usize, usize> = ia.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+        let partner: Vec<Option<usize>> = ib
+            .iter()
+            .map(|&j| pb[j].and_then(|i| pos_a.get(&i).copied()))
+            .collect();
+        let a_only: Vec<usize> = (0..ia.len()).filter(|&k| pa[ia[k]].is_none()).collect();
+        let aligned = side_by_side(&partner, &a_only)
+            .into_iter()
+            .map(|(ka, kb)| AlignedClaim {
+                a: ka.map(|k| ia[k]),
+                b: kb.map(|k| ib[k]),
+                diff: match kb {
+                    Some(k) => diff_b[k],
+                    None => ka.and_then(|k| diff_a[k]),
+                },
+            })
+            .collect();
+        (out, aligned)
     }
 
     /// Pairs the calls of a paired turn; records the pairing for origin comparisons.
@@ -1148,7 +1267,12 @@ impl<'s> Pair<'s> {
 }
 
 /// The diff of two checked sessions, paired as `paired_by` says.
-pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options) -> SessionDiff {
+pub fn sessions<C: CheckedSession>(
+    a: &C,
+    b: &C,
+    paired_by: SessionPairing,
+    o: &Options,
+) -> SessionDiff {
     let mut p = Pair {
         a: Side::new(a),
         b: Side::new(b),
@@ -1161,7 +1285,7 @@ pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options
             ..Counts::default()
         },
     };
-    let (tas, tbs) = (turns(&a.session), turns(&b.session));
+    let (tas, tbs) = (turns(a.session()), turns(b.session()));
     let mut pa = vec![None; tas.len()];
     let mut pb = vec![None; tbs.len()];
     let ia: Vec<usize> = (0..tas.len()).collect();
@@ -1191,13 +1315,18 @@ pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options
     }
     let mut out = Vec::new();
     let mut calls = calls.into_iter();
+    // With `align`: per turn of B (then of A), its entry in `out` and its aligned claims.
+    let mut rows_b: Vec<(Option<usize>, Vec<AlignedClaim>)> = Vec::new();
+    let mut rows_a: Vec<(Option<usize>, Vec<AlignedClaim>)> = vec![(None, Vec::new()); tas.len()];
     for (j, tb) in tbs.iter().enumerate() {
+        let mut aligned = Vec::new();
         let mut t = match pb[j] {
             Some(i) => {
                 let ta = &tas[i];
                 let (added, removed, paired) = calls.next().unwrap_or_default();
                 let results = p.results(&paired);
-                let claims = p.claims(ta.index, tb.index);
+                let (claims, ac) = p.claims(ta.index, tb.index);
+                aligned = ac;
                 let (fa, fr, fdir) = p.turn_findings(Some(ta.index), Some(tb.index));
                 let moved = ta.index != tb.index;
                 p.counts.turns_moved += u64::from(moved);
@@ -1221,7 +1350,12 @@ pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options
                     findings_resolved: fr,
                 }
             }
-            None => lone_turn(&mut p, tb, Presence::Added),
+            None => {
+                if o.align {
+                    aligned = lone_claims(&p.b, tb, Presence::Added);
+                }
+                lone_turn(&mut p, tb, Presence::Added)
+            }
         };
         t.direction = t
             .claims
@@ -1237,12 +1371,19 @@ pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options
             || !t.results_changed.is_empty()
             || !t.findings_added.is_empty()
             || !t.findings_resolved.is_empty();
+        let at = changed.then_some(out.len());
         if changed {
             out.push(t);
+        }
+        if o.align {
+            rows_b.push((at, aligned));
         }
     }
     for (i, ta) in tas.iter().enumerate() {
         if pa[i].is_none() {
+            if o.align {
+                rows_a[i] = (Some(out.len()), lone_claims(&p.a, ta, Presence::Removed));
+            }
             let mut t = lone_turn(&mut p, ta, Presence::Removed);
             t.direction = t
                 .claims
@@ -1252,19 +1393,57 @@ pub fn sessions(a: &Checked, b: &Checked, paired_by: SessionPairing, o: &Options
             out.push(t);
         }
     }
+    let aligned = if o.align {
+        let a_only: Vec<usize> = (0..tas.len()).filter(|&i| pa[i].is_none()).collect();
+        let mut rows_b = rows_b.into_iter();
+        side_by_side(&pb, &a_only)
+            .into_iter()
+            .map(|(i, j)| {
+                let (diff, claims) = match j {
+                    Some(_) => rows_b.next().unwrap_or_default(),
+                    None => i
+                        .and_then(|i| rows_a.get_mut(i))
+                        .map(std::mem::take)
+                        .unwrap_or_default(),
+                };
+                AlignedTurn {
+                    a: i.map(|i| tas[i].index),
+                    b: j.map(|j| tbs[j].index),
+                    diff,
+                    claims,
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let (findings_added, findings_resolved, sdir) = p.turn_findings(None, None);
     let direction = out.iter().map(|t| t.direction).fold(sdir, Direction::max);
     SessionDiff {
-        a: SessionRef::of(a),
-        b: SessionRef::of(b),
+        a: SessionRef::of(a, 0),
+        b: SessionRef::of(b, 0),
         paired_by,
         direction,
         counts: p.counts,
         turns: out,
         findings_added,
         findings_resolved,
-        metrics: MetricsDelta::of(&a.report.metrics, &b.report.metrics),
+        metrics: MetricsDelta::of(&a.report().metrics, &b.report().metrics),
+        aligned,
     }
+}
+
+/// The claims of a turn on one side only, aligned with nothing (each is its own change).
+fn lone_claims(side: &Side<'_>, t: &TurnInfo<'_>, presence: Presence) -> Vec<AlignedClaim> {
+    side.claims_in(t.index)
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| AlignedClaim {
+            a: (presence == Presence::Removed).then_some(i),
+            b: (presence == Presence::Added).then_some(i),
+            diff: Some(k),
+        })
+        .collect()
 }
 
 /// A turn on one side only: every claim, call and finding of it added or removed.
@@ -1339,11 +1518,11 @@ fn lone_turn(p: &mut Pair<'_>, t: &TurnInfo<'_>, presence: Presence) -> TurnDiff
 /// Builds the diff of two runs: every session of A first ([`RunBuilder::new`]), then B's one at
 /// a time ([`RunBuilder::push`]); a B session with A's session id is compared at once and both
 /// are dropped, so only unpaired sessions wait for [`RunBuilder::finish`].
-pub struct RunBuilder {
+pub struct RunBuilder<C: CheckedSession = Checked> {
     o: Options,
-    a: Vec<Option<Checked>>,
+    a: Vec<Option<C>>,
     by_id: HashMap<String, VecDeque<usize>>,
-    waiting: Vec<(usize, Checked)>,
+    waiting: Vec<(usize, C)>,
     total_a: usize,
     pushed: usize,
     done: Vec<(usize, SessionDiff)>,
@@ -1351,17 +1530,17 @@ pub struct RunBuilder {
     metrics_b: Metrics,
 }
 
-impl RunBuilder {
+impl<C: CheckedSession> RunBuilder<C> {
     /// A builder over A's sessions.
-    pub fn new(a: Vec<Checked>, o: Options) -> RunBuilder {
+    pub fn new(a: Vec<C>, o: Options) -> RunBuilder<C> {
         let mut by_id: HashMap<String, VecDeque<usize>> = HashMap::default();
         let mut metrics_a = Metrics::default();
         for (i, c) in a.iter().enumerate() {
             by_id
-                .entry(c.report.session_id.clone())
+                .entry(c.report().session_id.clone())
                 .or_default()
                 .push_back(i);
-            metrics_a.add(&c.report.metrics);
+            metrics_a.add(&c.report().metrics);
         }
         let a_len = a.len();
         RunBuilder {
@@ -1378,17 +1557,17 @@ impl RunBuilder {
     }
 
     /// Adds one of B's sessions.
-    pub fn push(&mut self, b: Checked) {
+    pub fn push(&mut self, b: C) {
         let pos = self.pushed;
         self.pushed += 1;
-        self.metrics_b.add(&b.report.metrics);
+        self.metrics_b.add(&b.report().metrics);
         let hit = self
             .by_id
-            .get_mut(&b.report.session_id)
+            .get_mut(&b.report().session_id)
             .and_then(VecDeque::pop_front);
-        match hit.and_then(|i| self.a.get_mut(i)).and_then(Option::take) {
-            Some(a) => {
-                let d = sessions(&a, &b, SessionPairing::SessionId, &self.o);
+        match hit.and_then(|i| Some((i, self.a.get_mut(i)?.take()?))) {
+            Some((i, a)) => {
+                let d = indexed(sessions(&a, &b, SessionPairing::SessionId, &self.o), i, pos);
                 self.done.push((pos, d));
             }
             None => self.waiting.push((pos, b)),
@@ -1400,30 +1579,35 @@ impl RunBuilder {
         let mut by_q: HashMap<String, VecDeque<usize>> = HashMap::default();
         for (i, a) in self.a.iter().enumerate() {
             if let Some(a) = a {
-                if let Some(q) = first_question(&a.session) {
+                if let Some(q) = first_question(a.session()) {
                     by_q.entry(words_key(q)).or_default().push_back(i);
                 }
             }
         }
         let mut left = Vec::new();
         for (pos, b) in std::mem::take(&mut self.waiting) {
-            let hit = first_question(&b.session)
+            let hit = first_question(b.session())
                 .and_then(|q| by_q.get_mut(&words_key(q)))
                 .and_then(VecDeque::pop_front);
-            match hit.and_then(|i| self.a.get_mut(i)).and_then(Option::take) {
-                Some(a) => {
+            match hit.and_then(|i| Some((i, self.a.get_mut(i)?.take()?))) {
+                Some((i, a)) => {
                     let d = sessions(&a, &b, SessionPairing::FirstQuestion, &self.o);
-                    self.done.push((pos, d));
+                    self.done.push((pos, indexed(d, i, pos)));
                 }
                 None => left.push((pos, b)),
             }
         }
-        let mut rest_a: Vec<Checked> = self.a.into_iter().flatten().collect();
+        let mut rest_a: Vec<(usize, C)> = self
+            .a
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, a)| Some((i, a?)))
+            .collect();
         // Two sides of one session each (`diff a.jsonl b.jsonl`) are compared whatever their ids.
         if self.total_a == 1 && self.pushed == 1 && rest_a.len() == 1 && left.len() == 1 {
-            if let (Some(a), Some((pos, b))) = (rest_a.pop(), left.pop()) {
+            if let (Some((i, a)), Some((pos, b))) = (rest_a.pop(), left.pop()) {
                 let d = sessions(&a, &b, SessionPairing::OnlyOne, &self.o);
-                self.done.push((pos, d));
+                self.done.push((pos, indexed(d, i, pos)));
             }
         }
         self.done.sort_by_key(|(pos, _)| *pos);
@@ -1433,15 +1617,19 @@ impl RunBuilder {
             counts.add(&d.counts);
             direction = direction.max(d.direction);
         }
-        let sessions_added: Vec<SessionRef> = left.iter().map(|(_, b)| SessionRef::of(b)).collect();
-        let sessions_removed: Vec<SessionRef> = rest_a.iter().map(SessionRef::of).collect();
+        let sessions_added: Vec<SessionRef> = left
+            .iter()
+            .map(|(pos, b)| SessionRef::of(b, *pos))
+            .collect();
+        let sessions_removed: Vec<SessionRef> =
+            rest_a.iter().map(|(i, a)| SessionRef::of(a, *i)).collect();
         counts.sessions_added = sessions_added.len() as u64;
         counts.sessions_removed = sessions_removed.len() as u64;
         // A whole session added counts its claims as added.
         for (_, b) in &left {
-            counts.claims_added += b.report.claims.len() as u64;
+            counts.claims_added += b.report().claims.len() as u64;
             let worse = b
-                .report
+                .report()
                 .claims
                 .iter()
                 .filter(|v| v.source_verdict == SourceVerdict::Wrong)
@@ -1451,8 +1639,8 @@ impl RunBuilder {
                 direction = Direction::Worse;
             }
         }
-        for a in &rest_a {
-            counts.claims_removed += a.report.claims.len() as u64;
+        for (_, a) in &rest_a {
+            counts.claims_removed += a.report().claims.len() as u64;
         }
         RunDiff {
             schema: SCHEMA,
@@ -1466,8 +1654,15 @@ impl RunBuilder {
     }
 }
 
+/// A session diff with the positions of its two sessions on their sides.
+fn indexed(mut d: SessionDiff, a: usize, b: usize) -> SessionDiff {
+    d.a.index = a;
+    d.b.index = b;
+    d
+}
+
 /// The diff of two runs given whole.
-pub fn runs(a: Vec<Checked>, b: Vec<Checked>, o: Options) -> RunDiff {
+pub fn runs<C: CheckedSession>(a: Vec<C>, b: Vec<C>, o: Options) -> RunDiff {
     let mut r = RunBuilder::new(a, o);
     for c in b {
         r.push(c);

@@ -127,7 +127,7 @@ fn finding_text(f: &FindingRef) -> String {
 }
 
 /// A change of a paired claim, as one line of text (no prefix).
-fn change_text(c: &ClaimChange) -> String {
+pub(crate) fn change_text(c: &ClaimChange) -> String {
     match c {
         ClaimChange::Text { a, b } => format!("text: {} -> {}", quoted(a), quoted(b)),
         ClaimChange::Origin { fields, a, b, .. } => format!(

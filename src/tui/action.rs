@@ -25,6 +25,12 @@ pub enum View {
     Queue,
     /// Step through the flagged claims of the filtered set.
     Review,
+    /// The paired sessions of two runs compared.
+    DiffPairs,
+    /// Two sessions side by side, turns and claims aligned, changes highlighted.
+    Diff,
+    /// A claim (or a result) of both sessions, each beside its source.
+    DiffClaim,
 }
 
 impl View {
@@ -39,6 +45,9 @@ impl View {
             View::Grid => "Grid",
             View::Queue => "Queue",
             View::Review => "Review",
+            View::DiffPairs => "Diff · sessions",
+            View::Diff => "Diff",
+            View::DiffClaim => "Diff · claim beside both sources",
         }
     }
 }
@@ -114,6 +123,9 @@ pub enum Action {
     Resize(u16, u16),
     /// Start or stop following the opened logs as they grow.
     Follow,
+    /// Sessions list: mark the selected session as A of a diff; on another session, compare A
+    /// with it.
+    DiffMark,
 }
 
 /// Something drawn that a mouse can hit, as recorded by `render` in [`super::views::Drawn`].
@@ -133,6 +145,10 @@ pub enum Hit {
     GridCell(usize),
     /// A row of the search results.
     SearchRow(usize),
+    /// A row of the side by side diff.
+    DiffRow(usize),
+    /// A row of the diff's session pairs.
+    PairRow(usize),
     /// A pane, for the wheel.
     Pane(Pane),
 }
@@ -156,6 +172,10 @@ pub enum Pane {
     Help,
     /// The drift and parallel views' body.
     Body,
+    /// A's source in the diff's claim view.
+    DiffA,
+    /// B's source in the diff's claim view.
+    DiffB,
 }
 
 /// Messages from the background loader.
@@ -225,6 +245,8 @@ pub enum Msg {
     Classified(crate::store::Classification, String),
     /// A case file was written (its path, for `y`).
     CaseWritten(String),
+    /// A diff computed by the runtime ([`super::diff::compute`]).
+    Diffed(Box<super::diff::Computed>),
     /// The sessions of a sub-agent's file, loaded by the runtime: open the one with `id`.
     SubSessions {
         /// The loaded sessions of the file.

@@ -470,6 +470,12 @@ pub struct App {
     /// Sessions no longer in their file after a reload (kept in `sessions` so that indexes stay
     /// valid, but out of the list, the queue and `by_id`).
     pub dropped: HashSet<usize>,
+    /// The session marked as A of a diff (`D` in the sessions list).
+    pub diff_mark: Option<usize>,
+    /// The sessions to compare once loading is done (`provscope diff A B --explore`): A's, B's.
+    pub diff_start: Option<(Vec<usize>, Vec<usize>)>,
+    /// The diff shown in the diff views.
+    pub diff: Option<super::diff::DiffState>,
 }
 
 impl App {
@@ -516,6 +522,9 @@ impl App {
             theme,
             follow: None,
             dropped: HashSet::new(),
+            diff_mark: None,
+            diff_start: None,
+            diff: None,
         }
     }
 

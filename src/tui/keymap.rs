@@ -139,7 +139,10 @@ impl Default for Keymap {
     fn default() -> Self {
         use View::*;
         let claimish = [Claim, Queue, Review];
-        let not_sessions = [Session, Claim, Drift, Parallel, Grid, Queue, Review];
+        let not_sessions = [
+            Session, Claim, Drift, Parallel, Grid, Queue, Review, DiffClaim,
+        ];
+        let diffs = [Diff, DiffClaim];
         Keymap {
             bindings: vec![
                 b("up", &["k", "Up"], Action::Up, "move up", &[]),
@@ -149,21 +152,21 @@ impl Default for Keymap {
                     &["h", "Left"],
                     Action::Left,
                     "focus the pane to the left (grid: the cell to the left)",
-                    &[Session, Claim, Review, Grid],
+                    &[Session, Claim, Review, Grid, Diff, DiffClaim],
                 ),
                 b(
                     "right",
                     &["l", "Right"],
                     Action::Right,
                     "focus the pane to the right (grid: the cell to the right)",
-                    &[Session, Claim, Review, Grid],
+                    &[Session, Claim, Review, Grid, Diff, DiffClaim],
                 ),
                 b(
                     "focus",
                     &["Tab"],
                     Action::FocusNext,
-                    "focus the next pane",
-                    &[Session, Claim, Review, Grid],
+                    "focus the next pane (diff: switch between A and B)",
+                    &[Session, Claim, Review, Grid, Diff, DiffClaim],
                 ),
                 b(
                     "page_up",
@@ -259,6 +262,20 @@ impl Default for Keymap {
                     Action::Goto(Review),
                     "review walkthrough of the filtered flagged, corrected and hand-classified claims",
                     &[],
+                ),
+                b(
+                    "next_change",
+                    &["n"],
+                    Action::Next,
+                    "next change (wraps)",
+                    &diffs,
+                ),
+                b(
+                    "prev_change",
+                    &["N", "b"],
+                    Action::Prev,
+                    "previous change (wraps)",
+                    &diffs,
                 ),
                 b(
                     "next",
@@ -371,6 +388,13 @@ impl Default for Keymap {
                     Action::Follow,
                     "follow the logs as they grow (again: stop)",
                     &[],
+                ),
+                b(
+                    "diff",
+                    &["D"],
+                    Action::DiffMark,
+                    "diff: mark this session as A; on another session, compare A with it side by side",
+                    &[Sessions],
                 ),
                 b(
                     "sort",

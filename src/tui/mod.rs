@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod app;
+pub mod diff;
 pub mod filter;
 pub mod input;
 pub mod keymap;
@@ -53,6 +54,19 @@ pub struct Options {
     pub start: Option<StartAt>,
     /// Follow the logs as they grow (`--follow`; `F` toggles it).
     pub follow: bool,
+    /// Open on the diff of these sessions (`provscope diff A B --explore`) instead of loading
+    /// `paths`.
+    pub diff: Option<DiffInput>,
+}
+
+/// Two sides already loaded and checked, to compare (`provscope diff A B --explore`).
+pub struct DiffInput {
+    /// The baseline's sessions.
+    pub a: Vec<app::Loaded>,
+    /// The sessions compared with it.
+    pub b: Vec<app::Loaded>,
+    /// How to compare them.
+    pub options: crate::diff::Options,
 }
 
 /// A `[keys]` or `[colors]` entry of the configuration the explorer cannot use.

@@ -391,6 +391,7 @@ fn copy_text(app: &mut App) -> Option<String> {
             let s = app.selected_session()?;
             Some(app.sessions[s].session.source.to_string())
         }
+        View::DiffPairs | View::Diff | View::DiffClaim => super::diff::copy_text(app),
         View::Session => {
             let l = app.current()?;
             let t = l.session.turns.get(app.sel_turn)?;
@@ -428,6 +429,7 @@ fn copy_text(app: &mut App) -> Option<String> {
 pub fn open_external(app: &mut App) -> Vec<Effect> {
     let target = match app.view {
         View::Sessions => app.selected_session().map(|s| (s, 1)),
+        View::DiffPairs | View::Diff | View::DiffClaim => super::diff::open_external(app),
         View::Queue | View::Grid => {
             if target_claim(app) {
                 app.cur.zip(app.current_claim().map(|c| c.line))

@@ -122,6 +122,7 @@ fn perform_inner(app: &App, store: Option<&Store>, e: &Effect) -> Result<Option<
             Ok(Some(Msg::CaseWritten(file)))
         }
         Effect::Search { .. }
+        | Effect::Diff { .. }
         | Effect::Quit
         | Effect::Copy(_)
         | Effect::LoadSession(..)
@@ -224,7 +225,15 @@ fn start_follow(
 }
 
 /// Runs the explorer until the user quits. The terminal is restored before any error returns.
-pub fn run(opts: Options) -> Result<(), TuiError> {
+pub fn run(mut opts: Options) -> Result<(), TuiError> {
+    let diff_input = opts.diff.take();
+    let diff_options = match &diff_input {
+        Some(d) => d.options.clone(),
+        None => crate::diff::Options {
+            support_threshold: opts.config.support_threshold,
+            ..crate::diff::Options::default()
+        },
+    };
     let mut app = new_app(&opts.config, opts.color)?;
     app.start = opts.start.clone();
     if opts.follow {
@@ -248,7 +257,19 @@ pub fn run(opts: Options) -> Result<(), TuiError> {
     let mut tui = terminal::Tui::enter().map_err(TuiError::Terminal)?;
     let (tx, rx) = channel::<Incoming>();
     tui.forward_events(tx.clone(), Incoming::Term);
-    {
+    if let Some(d) = diff_input {
+        // Both sides are loaded: they arrive as a load does, then the diff is computed.
+        let (na, nb) = (d.a.len(), d.b.len());
+        app.diff_start = Some(((0..na).collect(), (na..na + nb).collect()));
+        for m in [
+            LoadMsg::Total(na + nb),
+            LoadMsg::Sessions(d.a),
+            LoadMsg::Sessions(d.b),
+            LoadMsg::Done,
+        ] {
+            let _ = tx.send(Incoming::App(Msg::Load(m)));
+        }
+    } else {
         let tx = tx.clone();
         loader::spawn(
             opts.paths.clone(),
@@ -325,6 +346,16 @@ pub fn run(opts: Options) -> Result<(), TuiError> {
                                 }
                             }
                         }
+                        continue;
+                    }
+                    if let Effect::Diff { a, b } = &effect {
+                        // Computed away from the loop; the keys keep answering meanwhile.
+                        let (sessions, a, b) = (app.sessions.clone(), a.clone(), b.clone());
+                        let (o, tx) = (diff_options.clone(), tx.clone());
+                        std::thread::spawn(move || {
+                            let c = super::diff::compute(&sessions, &a, &b, &o);
+                            let _ = tx.send(Incoming::App(Msg::Diffed(Box::new(c))));
+                        });
                         continue;
                     }
                     if let Leave::Quit = carry_out(

@@ -41,6 +41,14 @@ pub enum Effect {
         /// 1-based line.
         line: u64,
     },
+    /// Compare sessions `a` (the baseline) with `b` (indexes into `App::sessions`); the outcome
+    /// comes back as [`Msg::Diffed`].
+    Diff {
+        /// A's sessions.
+        a: Vec<usize>,
+        /// B's sessions.
+        b: Vec<usize>,
+    },
 }
 
 /// Rows in a page of the main list.
@@ -112,6 +120,10 @@ pub fn update(app: &mut App, msg: impl Into<Msg>) -> Vec<Effect> {
         Msg::Classified(c, status) => {
             classified(app, &c);
             app.status = status;
+            vec![]
+        }
+        Msg::Diffed(c) => {
+            super::diff::diffed(app, *c);
             vec![]
         }
         Msg::CaseWritten(path) => {
@@ -303,6 +315,11 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
         LoadMsg::Problem(p) => app.problems.push(p),
         LoadMsg::Done => {
             app.loading = None;
+            // `provscope diff A B --explore`: compare the two sides once both are loaded.
+            if let Some((a, b)) = app.diff_start.take() {
+                app.status = "comparing A with B…".into();
+                return vec![Effect::Diff { a, b }];
+            }
             // Following starts once everything is loaded (files changed meanwhile are read again).
             let mut effects = if app.follow.is_some() {
                 vec![Effect::Follow(true)]
@@ -635,8 +652,12 @@ pub fn action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::FocusNext => focus(app, 2),
         Action::Open => return open(app),
         Action::Goto(v) => return goto(app, v),
+        Action::Next | Action::Prev if matches!(app.view, View::Diff | View::DiffClaim) => {
+            return super::diff::next_change(app, if a == Action::Next { 1 } else { -1 })
+        }
         Action::Next => return queue::next_flagged(app, 1),
         Action::Prev => return queue::next_flagged(app, -1),
+        Action::DiffMark if app.view == View::Sessions => return super::diff::mark(app),
         Action::ToggleOrder => {
             app.severity_order = !app.severity_order;
             app.status = if app.severity_order {
@@ -700,6 +721,8 @@ fn clamp_scrolls(app: &mut App) {
         Pane::Answer,
         Pane::Help,
         Pane::Body,
+        Pane::DiffA,
+        Pane::DiffB,
     ] {
         scroll(app, p, 0);
     }
@@ -707,7 +730,10 @@ fn clamp_scrolls(app: &mut App) {
 
 fn wheel(app: &mut App, hit: Option<Hit>, d: i32) -> Vec<Effect> {
     match hit {
-        Some(Hit::Pane(p @ (Pane::Source | Pane::Claim | Pane::Answer | Pane::Help))) => {
+        Some(Hit::Pane(
+            p
+            @ (Pane::Source | Pane::Claim | Pane::Answer | Pane::Help | Pane::DiffA | Pane::DiffB),
+        )) => {
             scroll(app, p, d);
             vec![]
         }
@@ -773,6 +799,7 @@ fn focus(app: &mut App, dir: i32) {
                 _ => !app.source_focus,
             }
         }
+        View::Diff | View::DiffClaim => super::diff::focus(app, dir),
         View::Grid => {
             let c = app.grid_cell;
             app.grid_cell = match (c, dir) {
@@ -1003,6 +1030,7 @@ fn open(app: &mut App) -> Vec<Effect> {
         }
         View::Drift | View::Parallel | View::Review => return goto(app, View::Claim),
         View::Claim => {}
+        View::DiffPairs | View::Diff | View::DiffClaim => return super::diff::open(app),
     }
     vec![]
 }
@@ -1066,6 +1094,7 @@ fn move_by(app: &mut App, d: isize) -> Vec<Effect> {
             app.select_claim(i);
             app.scroll.set(Pane::Body, 0);
         }
+        View::DiffPairs | View::Diff | View::DiffClaim => super::diff::move_by(app, d),
     }
     vec![]
 }
@@ -1123,6 +1152,16 @@ fn click(app: &mut App, hit: Hit) -> Vec<Effect> {
                 s.selected = k.min(s.hits.len().saturating_sub(1));
             }
         }
+        Hit::DiffRow(k) => {
+            if let Some(op) = app.diff.as_mut().and_then(|ds| ds.open.as_mut()) {
+                op.selected = k.min(op.rows.len().saturating_sub(1));
+            }
+        }
+        Hit::PairRow(k) => {
+            if let Some(ds) = app.diff.as_mut() {
+                ds.pair = k.min(ds.pair_rows().saturating_sub(1));
+            }
+        }
         Hit::Pane(p) => match p {
             Pane::Turns => app.focus = Focus::Turns,
             Pane::Calls => app.focus = Focus::Calls,
@@ -1130,6 +1169,8 @@ fn click(app: &mut App, hit: Hit) -> Vec<Effect> {
             Pane::Answer => app.focus = Focus::Answer,
             Pane::Source => app.source_focus = true,
             Pane::Claim => app.source_focus = false,
+            Pane::DiffA => super::diff::focus(app, -1),
+            Pane::DiffB => super::diff::focus(app, 1),
             Pane::Help | Pane::Body => {}
         },
     }

@@ -51,7 +51,7 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// The fixture as a log with session id `id`.
-fn log(fx: &Fx, id: &str) -> String {
+pub(crate) fn log(fx: &Fx, id: &str) -> String {
     fx.jsonl().replace(
         "\"session_id\":\"fx\"",
         &format!("\"session_id\":{}", json!(id)),
@@ -115,7 +115,7 @@ fn change<'a>(c: &'a Value, tag: &str) -> &'a Value {
 }
 
 /// Two turns, one cited call each.
-fn two_turns() -> Fx {
+pub(crate) fn two_turns() -> Fx {
     let mut fx = Fx::baseline();
     fx.turns = 2;
     fx.calls.push(FxCall::new(
@@ -156,10 +156,9 @@ fn identical_sessions_have_no_changes_and_exit_0() {
     assert!(text.contains("UNCHANGED session s1"), "{text}");
 }
 
-#[test]
-fn reordered_turns_pair_by_question() {
-    let a = two_turns();
-    // B asks the same two questions the other way round: turn 1 is A's turn 2.
+/// [`two_turns`] asking the same two questions the other way round (turn 1 is its turn 2), as
+/// a log with session id `s1`.
+pub(crate) fn swapped_turns() -> String {
     let mut b = two_turns();
     for c in &mut b.calls {
         c.turn = 3 - c.turn;
@@ -173,10 +172,17 @@ fn reordered_turns_pair_by_question() {
     for c in &mut b.claims {
         c.turn = 3 - c.turn;
     }
-    let swapped = log(&b, "s1")
+    log(&b, "s1")
         .replace("\"question 1\"", "\"@@\"")
         .replace("\"question 2\"", "\"question 1\"")
-        .replace("\"@@\"", "\"question 2\"");
+        .replace("\"@@\"", "\"question 2\"")
+}
+
+#[test]
+fn reordered_turns_pair_by_question() {
+    let a = two_turns();
+    // B asks the same two questions the other way round: turn 1 is A's turn 2.
+    let swapped = swapped_turns();
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "a.jsonl", &log(&a, "s1"));
     put(dir.path(), "b.jsonl", &swapped);
@@ -400,7 +406,7 @@ fn claims_added_removed_and_paired_by_text() {
 }
 
 /// A pair with one change of each kind, for the golden outputs.
-fn golden_pair() -> (Fx, Fx) {
+pub(crate) fn golden_pair() -> (Fx, Fx) {
     let a = two_turns();
     let mut b = two_turns();
     b.calls[0].text = "Team plan: seats cost $19 per user per month. Minimum 3 seats.".into();

@@ -43,6 +43,7 @@ mod store_cli;
 mod store_reliability;
 mod trend;
 mod tui;
+mod tui_diff;
 mod tui_follow;
 mod tui_fuzz;
 mod tui_nav;

@@ -4,6 +4,7 @@
 //! the mouse is mapped on that, never on a recomputed layout.
 
 pub mod claim;
+pub mod diff;
 mod drift;
 mod grid;
 mod help;
@@ -234,6 +235,9 @@ pub fn render(f: &mut Frame, app: &App) -> Drawn {
         View::Grid => grid::render(f, body, app, &mut d),
         View::Queue => queue::render(f, body, app, &mut d),
         View::Review => review::render(f, body, app, &mut d),
+        View::DiffPairs => diff::render_pairs(f, body, app, &mut d),
+        View::Diff => diff::render(f, body, app, &mut d),
+        View::DiffClaim => diff::render_claim(f, body, app, &mut d),
     }
     render_footer(f, footer, app);
     if app.input.is_some() {
@@ -252,7 +256,10 @@ fn render_header(f: &mut Frame, area: Rect, app: &App) {
         Span::raw("│ "),
         Span::styled(app.view.title(), th.accent()),
     ];
-    if !matches!(app.view, View::Sessions | View::Queue | View::Grid) {
+    if !matches!(
+        app.view,
+        View::Sessions | View::Queue | View::Grid | View::DiffPairs | View::Diff | View::DiffClaim
+    ) {
         if let Some(l) = app.current() {
             spans.push(Span::raw(" │ "));
             spans.push(Span::raw(clean(&l.session.name)));
@@ -306,6 +313,7 @@ fn render_footer(f: &mut Frame, area: Rect, app: &App) {
     match app.view {
         View::Sessions => parts.extend([
             hint("open", "open"),
+            hint("diff", "diff"),
             hint("sort", "sort"),
             hint("sort_reverse", "reverse"),
             hint("search", "search"),
@@ -336,6 +344,15 @@ fn render_footer(f: &mut Frame, area: Rect, app: &App) {
             hint("filter", "filter"),
         ]),
         View::Drift | View::Parallel => parts.extend([hint("claim", "claim")]),
+        View::DiffPairs => parts.extend([hint("open", "side by side"), hint("copy", "copy")]),
+        View::Diff | View::DiffClaim => parts.extend([
+            hint("next_change", "next change"),
+            hint("prev_change", "prev"),
+            hint("focus", "A/B"),
+            hint("open", "beside both sources"),
+            hint("copy", "copy"),
+            hint("open_log", "$EDITOR"),
+        ]),
     }
     parts.extend([
         hint("grid", "grid"),
@@ -369,6 +386,10 @@ pub fn scroll_pane(app: &App) -> Pane {
                 Pane::Claim
             }
         }
+        View::DiffClaim => match app.diff.as_ref().and_then(|d| d.open.as_ref()) {
+            Some(op) if op.side == super::diff::Side::A => Pane::DiffA,
+            _ => Pane::DiffB,
+        },
         _ => Pane::Body,
     }
 }
@@ -395,6 +416,7 @@ pub fn max_scroll(app: &App, p: Pane) -> usize {
         }
         // The drift and parallel bodies clamp when drawn.
         Pane::Body => 200,
+        Pane::DiffA | Pane::DiffB => diff::source_rows(app, p),
         Pane::Turns | Pane::Calls | Pane::Claims => 0,
     }
 }

@@ -22,11 +22,24 @@ pub fn shown_call_id(app: &App) -> Option<String> {
 
 /// The source pane's lines wrapped at `w`, and the row where the cited span starts.
 pub fn lines(app: &App, w: usize) -> (Vec<Line<'static>>, Option<usize>) {
-    let th = &app.theme;
     let (Some(l), Some(c)) = (app.current(), app.current_claim()) else {
         return (vec![Line::raw("no claim selected")], None);
     };
-    let Some(call_id) = shown_call_id(app) else {
+    lines_for(app, l, Some(c), shown_call_id(app).as_deref(), w)
+}
+
+/// The lines of call `shown`'s result in session `l` beside claim `c` (its cited span
+/// highlighted when it is the cited call), wrapped at `w`, and the row where the span starts.
+/// Without a call: the claim is unsourced.
+pub fn lines_for(
+    app: &App,
+    l: &Loaded,
+    c: Option<&ClaimVerdict>,
+    shown: Option<&str>,
+    w: usize,
+) -> (Vec<Line<'static>>, Option<usize>) {
+    let th = &app.theme;
+    let Some(call_id) = shown.map(str::to_owned) else {
         let t = vec![
             Line::styled("No source.", th.severity(Severity::Error)),
             Line::raw(
@@ -53,9 +66,9 @@ pub fn lines(app: &App, w: usize) -> (Vec<Line<'static>>, Option<usize>) {
         }
         return (wrap(t, w), None);
     };
-    let cited_here = c.call_id.as_deref() == Some(call_id.as_str());
+    let cited_here = c.is_some_and(|c| c.call_id.as_deref() == Some(call_id.as_str()));
     let mut out = Vec::new();
-    if !cited_here {
+    if let Some(c) = c.filter(|_| !cited_here) {
         out.push(Line::styled(
             format!(
                 "not the cited result: call {} of turn {}{}",
@@ -86,8 +99,7 @@ pub fn lines(app: &App, w: usize) -> (Vec<Line<'static>>, Option<usize>) {
                 continue;
             };
             let cited = c
-                .cited
-                .as_ref()
+                .and_then(|c| c.cited.as_ref())
                 .filter(|s| cited_here && s.block as usize == b)
                 .and_then(|s| {
                     Some((
@@ -182,7 +194,7 @@ fn args_lines(app: &App, call: &Call) -> Vec<Line<'static>> {
 fn tag_lines(
     app: &App,
     l: &Loaded,
-    c: &ClaimVerdict,
+    c: Option<&ClaimVerdict>,
     r: &ToolResult,
     cited_here: bool,
 ) -> Vec<Line<'static>> {
@@ -218,7 +230,7 @@ fn tag_lines(
             format!("sha256 {}", fit(&clean(&t.arguments_hash), 64)),
         ),
     ];
-    match c.freshness.as_ref().filter(|_| cited_here) {
+    match c.and_then(|c| c.freshness.as_ref()).filter(|_| cited_here) {
         Some(fr) => {
             let fetched = if fr.cache_hit {
                 format!(
