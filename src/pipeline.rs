@@ -27,6 +27,9 @@ pub struct Pipeline {
 pub struct Inputs {
     /// The files, in order (directories expanded and sorted); empty with `samples`.
     pub files: Vec<PathBuf>,
+    /// The format of each file, when discovery detected it (by index; may be shorter than
+    /// `files`): the loader then does not detect it again.
+    pub detected: Vec<Option<crate::ingest::import::Detected>>,
     /// The bundled samples instead of files.
     pub samples: bool,
     /// Problems with the paths themselves.
@@ -195,9 +198,11 @@ impl Pipeline {
                 ..Inputs::default()
             };
         }
-        let (files, errors) = ingest::discover(paths);
+        let (found, errors) = ingest::discover_detected(paths);
+        let (files, detected) = found.into_iter().map(|f| (f.path, f.detected)).unzip();
         Inputs {
             files,
+            detected,
             samples: false,
             errors,
         }
@@ -211,7 +216,10 @@ impl Pipeline {
             inputs
                 .files
                 .get(i)
-                .map(|f| ingest::load_file_sessions(f, &self.load))
+                .map(|f| {
+                    let detected = inputs.detected.get(i).copied().flatten();
+                    ingest::load_file_sessions_detected(f, &self.load, detected)
+                })
                 .unwrap_or_default()
         };
         sessions
@@ -504,5 +512,54 @@ mod tests {
             });
             assert_eq!(seen, 3);
         }
+    }
+
+    #[test]
+    fn each_file_found_in_a_directory_is_detected_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let formats = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats");
+        let copy = |from: &str, to: &str| {
+            std::fs::copy(formats.join(from), dir.path().join(to))
+                .unwrap_or_else(|e| panic!("{from}: {e}"));
+        };
+        copy("openai-responses/openai-mcp-tool.1.json", "openai.json");
+        copy("claude-desktop-log/mcp-server-weather.log", "desktop.log");
+        copy(
+            "langfuse-trace-export/claude-agent-2025-12-22.trace.json",
+            "lf.json",
+        );
+        let native = crate::ingest::samples::files()[0];
+        std::fs::write(dir.path().join("native.jsonl"), native.1).unwrap_or_default();
+        std::fs::write(dir.path().join("notes.json"), "{\"name\": 1}").unwrap_or_default();
+        let p = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+        let before = crate::probe::detections();
+        let inputs = p.discover(&[dir.path().to_path_buf()]);
+        let formats: Vec<&str> = p
+            .collect(&inputs)
+            .iter()
+            .map(|c| c.session.format())
+            .collect();
+        assert_eq!(
+            formats,
+            [
+                "claude-desktop-log",
+                "langfuse",
+                "provscope",
+                "openai-responses"
+            ]
+        );
+        // Five files judged (notes.json is skipped), none judged again by the loader.
+        assert_eq!(crate::probe::detections() - before, 5);
+        // A file named on the command line is judged once, by the loader.
+        let named = p.discover(&[dir.path().join("openai.json")]);
+        let before = crate::probe::detections();
+        assert_eq!(p.collect(&named).len(), 1);
+        assert_eq!(crate::probe::detections() - before, 1);
+        // The directory scan of the ingest API too.
+        let before = crate::probe::detections();
+        let loaded =
+            crate::ingest::load_paths(&[dir.path().to_path_buf()], &LoadOptions::default(), 1);
+        assert_eq!(loaded.sessions.len(), 4);
+        assert_eq!(crate::probe::detections() - before, 5);
     }
 }

@@ -5,6 +5,7 @@
 #[cfg(test)]
 thread_local! {
     static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static DETECTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Records `n` elements visited (compared, hashed or probed) by a lookup.
@@ -14,6 +15,19 @@ pub(crate) fn steps(n: usize) {
     STEPS.with(|s| s.set(s.get() + n as u64));
     #[cfg(not(test))]
     let _ = n;
+}
+
+/// Records one format detection (the head of a file judged by content).
+#[inline(always)]
+pub(crate) fn detection() {
+    #[cfg(test)]
+    DETECTIONS.with(|s| s.set(s.get() + 1));
+}
+
+/// The format detections made on this thread so far.
+#[cfg(test)]
+pub(crate) fn detections() -> u64 {
+    DETECTIONS.with(|s| s.get())
 }
 
 /// The steps recorded on this thread so far.

@@ -1,7 +1,7 @@
 //! Turning command-line paths into session logs, and loading them in parallel.
 
 use super::import::{detect_file, Detected};
-use super::loader::{load_file_sessions, LoadOptions};
+use super::loader::{load_file_sessions_detected, LoadOptions};
 use crate::model::{DiagLevel, Diagnostic, Session};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,12 +44,29 @@ fn path_error(p: &Path, message: String) -> Diagnostic {
     }
 }
 
+/// A file to load, with its format when the directory scan detected it (files named on the
+/// command line are detected by the loader).
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format, judged by content during the scan.
+    pub detected: Option<Detected>,
+}
+
+/// [`discover_detected`] without the formats.
+pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let (found, errors) = discover_detected(paths);
+    (found.into_iter().map(|f| f.path).collect(), errors)
+}
+
 /// Expands paths into log files: files as given, directories searched recursively (sorted, hidden
 /// entries and symlinked directories skipped) for candidate files (`.jsonl`, `.json`, `.ndjson`,
 /// `.log`, `.yaml`, `.yml`) whose content is a session log or a format an importer reads.
 /// Other files in a directory are skipped quietly; a file named on the command line is always
-/// read (and reported when it is not a known format).
-pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+/// read (and reported when it is not a known format). Each file found in a directory comes with
+/// the format its scan detected, so the loader does not detect it again.
+pub fn discover_detected(paths: &[PathBuf]) -> (Vec<Found>, Vec<Diagnostic>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -71,13 +88,16 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
                     ));
                 }
             }
-            Ok(_) => files.push(p.clone()),
+            Ok(_) => files.push(Found {
+                path: p.clone(),
+                detected: None,
+            }),
         }
     }
     (files, errors)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
+fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<Diagnostic>) {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
@@ -99,7 +119,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
         let path = e.path();
         match e.file_type() {
             Ok(t) if t.is_dir() => walk(&path, out, errors),
-            Ok(t) if t.is_file() && is_candidate(&path) => out.push(path),
+            Ok(t) if t.is_file() => {
+                if let Some(detected) = scanned(&path) {
+                    out.push(Found { path, detected });
+                }
+            }
             // A FIFO or a device in a scanned directory could block or never end: skipped, said.
             Ok(t) if !t.is_file() && !t.is_symlink() && has_candidate_extension(&path) => {
                 errors.push(Diagnostic {
@@ -125,27 +149,26 @@ fn has_candidate_extension(path: &Path) -> bool {
         .is_some_and(|x| CANDIDATES.contains(&x))
 }
 
-/// True when a file found in a directory holds a session log or a known format. A `.jsonl` file
-/// that starts like JSON is kept even when unrecognised, so a damaged session log is reported
-/// rather than skipped.
-fn is_candidate(path: &Path) -> bool {
-    let Some(ext) = path.extension().and_then(|x| x.to_str()) else {
-        return false;
-    };
+/// Whether a file found in a directory is kept: `Some` with its detected format when it holds a
+/// session log or a known format (`Some(None)` for a `.jsonl` that could not be read: the loader
+/// reports it), `None` to skip it. A `.jsonl` file that starts like JSON is kept even when
+/// unrecognised, so a damaged session log is reported rather than skipped.
+pub fn scanned(path: &Path) -> Option<Option<Detected>> {
+    let ext = path.extension().and_then(|x| x.to_str())?;
     if !CANDIDATES.contains(&ext) {
-        return false;
+        return None;
     }
     match detect_file(path) {
-        Ok(Detected::Native) | Ok(Detected::Import(_)) => true,
-        Ok(Detected::JsonLike) => ext == "jsonl",
-        Ok(Detected::Unknown) => false,
-        Err(_) => ext == "jsonl",
+        Ok(d @ (Detected::Native | Detected::Import(_))) => Some(Some(d)),
+        Ok(d @ Detected::JsonLike) => (ext == "jsonl").then_some(Some(d)),
+        Ok(Detected::Unknown) => None,
+        Err(_) => (ext == "jsonl").then_some(None),
     }
 }
 
 /// Discovers and loads every session under `paths`, using up to `threads` threads.
 pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Loaded {
-    let (files, input_errors) = discover(paths);
+    let (files, input_errors) = discover_detected(paths);
     let sessions = load_files_parallel(&files, opts, threads);
     Loaded {
         sessions,
@@ -153,11 +176,13 @@ pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Load
     }
 }
 
-fn load_files_parallel(files: &[PathBuf], opts: &LoadOptions, threads: usize) -> Vec<Session> {
-    parallel_map(files, threads, |f| load_file_sessions(f, opts))
-        .into_iter()
-        .flatten()
-        .collect()
+fn load_files_parallel(files: &[Found], opts: &LoadOptions, threads: usize) -> Vec<Session> {
+    parallel_map(files, threads, |f| {
+        load_file_sessions_detected(&f.path, opts, f.detected)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Maps `f` over `items` on up to `threads` threads, keeping the input order.

@@ -116,6 +116,16 @@ fn unknown_format() -> crate::model::ImportInfo {
 /// Loads every session of one file, whatever its format (detected by content, never by name).
 /// Always returns at least one session (carrying the diagnostics when nothing could be read).
 pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
+    load_file_sessions_detected(path, opts, None)
+}
+
+/// [`load_file_sessions`] for a file whose format a directory scan already detected by content
+/// (`detected`), so its head is not read and judged a second time.
+pub fn load_file_sessions_detected(
+    path: &Path,
+    opts: &LoadOptions,
+    detected: Option<super::import::Detected>,
+) -> Vec<Session> {
     use super::import::{self, Detected};
     let source: Arc<str> = Arc::from(path.display().to_string());
     let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
@@ -139,9 +149,12 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
             Err(e) => vec![unreadable(path, source, &e)],
         };
     }
-    let (detected, whole) = match import::detect_file_head(path) {
-        Ok((d, whole)) => (Ok(d), whole),
-        Err(e) => (Err(e), None),
+    let (detected, whole) = match detected {
+        Some(d) => (Ok(d), None),
+        None => match import::detect_file_head(path) {
+            Ok((d, whole)) => (Ok(d), whole),
+            Err(e) => (Err(e), None),
+        },
     };
     match detected {
         Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],

@@ -7,7 +7,6 @@
 use super::action::LoadMsg;
 use super::app::Loaded;
 use crate::check::Config;
-use crate::ingest::import::{detect_file, Detected};
 use crate::ingest::{self, LoadOptions};
 use crate::model::{DiagLevel, Session};
 use crate::pipeline::Pipeline;
@@ -34,6 +33,18 @@ struct Job {
     named: bool,
 }
 
+impl Job {
+    /// The file's format (detected here, once, for a file found in a directory), or `None`
+    /// when a file found in a directory is not worth loading.
+    fn detect(&self) -> Option<Option<crate::ingest::import::Detected>> {
+        if self.named {
+            Some(None)
+        } else {
+            ingest::scanned(&self.path)
+        }
+    }
+}
+
 /// Checked as every command checks it (sub-agent links followed, `Pipeline::check`).
 fn checked(s: Session, p: &Pipeline) -> Loaded {
     let r = p.check(&s);
@@ -47,19 +58,6 @@ fn problems_of(s: &Session) -> Vec<String> {
         .take(3)
         .map(|d| d.to_string())
         .collect()
-}
-
-/// Whether a file met in a directory walk is a log (a damaged `.jsonl` is kept and reported).
-fn wanted(path: &Path) -> bool {
-    let Some(ext) = path.extension().and_then(|x| x.to_str()) else {
-        return false;
-    };
-    match detect_file(path) {
-        Ok(Detected::Native) | Ok(Detected::Import(_)) => true,
-        Ok(Detected::JsonLike) => ext == "jsonl",
-        Ok(Detected::Unknown) => false,
-        Err(_) => ext == "jsonl",
-    }
 }
 
 fn walk(dir: &Path, tx: &SyncSender<Job>, found: &mut usize, send: &dyn Fn(LoadMsg)) -> bool {
@@ -141,10 +139,10 @@ pub fn spawn(
                     Err(_) => return,
                 };
                 let Ok(job) = job else { return };
-                if !job.named && !wanted(&job.path) {
+                let Some(detected) = job.detect() else {
                     continue;
-                }
-                let sessions = ingest::load_file_sessions(&job.path, &opts);
+                };
+                let sessions = ingest::load_file_sessions_detected(&job.path, &opts, detected);
                 let problems: Vec<String> = sessions.iter().flat_map(problems_of).collect();
                 let loaded: Vec<Loaded> = sessions.into_iter().map(|s| checked(s, &cfg)).collect();
                 if tx.send((loaded, problems)).is_err() {

@@ -171,6 +171,7 @@ pub static IMPORTERS: &[Importer] = &[
 ];
 
 /// What a file holds, judged from its first bytes.
+#[derive(Clone, Copy)]
 pub enum Detected {
     /// A provscope session log.
     Native,
@@ -182,8 +183,20 @@ pub enum Detected {
     Unknown,
 }
 
+impl std::fmt::Debug for Detected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detected::Native => f.write_str("Native"),
+            Detected::Import(i) => write!(f, "Import({})", i.name),
+            Detected::JsonLike => f.write_str("JsonLike"),
+            Detected::Unknown => f.write_str("Unknown"),
+        }
+    }
+}
+
 /// Detects the format of a file from its first bytes.
 pub fn detect(head: &[u8]) -> Detected {
+    crate::probe::detection();
     let cut = &head[..head.len().min(sniff::HEAD_BYTES)];
     let text = match std::str::from_utf8(cut) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
