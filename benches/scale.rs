@@ -7,7 +7,9 @@
 //!
 //! Run: `cargo bench --bench scale` (`-- --calls 100000,400000` for other sizes; `-- --keep` to
 //! keep the generated inputs under `target/bench-data/scale/`, several GB at 1M calls;
-//! `-- --no-explorer` to skip the explorer columns; `-- --only envelopes` for the envelope rows alone; `SCALE_BIN=path` measures another
+//! `-- --no-explorer` to skip the explorer columns; `-- --only envelopes` for the envelope rows
+//! alone; `-- --explorer-only` for the explorer alone, large logs opened in steps against whole
+//! files in the same run; `SCALE_BIN=path` measures another
 //! `provscope` binary's verify and summary on the same inputs, e.g. a copy of the release
 //! binary, since the shared target directory's binary may be rebuilt by someone else meanwhile).
 //! Each measurement runs in a child process; peak RSS is its `VmHWM`, read while it runs.
@@ -115,33 +117,59 @@ fn provscope(args: &[&str], dir: &Path) -> Command {
     c
 }
 
-/// Child: the explorer's loader on `dir` (one thread, as `-j1`); prints the time to the first
-/// session (the session view can open) and, once every session is in, the peak RSS holding
-/// them all.
-fn explorer_child(dir: &Path) {
+/// Child: the explorer's loader on `dir` (one thread, as `-j1`; `whole`: every file loaded
+/// whole, as before large logs opened in steps); prints the time to the session view (the
+/// first session, or the first step of a large one, loaded and checked), the time until every
+/// session is whole and checked, and then the peak RSS holding them all (a step replaces the
+/// last step of its file, as the explorer does).
+fn explorer_child(dir: &Path, whole: bool) {
+    use provscope::tui::action::LoadMsg;
+    use provscope::tui::loader::{spawn_steps, Steps};
     let t = Instant::now();
     let (tx, rx) = std::sync::mpsc::channel();
-    provscope::tui::loader::spawn(
+    let steps = if whole {
+        Steps {
+            min_file: u64::MAX,
+            ..Steps::default()
+        }
+    } else {
+        Steps::default()
+    };
+    spawn_steps(
         vec![dir.to_path_buf()],
         LoadOptions::default(),
         Config::default(),
         1,
+        steps,
         move |m| tx.send(m).is_ok(),
     );
     let mut first = None;
     let mut held = Vec::new();
+    let mut growing = std::collections::HashMap::new();
+    let mut step_count = 0;
     while let Ok(m) = rx.recv() {
         match m {
-            provscope::tui::action::LoadMsg::Sessions(v) => {
+            LoadMsg::Sessions(v) => {
                 first.get_or_insert(t.elapsed().as_secs_f64());
                 held.extend(v);
             }
-            provscope::tui::action::LoadMsg::Done => break,
+            LoadMsg::Step { source, loaded, .. } => {
+                first.get_or_insert(t.elapsed().as_secs_f64());
+                step_count += 1;
+                match growing.get(&source) {
+                    Some(&k) => held[k] = *loaded,
+                    None => {
+                        growing.insert(source, held.len());
+                        held.push(*loaded);
+                    }
+                }
+            }
+            LoadMsg::Done => break,
             _ => {}
         }
     }
     println!(
-        "{{\"first\":{},\"all\":{},\"vmhwm_kb\":{},\"sessions\":{}}}",
+        "{{\"first\":{},\"all\":{},\"vmhwm_kb\":{},\"sessions\":{},\"steps\":{step_count}}}",
         first.unwrap_or_default(),
         t.elapsed().as_secs_f64(),
         vmhwm_kb(None),
@@ -243,12 +271,50 @@ fn envelopes_child(dir: &Path) {
     );
 }
 
+/// The explorer alone (`--explorer-only`): large logs opened in steps against every file
+/// loaded whole (the explorer before steps), in the same run.
+fn explorer_table(sizes: &[u64], root: &Path, keep: bool) {
+    println!("| shape | calls | input MB | session view s | all checked s | steps | KB/call | whole file: session view s | whole file: KB/call | session view, whole / steps |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for &calls in sizes {
+        for (shape, sessions) in [("one session", 1), ("10,000 sessions", SESSIONS)] {
+            let dir = root.join(format!(
+                "{}-{calls}",
+                if sessions == 1 { "one" } else { "many" }
+            ));
+            generate(&dir, calls, sessions, false);
+            let d = dir.to_str().unwrap();
+            let ex = child_json(&["--child", "explorer", d]);
+            let first = ex["first"].as_f64().unwrap();
+            let kb = |v: &serde_json::Value| v["vmhwm_kb"].as_u64().unwrap() as f64 / calls as f64;
+            let whole = if sessions == 1 {
+                let w = child_json(&["--child", "explorer-whole", d]);
+                let wf = w["first"].as_f64().unwrap();
+                format!("{wf:.2} | {:.2} | {:.0}x", kb(&w), wf / first)
+            } else {
+                "- | - | -".to_owned()
+            };
+            println!(
+                "| {shape} | {calls} | {:.0} | {first:.2} | {:.2} | {} | {:.2} | {whole} |",
+                dir_bytes(&dir) as f64 / 1e6,
+                ex["all"].as_f64().unwrap(),
+                ex["steps"],
+                kb(&ex),
+            );
+            if !keep {
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
         let dir = Path::new(&args[i + 2]);
         match args[i + 1].as_str() {
-            "explorer" => explorer_child(dir),
+            "explorer" => explorer_child(dir, false),
+            "explorer-whole" => explorer_child(dir, true),
             "envelopes" => envelopes_child(dir),
             m => panic!("unknown child {m}"),
         }
@@ -268,6 +334,10 @@ fn main() {
     let keep = args.iter().any(|a| a == "--keep");
     let no_explorer = args.iter().any(|a| a == "--no-explorer");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/scale");
+    if args.iter().any(|a| a == "--explorer-only") {
+        explorer_table(&sizes, &root, keep);
+        return;
+    }
     println!("| shape | calls | input MB | verify -j1 µs/call | verify peak RSS MB | summary -j1 µs/call | summary peak RSS MB | explorer: session view s | explorer KB/call |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut per_call: Vec<(String, u64, f64, f64)> = Vec::new();

@@ -184,6 +184,28 @@ pub enum LoadMsg {
     Total(usize),
     /// Loaded and checked sessions.
     Sessions(Vec<Loaded>),
+    /// A large session log opened in steps (`loader::Steps`): the session as loaded and checked
+    /// from the first `checked` bytes of its file (whole turns). Each step of a file replaces the
+    /// last in place; the last (`checked == total`) is the whole file, checked as any file.
+    Step {
+        /// The file, as sessions name their source.
+        source: String,
+        /// The session so far, checked.
+        loaded: Box<Loaded>,
+        /// Bytes of the file the session holds.
+        checked: u64,
+        /// Bytes of the file.
+        total: u64,
+        /// The file is the only input (its session view opens with the first step).
+        alone: bool,
+    },
+    /// Bytes of a file read so far by the step being loaded.
+    Read {
+        /// The file, as sessions name their source.
+        source: String,
+        /// Bytes read.
+        bytes: u64,
+    },
     /// A problem with an input, for the sessions view.
     Problem(String),
     /// Everything is loaded.

@@ -387,6 +387,21 @@ pub struct FollowState {
     pub last: Option<String>,
 }
 
+/// A large session log being opened in steps (its first turns first, see `loader::Steps`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Growing {
+    /// The file, as sessions name their source.
+    pub source: String,
+    /// The session (index into `App::sessions`).
+    pub index: usize,
+    /// Bytes of the file loaded and checked so far (what the session holds).
+    pub checked: u64,
+    /// Bytes of the file read by the step being loaded.
+    pub read: u64,
+    /// Bytes of the file.
+    pub total: u64,
+}
+
 /// The whole state.
 pub struct App {
     /// Sessions loaded so far (shared with search threads).
@@ -397,6 +412,10 @@ pub struct App {
     pub by_id: HashMap<String, Vec<usize>>,
     /// (done, total) while loading in the background.
     pub loading: Option<(usize, usize)>,
+    /// Large logs still being opened in steps.
+    pub growing: Vec<Growing>,
+    /// The only input's session view was opened with its first step.
+    pub opened_early: bool,
     /// Problems with inputs, shown in the sessions view.
     pub problems: Vec<String>,
     /// Current view.
@@ -486,6 +505,8 @@ impl App {
             states: Vec::new(),
             by_id: HashMap::new(),
             loading: None,
+            growing: Vec::new(),
+            opened_early: false,
             problems: Vec::new(),
             view: View::Sessions,
             history: Vec::new(),
@@ -605,6 +626,35 @@ impl App {
             self.push_session(l);
         }
         touched
+    }
+
+    /// Replaces session `i` by a longer step of the same log, in place: the engineer's marks,
+    /// the list's selected session and the open session's selection stay (a step holds the
+    /// turns of the last one, in the same order, so indexes of turns, calls and claims keep
+    /// their meaning; a selection past the end is clamped).
+    pub fn replace_grown(&mut self, i: usize, l: Loaded) {
+        if i >= self.sessions.len() {
+            return;
+        }
+        self.unindex(i);
+        self.by_id
+            .entry(l.report.session_id.clone())
+            .or_default()
+            .push(i);
+        self.sessions[i] = Arc::new(l);
+        self.resort();
+        if self.cur == Some(i) {
+            let l = &self.sessions[i];
+            let turns = l.session.turns.len();
+            self.sel_turn = self.sel_turn.min(turns.saturating_sub(1));
+            self.sel_claim = self.sel_claim.min(l.report.claims.len().saturating_sub(1));
+            let calls = l
+                .session
+                .turns
+                .get(self.sel_turn)
+                .map_or(0, |t| l.session.calls_in_turn(t.index).count());
+            self.sel_call = self.sel_call.min(calls.saturating_sub(1));
+        }
     }
 
     fn unindex(&mut self, i: usize) {

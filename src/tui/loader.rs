@@ -27,10 +27,12 @@ const MAX_PROBLEMS: usize = 200;
 /// Extensions worth opening in a directory scan; the content decides the format.
 const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
 
-/// One file to load: whether it was named on the command line (then it is always read).
+/// One file to load: whether it was named on the command line (then it is always read), and
+/// whether it is the only input (then its session view opens with its first step).
 struct Job {
     path: PathBuf,
     named: bool,
+    alone: bool,
 }
 
 impl Job {
@@ -44,6 +46,47 @@ impl Job {
         }
     }
 }
+
+/// How a large session log is opened in steps: the first turns are loaded and checked first,
+/// so the session view appears at once; then ever longer prefixes (each 4x the last, while a
+/// quarter of the file at most: at most a third more work, and the step held meanwhile is at
+/// most a quarter of the session); the last step is the whole file, loaded and checked as any
+/// file is.
+#[derive(Clone, Copy, Debug)]
+pub struct Steps {
+    /// Native logs at least this long are opened in steps.
+    pub min_file: u64,
+    /// Bytes read by the first step (then up to the next turn).
+    pub first: u64,
+}
+
+impl Default for Steps {
+    fn default() -> Self {
+        Steps {
+            min_file: 32 << 20,
+            first: 2 << 20,
+        }
+    }
+}
+
+impl Steps {
+    /// The nominal sizes of the prefixes checked before the whole of a `size`-byte file.
+    pub fn cuts(&self, size: u64) -> Vec<u64> {
+        let mut cuts = Vec::new();
+        if size < self.min_file || self.first == 0 {
+            return cuts;
+        }
+        let mut c = self.first;
+        while c.saturating_mul(4) <= size {
+            cuts.push(c);
+            c = c.saturating_mul(4);
+        }
+        cuts
+    }
+}
+
+/// Progress of the step being read is sent at most this often.
+const READ_TICK: Duration = Duration::from_millis(200);
 
 /// Checked as every command checks it (sub-agent links followed, `Pipeline::check`).
 fn checked(s: Session, p: &Pipeline) -> Loaded {
@@ -90,7 +133,12 @@ fn walk(dir: &Path, tx: &SyncSender<Job>, found: &mut usize, send: &dyn Fn(LoadM
                     if (*found).is_multiple_of(1000) {
                         send(LoadMsg::Total(*found));
                     }
-                    if tx.send(Job { path, named: false }).is_err() {
+                    let job = Job {
+                        path,
+                        named: false,
+                        alone: false,
+                    };
+                    if tx.send(job).is_err() {
                         return false;
                     }
                 }
@@ -110,7 +158,19 @@ pub fn spawn(
     threads: usize,
     send: impl Fn(LoadMsg) -> bool + Send + Sync + 'static,
 ) {
-    let send = Arc::new(send);
+    spawn_steps(paths, opts, cfg, threads, Steps::default(), send)
+}
+
+/// [`spawn`], with large session logs opened in `steps` (see [`Steps`]).
+pub fn spawn_steps(
+    paths: Vec<PathBuf>,
+    opts: LoadOptions,
+    cfg: Config,
+    threads: usize,
+    steps: Steps,
+    send: impl Fn(LoadMsg) -> bool + Send + Sync + 'static,
+) {
+    let send: Arc<dyn Fn(LoadMsg) -> bool + Send + Sync> = Arc::new(send);
     std::thread::spawn(move || {
         let cfg = Arc::new(Pipeline::new(opts.clone(), cfg, 1));
         if paths.is_empty() {
@@ -133,6 +193,7 @@ pub fn spawn(
             let tx = out_tx.clone();
             let cfg = cfg.clone();
             let opts = opts.clone();
+            let send = send.clone();
             workers.push(std::thread::spawn(move || loop {
                 let job = match rx.lock() {
                     Ok(g) => g.recv(),
@@ -142,6 +203,11 @@ pub fn spawn(
                 let Some(detected) = job.detect() else {
                     continue;
                 };
+                match in_steps(&job, &steps, &opts, &cfg, &*send) {
+                    Some(true) => continue,
+                    Some(false) => return,
+                    None => {}
+                }
                 let sessions = ingest::load_file_sessions_detected(&job.path, &opts, detected);
                 let problems: Vec<String> = sessions.iter().flat_map(problems_of).collect();
                 let loaded: Vec<Loaded> = sessions.into_iter().map(|s| checked(s, &cfg)).collect();
@@ -159,6 +225,7 @@ pub fn spawn(
         let quiet = |m: LoadMsg| {
             send(m);
         };
+        let alone = paths.len() == 1 && paths[0].is_file();
         let mut found = 0usize;
         'paths: for p in &paths {
             match std::fs::metadata(p) {
@@ -181,6 +248,7 @@ pub fn spawn(
                         .send(Job {
                             path: p.clone(),
                             named: true,
+                            alone,
                         })
                         .is_err()
                     {
@@ -272,6 +340,136 @@ pub fn follow(
             }
         }
     });
+}
+
+/// Loads and checks a large native log in steps ([`Steps`]), sending each as
+/// [`LoadMsg::Step`]: `None` when the file is not one to open in steps (it is loaded as any
+/// file), else whether anyone still listens.
+fn in_steps(
+    job: &Job,
+    steps: &Steps,
+    opts: &LoadOptions,
+    p: &Pipeline,
+    send: &dyn Fn(LoadMsg) -> bool,
+) -> Option<bool> {
+    let size = std::fs::metadata(&job.path)
+        .ok()
+        .filter(|m| m.is_file())?
+        .len();
+    let cuts = steps.cuts(size);
+    if cuts.is_empty()
+        || !matches!(
+            crate::ingest::import::detect_file(&job.path),
+            Ok(crate::ingest::import::Detected::Native)
+        )
+    {
+        return None;
+    }
+    let source: Arc<str> = Arc::from(job.path.display().to_string());
+    let name = ingest::session_name(&job.path);
+    // Where each prefix ends: before the first turn event after its cut (the turns it holds
+    // are whole). A file with no turn event after a cut has none after a later one either.
+    let mut ends = Vec::new();
+    for c in cuts {
+        match turn_boundary(&job.path, c) {
+            Ok(Some(e)) if e < size && ends.last().is_none_or(|&l| e > l) => ends.push(e),
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    let last_step = ends.len();
+    for (k, end) in ends.into_iter().map(Some).chain([None]).enumerate() {
+        // The last step reads the whole file as `load_native_file` does; a file that cannot be
+        // opened any more ends the steps with the session `load_native_file` reports it in.
+        let (s, last) = match std::fs::File::open(&job.path) {
+            Ok(file) => {
+                let reading = Reading {
+                    inner: std::io::Read::take(file, end.unwrap_or(u64::MAX)),
+                    read: 0,
+                    told: Instant::now(),
+                    source: &source,
+                    send,
+                };
+                let s = ingest::load_reader(name.clone(), source.clone(), reading, opts);
+                (s, k == last_step)
+            }
+            Err(_) => (ingest::load_native_file(&job.path, opts), true),
+        };
+        let checked_bytes = match end {
+            Some(e) if !last => e,
+            _ => s.bytes,
+        };
+        if last {
+            for pr in problems_of(&s) {
+                send(LoadMsg::Problem(pr));
+            }
+        }
+        let msg = LoadMsg::Step {
+            source: source.to_string(),
+            loaded: Box::new(checked(s, p)),
+            checked: checked_bytes,
+            total: if last {
+                checked_bytes
+            } else {
+                size.max(checked_bytes + 1)
+            },
+            alone: job.alone,
+        };
+        if !send(msg) {
+            return Some(false);
+        }
+        if last {
+            break;
+        }
+    }
+    Some(true)
+}
+
+/// The byte offset of the first line at or after `from` that is a `turn` event, as the
+/// recorder and `provscope gen` write them (`{"event":"turn"` first); `None` when there is none.
+fn turn_boundary(path: &Path, from: u64) -> std::io::Result<Option<u64>> {
+    use std::io::{BufRead, Seek, SeekFrom};
+    let mut f = std::io::BufReader::with_capacity(64 << 10, std::fs::File::open(path)?);
+    f.seek(SeekFrom::Start(from))?;
+    let mut at = from;
+    let mut line = Vec::new();
+    // The rest of the line `from` falls in.
+    at += f.read_until(b'\n', &mut line)? as u64;
+    loop {
+        line.clear();
+        let n = f.read_until(b'\n', &mut line)? as u64;
+        if n == 0 {
+            return Ok(None);
+        }
+        if line.starts_with(br#"{"event":"turn""#) {
+            return Ok(Some(at));
+        }
+        at += n;
+    }
+}
+
+/// Counts the bytes a step reads, telling the explorer every [`READ_TICK`].
+struct Reading<'a, R> {
+    inner: R,
+    read: u64,
+    told: Instant,
+    source: &'a Arc<str>,
+    send: &'a dyn Fn(LoadMsg) -> bool,
+}
+
+impl<R: std::io::Read> std::io::Read for Reading<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.told.elapsed() >= READ_TICK {
+            self.told = Instant::now();
+            (self.send)(LoadMsg::Read {
+                source: self.source.to_string(),
+                bytes: self.read,
+            });
+        }
+        Ok(n)
+    }
 }
 
 fn send_problem(send: &dyn Fn(LoadMsg) -> bool, p: &Path, e: &std::io::Error) {

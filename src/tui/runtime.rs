@@ -311,6 +311,10 @@ pub fn run(mut opts: Options) -> Result<(), TuiError> {
                         .iter()
                         .map(|l| l.report.session_id.clone())
                         .collect(),
+                    // A step of a large log holds claims the last one did not.
+                    Msg::Load(LoadMsg::Step { loaded, .. }) => {
+                        vec![loaded.report.session_id.clone()]
+                    }
                     _ => Vec::new(),
                 };
                 let effects = update(&mut app, msg);

@@ -312,6 +312,18 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
                 queue::append(app, first);
             }
         }
+        LoadMsg::Step {
+            source,
+            loaded,
+            checked,
+            total,
+            alone,
+        } => return load_step(app, source, *loaded, (checked, total), alone),
+        LoadMsg::Read { source, bytes } => {
+            if let Some(g) = app.growing.iter_mut().find(|g| g.source == source) {
+                g.read = bytes.max(g.checked).min(g.total);
+            }
+        }
         LoadMsg::Problem(p) => app.problems.push(p),
         LoadMsg::Done => {
             app.loading = None;
@@ -326,9 +338,10 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
             } else {
                 vec![]
             };
+            app.growing.clear();
             if let Some(start) = app.start.take() {
                 effects.extend(start_at(app, &start));
-            } else if app.sessions.len() == 1 && app.view == View::Sessions {
+            } else if app.sessions.len() == 1 && app.view == View::Sessions && !app.opened_early {
                 // A single session opens straight into the session view.
                 effects.extend(action(app, Action::Open));
             }
@@ -355,6 +368,65 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
         } => return reloaded(app, &source, sessions, note),
     }
     vec![]
+}
+
+/// A step of a large log: its first step is listed (and opened, when it is the only input);
+/// later ones replace it in place, keeping every selection; the last is the whole file.
+fn load_step(
+    app: &mut App,
+    source: String,
+    l: super::app::Loaded,
+    (checked, total): (u64, u64),
+    alone: bool,
+) -> Vec<Effect> {
+    let last = checked >= total;
+    let mut effects = vec![];
+    match app.growing.iter().position(|g| g.source == source) {
+        Some(k) => {
+            let i = app.growing[k].index;
+            app.replace_grown(i, l);
+            if last {
+                app.growing.remove(k);
+            } else {
+                let g = &mut app.growing[k];
+                g.checked = checked;
+                g.read = checked;
+                g.total = total;
+            }
+            if app.queue.sessions > 0 {
+                let sel = app.queue.selected;
+                queue::build(app);
+                app.queue.selected = sel.min(app.queue.items.len().saturating_sub(1));
+                app.review_pos = app.review_pos.min(app.review.len().saturating_sub(1));
+            }
+        }
+        None => {
+            let index = app.sessions.len();
+            app.push_session(l);
+            if !last {
+                app.growing.push(super::app::Growing {
+                    source,
+                    index,
+                    checked,
+                    read: checked,
+                    total,
+                });
+            }
+            if app.queue.sessions > 0 || matches!(app.view, View::Queue | View::Grid | View::Review)
+            {
+                queue::append(app, index);
+            }
+            if alone && app.view == View::Sessions && app.start.is_none() && app.order.len() == 1 {
+                app.opened_early = true;
+                effects = action(app, Action::Open);
+            }
+        }
+    }
+    if last {
+        let (done, total) = app.loading.unwrap_or((0, 0));
+        app.loading = Some((done + 1, total.max(done + 1)));
+    }
+    effects
 }
 
 /// `F`: starts or stops following. Started while loading, it begins once loading is done.
@@ -527,6 +599,9 @@ fn restored(app: &mut App, r: Restored) {
     for s in idxs {
         let l = app.sessions[s].clone();
         let st = &mut app.states[s];
+        // The store's list is complete: a session restored again (a longer step of a large
+        // log) does not count a correction twice.
+        st.corrections.clear();
         for c in &r.marks {
             if let Some(i) = l.claim_index(&c.claim_id, c.turn) {
                 st.marks.insert(i as u32, mark_of(c));

@@ -47,6 +47,7 @@ mod tui_diff;
 mod tui_follow;
 mod tui_fuzz;
 mod tui_nav;
+mod tui_steps;
 mod tui_tmux;
 mod tui_util;
 mod verify_open;

@@ -272,6 +272,10 @@ fn render_header(f: &mut Frame, area: Rect, app: &App) {
     if let Some((done, total)) = app.loading {
         spans.push(Span::raw(format!("  loading {done}/{total}")));
     }
+    for g in &app.growing {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(growing_text(app, g), th.dimmed()));
+    }
     if let Some(fl) = &app.follow {
         spans.push(Span::raw("  "));
         if fl.mode.is_empty() {
@@ -290,6 +294,28 @@ fn render_header(f: &mut Frame, area: Rect, app: &App) {
         }
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A large log opened in steps: how much of it is checked and how far the next step has read.
+fn growing_text(app: &App, g: &crate::tui::app::Growing) -> String {
+    let name = app
+        .sessions
+        .get(g.index)
+        .map_or_else(String::new, |l| clean(&l.session.name));
+    // MB, or KB for a log under 10 MB.
+    let (unit, div) = if g.total >= 10_000_000 {
+        ("MB", 1e6)
+    } else {
+        ("KB", 1e3)
+    };
+    let pct = |b: u64| (b as f64 * 100.0 / g.total.max(1) as f64).min(100.0);
+    format!(
+        "◌ {name}: {:.0}% checked ({:.0}/{:.0} {unit}), reading {:.0}%",
+        pct(g.checked),
+        g.checked as f64 / div,
+        g.total as f64 / div,
+        pct(g.read)
+    )
 }
 
 fn render_footer(f: &mut Frame, area: Rect, app: &App) {

@@ -105,8 +105,16 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     }
 
     // Turns.
+    // A large log opened in steps: the turns checked so far.
+    let growing = app
+        .cur
+        .is_some_and(|c| app.growing.iter().any(|g| g.index == c));
     let block = pane(
-        format!(" Turns ({}) ", l.session.turns.len()),
+        format!(
+            " Turns ({}{}) ",
+            l.session.turns.len(),
+            if growing { " so far, more loading" } else { "" }
+        ),
         app.focus == Focus::Turns,
         app,
     );

@@ -1,0 +1,243 @@
+//! A large session log opens in steps (issue 18 item 3): the loader sends the first turns
+//! loaded and checked, then longer prefixes, then the whole file; the explorer lists and opens
+//! the first step at once and replaces it in place (selection kept) as later steps arrive; the
+//! last step's findings are those of a full check.
+
+use crate::tui_util::screen;
+use provscope::check::Config;
+use provscope::gen::{write_session, GenSpec};
+use provscope::ingest::{load_file, LoadOptions};
+use provscope::pipeline::Pipeline;
+use provscope::tui::action::{Action, LoadMsg, Msg, View};
+use provscope::tui::app::{App, Focus, Loaded};
+use provscope::tui::loader::{spawn_steps, Steps};
+use provscope::tui::new_app;
+use provscope::tui::update::update;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+/// One generated session of `turns` turns (2 calls each, 25% faulty claims) in `dir`.
+fn generated(dir: &Path, turns: u32) -> PathBuf {
+    let spec = GenSpec {
+        turns,
+        calls: 2,
+        seed: 42,
+        fault_rate: 0.25,
+        result_bytes: 600,
+        envelopes: false,
+        sub_agents: false,
+    };
+    let p = dir.join("long.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    write_session(&mut f, &spec, 0).unwrap();
+    std::io::Write::flush(&mut f).unwrap();
+    p
+}
+
+/// Every message the loader sends for `paths`, until `Done` (at most 60 s).
+fn load_messages(paths: Vec<PathBuf>, steps: Steps) -> Vec<LoadMsg> {
+    let (tx, rx) = channel();
+    spawn_steps(
+        paths,
+        LoadOptions::default(),
+        Config::default(),
+        1,
+        steps,
+        move |m| tx.send(m).is_ok(),
+    );
+    let mut out = Vec::new();
+    loop {
+        let m = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the loader finishes within 60 s");
+        let done = matches!(m, LoadMsg::Done);
+        out.push(m);
+        if done {
+            return out;
+        }
+    }
+}
+
+const SMALL: Steps = Steps {
+    min_file: 64 << 10,
+    first: 16 << 10,
+};
+
+fn report_json(l: &Loaded) -> serde_json::Value {
+    serde_json::to_value(&l.report).unwrap()
+}
+
+#[test]
+fn a_long_log_arrives_in_growing_steps_and_ends_as_a_full_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let msgs = load_messages(vec![path.clone()], SMALL);
+    let steps: Vec<(&Loaded, u64, u64, bool)> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            LoadMsg::Step {
+                loaded,
+                checked,
+                total,
+                alone,
+                ..
+            } => Some((&**loaded, *checked, *total, *alone)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !msgs.iter().any(|m| matches!(m, LoadMsg::Sessions(_))),
+        "a log opened in steps is never sent whole as well"
+    );
+    // 16 KiB, 64 KiB, 256 KiB, ... while a quarter of the file at most, then the whole file.
+    let expected = SMALL.cuts(size).len() + 1;
+    assert!(expected >= 4, "{size} bytes give {expected} steps");
+    assert_eq!(steps.len(), expected);
+    let (last, checked, total, _) = *steps.last().unwrap();
+    assert_eq!((checked, total), (size, size));
+    let mut turns = 0;
+    for w in steps.windows(2) {
+        let ((a, ca, ta, alone), (b, cb, _, _)) = (w[0], w[1]);
+        assert!(alone, "the only input opens with its first step");
+        assert!(ca < ta && ca < cb, "{ca} of {ta}, then {cb}");
+        // Whole turns, each step a prefix of the next: the same turns, calls and claims at the
+        // same indexes (what the open session's selection points at).
+        assert!(a.session.turns.len() > turns);
+        turns = a.session.turns.len();
+        assert!(b.session.turns.len() > a.session.turns.len());
+        for (x, y) in a.session.turns.iter().zip(&b.session.turns) {
+            assert_eq!((x.index, &x.user), (y.index, &y.user));
+        }
+        for (x, y) in a.session.calls.iter().zip(&b.session.calls) {
+            assert_eq!(x.id, y.id);
+        }
+        assert!(a.report.claims.len() < b.report.claims.len());
+        for (x, y) in a.report.claims.iter().zip(&b.report.claims) {
+            assert_eq!((&x.claim_id, x.turn), (&y.claim_id, y.turn));
+        }
+        // A step's last turn is whole: its claims were stated (no turn cut in its middle).
+        let t = a.session.turns.last().unwrap().index;
+        assert!(a.session.answer(t).is_some(), "turn {t} has its answer");
+    }
+    // The last step is the whole file checked as any file is.
+    let full = load_file(&path, &LoadOptions::default());
+    let p = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+    let r = p.check(&full);
+    assert_eq!(last.report.findings, r.findings);
+    assert_eq!(report_json(last), serde_json::to_value(&r).unwrap());
+    assert_eq!(last.session.turns.len(), 400);
+    assert!(r.findings.len() > 50, "the generated faults are found");
+}
+
+#[test]
+fn small_logs_and_directories_load_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let size = std::fs::metadata(&path).unwrap().len();
+    let whole = Steps {
+        min_file: size + 1,
+        first: 16 << 10,
+    };
+    let msgs = load_messages(vec![path], whole);
+    assert!(!msgs.iter().any(|m| matches!(m, LoadMsg::Step { .. })));
+    assert!(msgs
+        .iter()
+        .any(|m| matches!(m, LoadMsg::Sessions(v) if v.len() == 1)));
+    // In a directory a long log opens in steps too, but is not the only input.
+    let msgs = load_messages(vec![dir.path().to_path_buf()], SMALL);
+    let alone: Vec<bool> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            LoadMsg::Step { alone, .. } => Some(*alone),
+            _ => None,
+        })
+        .collect();
+    assert!(alone.len() >= 4 && alone.iter().all(|a| !a), "{alone:?}");
+}
+
+/// The explorer fed the steps as the runtime feeds them.
+fn app_with_steps(msgs: Vec<LoadMsg>) -> (App, Vec<LoadMsg>) {
+    let mut app = new_app(&Config::default(), false).unwrap();
+    update(&mut app, Action::Resize(120, 30));
+    let mut rest = msgs.into_iter();
+    for m in rest.by_ref() {
+        let first_step = matches!(m, LoadMsg::Step { .. });
+        update(&mut app, Msg::Load(m));
+        if first_step {
+            break;
+        }
+    }
+    (app, rest.collect())
+}
+
+#[test]
+fn the_session_view_opens_with_the_first_step_and_keeps_its_selection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let msgs = load_messages(vec![path], SMALL);
+    let (mut app, rest) = app_with_steps(msgs);
+    // The first turns are listed and open at once, while the rest loads.
+    assert_eq!(app.view, View::Session);
+    assert_eq!(app.sessions.len(), 1);
+    assert_eq!(app.growing.len(), 1);
+    let first_turns = app.current().unwrap().session.turns.len();
+    assert!(first_turns < 400);
+    // Select turn 3's claims and keep them selected while later steps arrive.
+    update(&mut app, Action::Down);
+    update(&mut app, Action::Down);
+    update(&mut app, Action::Right);
+    app.focus = Focus::Claims;
+    let (turn, claim) = (app.sel_turn, app.sel_claim);
+    let key = app.claim_key().unwrap();
+    assert_eq!(turn, 2);
+    let mut steps = 0;
+    for m in rest {
+        let is_step = matches!(m, LoadMsg::Step { .. });
+        update(&mut app, Msg::Load(m));
+        if is_step {
+            steps += 1;
+            assert_eq!(app.view, View::Session);
+            assert_eq!((app.sel_turn, app.sel_claim), (turn, claim));
+            assert_eq!(app.claim_key().unwrap(), key);
+            assert_eq!(app.sessions.len(), 1);
+        }
+    }
+    assert!(steps >= 3);
+    assert!(app.growing.is_empty() && app.loading.is_none());
+    assert_eq!(app.current().unwrap().session.turns.len(), 400);
+    assert_eq!(app.view, View::Session, "Done does not open it again");
+    assert_eq!(app.history, vec![View::Sessions]);
+}
+
+#[test]
+fn the_header_shows_how_far_a_growing_log_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let msgs = load_messages(vec![path.clone()], SMALL);
+    let (mut app, rest) = app_with_steps(msgs);
+    let g = app.growing[0].clone();
+    assert!(g.checked < g.total);
+    // A step being read (the next message of the loader, whatever its timing).
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Read {
+            source: path.display().to_string(),
+            bytes: g.total / 2,
+        }),
+    );
+    let s = screen(&mut app, 120, 12);
+    let header = s.lines().next().unwrap();
+    let pct = g.checked * 100 / g.total;
+    assert!(
+        header.contains(&format!("long: {pct}% checked")) && header.contains("reading 50%"),
+        "{header}"
+    );
+    insta::assert_snapshot!("growing_header_120x12", s);
+    for m in rest {
+        update(&mut app, Msg::Load(m));
+    }
+    let s = screen(&mut app, 120, 12);
+    assert!(!s.lines().next().unwrap().contains("checked"), "{s}");
+}
