@@ -49,27 +49,75 @@ pub(crate) struct AnswerMap<'a> {
     markers: Vec<&'a str>,
     passages: Vec<Passage>,
     index: Vec<TextIndex<'a>>,
-    /// Where each marker occurs (empty: not shown).
+    /// Whether each marker occurs (as itself, not inside a longer marker).
     shown: Vec<bool>,
+    /// Marker -> its first index in the markers given.
+    marker_at: rustc_hash::FxHashMap<&'a str, usize>,
+    /// Per marker: the passages it closes, in text order.
+    closes: Vec<Vec<usize>>,
 }
 
 fn ident(c: char) -> bool {
     c.is_alphanumeric()
 }
 
-/// Occurrences of `m` in `text` that stand alone: a marker beginning (ending) with a letter or
-/// digit must not continue a word (`1` is not found inside `2026`).
-fn occurrences(text: &str, m: &str) -> Vec<Range<usize>> {
+/// Whether the occurrence `r` of marker `m` in `text` stands alone: a marker beginning (ending)
+/// with a letter or digit must not continue a word (`1` is not found inside `2026`).
+fn stands_alone(text: &str, m: &str, r: &Range<usize>) -> bool {
     let first_alnum = m.chars().next().is_some_and(ident);
     let last_alnum = m.chars().next_back().is_some_and(ident);
-    text.match_indices(m)
-        .map(|(i, _)| i..i + m.len())
-        .filter(|r| {
-            let before = text[..r.start].chars().next_back();
-            let after = text[r.end..].chars().next();
-            !(first_alnum && before.is_some_and(ident) || last_alnum && after.is_some_and(ident))
-        })
-        .collect()
+    let before = text[..r.start].chars().next_back();
+    let after = text[r.end..].chars().next();
+    !(first_alnum && before.is_some_and(ident) || last_alnum && after.is_some_and(ident))
+}
+
+/// The occurrences of every marker in `text` that stand alone, as (range, marker index), in
+/// one pass over the text whatever the number of markers (Aho-Corasick). Each marker's own
+/// occurrences do not overlap one another, the leftmost first (as `str::match_indices` finds
+/// them); markers listed twice or blank are skipped after their first.
+fn occurrences<'a>(
+    text: &str,
+    markers: &[&'a str],
+    marker_at: &mut rustc_hash::FxHashMap<&'a str, usize>,
+) -> Vec<(Range<usize>, usize)> {
+    let mut pats: Vec<&str> = Vec::new();
+    let mut of_pat: Vec<usize> = Vec::new();
+    for (k, &m) in markers.iter().enumerate() {
+        if marker_at.contains_key(m) {
+            continue;
+        }
+        marker_at.insert(m, k);
+        if !m.trim().is_empty() {
+            pats.push(m);
+            of_pat.push(k);
+        }
+    }
+    if pats.is_empty() {
+        return Vec::new();
+    }
+    let Ok(ac) = aho_corasick::AhoCorasick::new(&pats) else {
+        return Vec::new();
+    };
+    // Matches come by end position; a marker's matches all have its length, so they come in
+    // start order too: each one that starts before the last kept one of its marker ends is
+    // one `match_indices` skips.
+    let mut last_end = vec![0usize; pats.len()];
+    let mut out = Vec::new();
+    for mat in ac.find_overlapping_iter(text) {
+        crate::probe::steps(1);
+        let p = mat.pattern().as_usize();
+        let r = mat.start()..mat.end();
+        if r.start < last_end[p] {
+            continue;
+        }
+        last_end[p] = r.end;
+        if stands_alone(text, pats[p], &r) {
+            out.push((r, of_pat[p]));
+        }
+    }
+    // The text is read once.
+    crate::probe::steps(text.len());
+    out
 }
 
 const CLOSERS: &[char] = &[
@@ -135,16 +183,9 @@ fn trim(text: &str, mut r: Range<usize>) -> Range<usize> {
 impl<'a> AnswerMap<'a> {
     /// Cuts `text` at the given markers (blank markers are ignored).
     pub(crate) fn new(text: &'a str, markers: Vec<&'a str>) -> Self {
-        let mut occ: Vec<(Range<usize>, usize)> = Vec::new();
+        let mut marker_at = rustc_hash::FxHashMap::default();
+        let mut occ = occurrences(text, &markers, &mut marker_at);
         let mut shown = vec![false; markers.len()];
-        for (k, m) in markers.iter().enumerate() {
-            if m.trim().is_empty() {
-                continue;
-            }
-            for r in occurrences(text, m) {
-                occ.push((r, k));
-            }
-        }
         // Longer markers first at the same position, then drop overlaps ("[1]" in "[1a]").
         occ.sort_by_key(|(r, _)| (r.start, std::cmp::Reverse(r.end)));
         let mut kept: Vec<(Range<usize>, usize)> = Vec::new();
@@ -159,23 +200,27 @@ impl<'a> AnswerMap<'a> {
             shown[*k] = true;
         }
         let mut passages: Vec<Passage> = Vec::new();
+        let mut closes: Vec<Vec<usize>> = vec![Vec::new(); markers.len()];
         let mut prev_end = 0;
         for (r, k) in kept {
+            crate::probe::steps(1);
             let gap = &text[prev_end..r.start];
             let adjacent = !passages.is_empty()
                 && gap
                     .chars()
                     .all(|c| c.is_whitespace() || matches!(c, ',' | ';' | '、' | '，'));
             if adjacent {
-                if let Some(p) = passages.last_mut() {
-                    if !p.markers.contains(&k) {
-                        p.markers.push(k);
-                    }
+                let last = passages.len() - 1;
+                // Each marker once per passage: the last passage it closes is this one.
+                if closes[k].last() != Some(&last) {
+                    closes[k].push(last);
+                    passages[last].markers.push(k);
                 }
             } else {
                 let end = trim(text, prev_end..r.start).end;
                 let start = sentence_start(text, prev_end, end.max(prev_end));
                 let range = trim(text, start..end.max(start));
+                closes[k].push(passages.len());
                 passages.push(Passage {
                     range,
                     markers: vec![k],
@@ -193,11 +238,14 @@ impl<'a> AnswerMap<'a> {
             passages,
             index,
             shown,
+            marker_at,
+            closes,
         }
     }
 
     fn marker_index(&self, m: &str) -> Option<usize> {
-        self.markers.iter().position(|x| *x == m)
+        crate::probe::steps(1);
+        self.marker_at.get(m).copied()
     }
 
     /// Whether the marker appears in the text.
@@ -205,14 +253,11 @@ impl<'a> AnswerMap<'a> {
         self.marker_index(m).is_some_and(|k| self.shown[k])
     }
 
-    /// The passages closed by marker `m`, as indexes.
-    fn passages_of(&self, m: &str) -> Vec<usize> {
-        let Some(k) = self.marker_index(m) else {
-            return Vec::new();
-        };
-        (0..self.passages.len())
-            .filter(|&i| self.passages[i].markers.contains(&k))
-            .collect()
+    /// The passages closed by marker `m`, as indexes, in text order.
+    fn passages_of(&self, m: &str) -> &[usize] {
+        self.marker_index(m)
+            .and_then(|k| self.closes.get(k))
+            .map_or(&[][..], Vec::as_slice)
     }
 
     fn passage_text(&self, i: usize) -> &'a str {
@@ -361,9 +406,10 @@ fn one_answer<'s>(
     out: &mut [Option<AnswerPassage>],
 ) {
     let mut markers: Vec<&str> = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     for r in rs {
         if let Some(m) = marker_of(r) {
-            if !markers.contains(&m) {
+            if seen.insert(m) {
                 markers.push(m);
             }
         }
@@ -383,7 +429,7 @@ fn one_answer<'s>(
         });
         let tier = server.map(|s| (s, ck.effective_tier(s)));
         let marker = marker_of(r);
-        let passages = marker.map(|m| map.passages_of(m)).unwrap_or_default();
+        let passages = marker.map_or(&[][..], |m| map.passages_of(m));
         // Readings of every passage of its marker.
         let readings: Vec<(usize, Reading)> = passages
             .iter()
@@ -511,6 +557,12 @@ fn one_answer<'s>(
     }
     // Passages that none of their markers' stamps state: the answer says something its stamps
     // do not.
+    let mut by_marker: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for (n, r) in rs.iter().enumerate() {
+        if let Some(m) = marker_of(r) {
+            by_marker.entry(m).or_default().push(n);
+        }
+    }
     for (p, passage) in map.passages.iter().enumerate() {
         if backed[p] || explained[p] {
             continue;
@@ -521,10 +573,16 @@ fn one_answer<'s>(
             continue; // nothing said
         }
         let ms: Vec<&str> = passage.markers.iter().map(|&k| map.markers[k]).collect();
-        let citing: Vec<&Resolved> = rs
+        // The claims citing its markers, in claim order, through the index by marker.
+        let mut at: Vec<usize> = ms
             .iter()
-            .filter(|r| marker_of(r).is_some_and(|m| ms.contains(&m)))
+            .filter_map(|m| by_marker.get(m))
+            .flatten()
+            .copied()
             .collect();
+        at.sort_unstable();
+        at.dedup();
+        let citing: Vec<&Resolved> = at.iter().map(|&n| &rs[n]).collect();
         // A stamp of these markers whose values this passage contradicts, although the stamp
         // is stated at another occurrence of its marker: the passage is its misstatement (a
         // claim-level error, so the claim's source verdict shows it), not anonymous text.
@@ -710,6 +768,53 @@ mod tests {
         assert!(m.passages_of("1]").is_empty());
         // A marker made of digits is not found inside a number.
         assert!(passages("In 2026 prices rose.", &["2", "0", "6", "202"]).is_empty());
+    }
+
+    /// An answer of `n` sentences, each closed by its own marker, then one passage closed by
+    /// all `n` markers written next to each other; and its markers.
+    fn wide(n: usize) -> (String, Vec<String>) {
+        let mut text = String::new();
+        let markers: Vec<String> = (1..=n).map(|k| format!("[{k}]")).collect();
+        for (k, m) in markers.iter().enumerate() {
+            text.push_str(&format!("Plan {k} costs ${k} per seat {m}. "));
+        }
+        text.push_str("Every plan is billed monthly ");
+        text.push_str(&markers.concat());
+        text.push('.');
+        (text, markers)
+    }
+
+    /// Steps counted cutting a wide answer and looking up every marker's passages.
+    fn wide_cost(n: usize) -> u64 {
+        let (text, markers) = wide(n);
+        let refs: Vec<&str> = markers.iter().map(String::as_str).collect();
+        let before = crate::probe::count();
+        let map = AnswerMap::new(&text, refs.clone());
+        for (k, m) in refs.iter().enumerate() {
+            assert!(map.shows(m));
+            // Its own sentence, then the shared passage.
+            assert_eq!(map.passages_of(m), [k, n]);
+        }
+        assert_eq!(map.passages.len(), n + 1);
+        assert_eq!(map.passages[n].markers.len(), n);
+        crate::probe::count() - before
+    }
+
+    #[test]
+    fn a_wide_answer_costs_linear_work() {
+        let (a, b) = (wide_cost(300), wide_cost(1200));
+        assert!(
+            b as f64 / a as f64 <= 4.4,
+            "300 markers: {a} steps, 1200: {b} ({:.2}x)",
+            b as f64 / a as f64
+        );
+        // What a search of the whole text per marker (as `match_indices` did) and a scan of
+        // every passage per marker would count: the same check catches it.
+        let scan = |n: usize| {
+            let (text, markers) = wide(n);
+            (markers.len() * (text.len() + n + 1)) as u64
+        };
+        assert!(scan(1200) as f64 / scan(300) as f64 > 8.0);
     }
 
     #[test]
