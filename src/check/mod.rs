@@ -261,8 +261,9 @@ pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> 
     let fanouts = parallel::check(&mut ck, &resolved);
     envelopes::check(&mut ck, &resolved);
     let (sub_sessions, sub_claims) = sub::check(&mut ck, &resolved, subs);
-    let diagnostics = trust::ttl_diagnostics(&ck, &resolved);
+    let mut diagnostics = trust::ttl_diagnostics(&ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
+    diagnostics.extend(trust::undeclared_tiers(&ck, &findings));
     findings.sort_by(|a, b| {
         (a.turn.unwrap_or(0), a.line, a.severity, a.kind).cmp(&(
             b.turn.unwrap_or(0),

@@ -238,3 +238,71 @@ pub(crate) fn ttl_diagnostics(ck: &Checker, resolved: &[Resolved]) -> Vec<Diagno
         })
         .collect()
 }
+
+/// For an imported session (no format but provscope's own records tiers): one diagnostic naming
+/// the servers whose tier is declared nowhere, which the playbook denies by default (every claim
+/// citing them is a `below_tier` error, every result of theirs in context `untrusted_context`),
+/// and the `[tiers]` lines of `provscope.toml` that declare them.
+pub(crate) fn undeclared_tiers(ck: &Checker, findings: &[Finding]) -> Option<Diagnostic> {
+    ck.s.import.as_ref()?;
+    let mut servers: Vec<&str> = Vec::new();
+    let (mut claims, mut results) = (0usize, 0usize);
+    for f in findings {
+        let server = match &f.evidence {
+            Evidence::BelowTier(e) if e.tier == Tier::Unknown => {
+                claims += 1;
+                &e.server
+            }
+            Evidence::UntrustedContext(e) if e.tier == Tier::Unknown => {
+                results += 1;
+                &e.server
+            }
+            _ => continue,
+        };
+        // A dangling origin names no server: nothing to declare.
+        if !server.is_empty() && !servers.contains(&server.as_str()) {
+            servers.push(server);
+        }
+    }
+    if servers.is_empty() {
+        return None;
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let what = match (claims, results) {
+        (0, r) => plural(
+            r,
+            "result in context comes from",
+            "results in context come from",
+        ),
+        (c, 0) => plural(c, "claim cites", "claims cite"),
+        (c, r) => format!(
+            "{} and {}",
+            plural(c, "claim cites", "claims cite"),
+            plural(
+                r,
+                "result in context comes from",
+                "results in context come from"
+            )
+        ),
+    };
+    let names: Vec<String> = servers.iter().map(|s| format!("`{s}`")).collect();
+    // TOML strings, quoted and escaped by the serializer: a server name is untrusted text.
+    let lines: Vec<String> = servers
+        .iter()
+        .map(|s| format!("{} = \"T1\"", toml::Value::String((*s).to_owned())))
+        .collect();
+    Some(Diagnostic {
+        file: ck.s.source.clone(),
+        line: 0,
+        column: 0,
+        path: String::new(),
+        level: DiagLevel::Warning,
+        message: format!(
+            "{what} {} whose tier is declared nowhere ({}): the playbook denies an unclassified server by default, so these findings say nothing about the sources until you grant each server the tier you trust it with (T0 most trusted to T3; the default policy requires T1) under [tiers] in provscope.toml: {}",
+            if servers.len() == 1 { "a server" } else { "servers" },
+            names.join(", "),
+            lines.join(", "),
+        ),
+    })
+}

@@ -215,3 +215,60 @@ fn the_explorer_claim_view_shows_where_the_citation_is_in_the_file() {
         "{screen}"
     );
 }
+
+#[test]
+fn undeclared_servers_are_named_once_with_the_tiers_lines_that_declare_them() {
+    let file = formats().join("openai-responses/openai-web-search-tool.1.json");
+    let file = file.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = || {
+        output(
+            Command::new(env!("CARGO_BIN_EXE_provscope"))
+                .current_dir(dir.path())
+                .args(["verify", "--format", "json", file])
+                .env("NO_COLOR", "1"),
+        )
+    };
+    let below = |doc: &Value| {
+        claim_findings(doc)
+            .iter()
+            .filter(|(_, f)| f["kind"] == "below_tier")
+            .count()
+    };
+    let o = run();
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(below(&doc), 10, "every citation is denied by default");
+    let diags = doc["sessions"][0]["diagnostics"].as_array().unwrap();
+    let said: Vec<&str> = diags
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .filter(|m| m.contains("declared nowhere"))
+        .collect();
+    assert_eq!(said.len(), 1, "{diags:?}");
+    let msg = said[0];
+    assert!(
+        msg.starts_with("10 claims cite and 3 results in context come from a server whose tier is declared nowhere (`openai`)"),
+        "{msg}"
+    );
+    let lines = msg.rsplit_once("provscope.toml: ").unwrap().1;
+    assert_eq!(lines, "\"openai\" = \"T1\"");
+    // The lines it gives, written as it says, clear the findings and the diagnostic.
+    std::fs::write(
+        dir.path().join("provscope.toml"),
+        format!("[tiers]\n{lines}\n"),
+    )
+    .unwrap();
+    let o = run();
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(below(&doc), 0, "{doc}");
+    assert!(!doc.to_string().contains("declared nowhere"));
+    // Native logs declare tiers in their header: no such diagnostic.
+    let native = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-sessions/04-stale-cache.jsonl"
+    );
+    assert!(!verify(&["--format", "json", native])
+        .stdout
+        .windows(16)
+        .any(|w| w == b"declared nowhere"));
+}
