@@ -27,6 +27,9 @@ pub struct Computed {
     pub a: Vec<usize>,
     /// B's sessions, likewise.
     pub b: Vec<usize>,
+    /// The sessions compared, A's then B's, as they were (a followed log reloaded meanwhile does
+    /// not change what the diff shows).
+    pub sides: [Vec<Arc<Loaded>>; 2],
 }
 
 /// Compares loaded sessions `a` (the baseline) with `b`, as `provscope diff` does, aligned for
@@ -41,10 +44,12 @@ pub fn compute(sessions: &[Arc<Loaded>], a: &[usize], b: &[usize], o: &diff::Opt
         align: true,
         ..o.clone()
     };
+    let sides = [side(&a), side(&b)];
     Computed {
-        run: diff::runs(side(&a), side(&b), o),
+        run: diff::runs(sides[0].clone(), sides[1].clone(), o),
         a,
         b,
+        sides,
     }
 }
 
@@ -158,6 +163,8 @@ pub struct DiffState {
     pub a: Vec<usize>,
     /// B's sessions likewise.
     pub b: Vec<usize>,
+    /// The sessions compared, A's then B's (in the same order as `a` and `b`).
+    pub sides: [Vec<Arc<Loaded>>; 2],
     /// Selected row of the pairs list: paired sessions, then those only in B, then only in A.
     pub pair: usize,
     /// The pair shown side by side.
@@ -165,14 +172,13 @@ pub struct DiffState {
 }
 
 impl DiffState {
-    /// The loaded session of a side of pair `k`.
-    pub fn loaded<'a>(&self, app: &'a App, k: usize, side: Side) -> Option<&'a Arc<Loaded>> {
+    /// The session of a side of pair `k`.
+    pub fn loaded(&self, k: usize, side: Side) -> Option<&Arc<Loaded>> {
         let d = self.run.sessions.get(k)?;
-        let i = match side {
-            Side::A => *self.a.get(d.a.index)?,
-            Side::B => *self.b.get(d.b.index)?,
-        };
-        app.sessions.get(i)
+        match side {
+            Side::A => self.sides[0].get(d.a.index),
+            Side::B => self.sides[1].get(d.b.index),
+        }
     }
 
     /// Rows of the pairs list.
@@ -198,8 +204,8 @@ pub fn claims_of(
         return None;
     };
     let c = d.aligned.get(ti)?.claims.get(k)?;
-    let la = ds.loaded(app, op.session, Side::A)?;
-    let lb = ds.loaded(app, op.session, Side::B)?;
+    let la = ds.loaded(op.session, Side::A)?;
+    let lb = ds.loaded(op.session, Side::B)?;
     Some((
         c.a.and_then(|i| la.report.claims.get(i)),
         c.b.and_then(|i| lb.report.claims.get(i)),
@@ -264,6 +270,7 @@ pub fn diffed(app: &mut App, c: Computed) {
         run,
         a: c.a,
         b: c.b,
+        sides: c.sides,
         pair: 0,
         open: None,
     });
@@ -456,7 +463,7 @@ pub fn focused(app: &App) -> Option<(usize, Option<&ClaimVerdict>, Option<String
     let (ds, d, op) = open_pair(app)?;
     let row = op.rows.get(op.selected).copied()?;
     let side = op.side;
-    let l = ds.loaded(app, op.session, side)?;
+    let l = ds.loaded(op.session, side)?;
     let s = app.sessions.iter().position(|x| Arc::ptr_eq(x, l))?;
     match row {
         DiffRow::Claim(..) => {

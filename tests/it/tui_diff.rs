@@ -160,6 +160,26 @@ fn a_changed_pair_side_by_side() {
     }
     insta::assert_snapshot!("diff_changed_200x60", s);
     insta::assert_snapshot!("diff_changed_80x24", screen(&mut app, 80, 24));
+    // A followed log reloaded meanwhile does not change what the diff compared.
+    app.follow = Some(Default::default());
+    let same = log(&two_turns(), "s1");
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Reloaded {
+            source: "b.jsonl".into(),
+            sessions: vec![loaded("b", &same)],
+            note: None,
+        }),
+    );
+    assert!(!app.sessions[1]
+        .report
+        .claims
+        .iter()
+        .any(|c| c.claim_id == "clm_min"));
+    assert_eq!(app.view, View::Diff);
+    // Everything but the header (the follow indicator) and the status line (the reloaded file).
+    let body = |s: &str| s.lines().skip(1).take(57).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&screen(&mut app, 200, 60)), body(&s));
 }
 
 #[test]

@@ -160,8 +160,8 @@ fn blank(app: &App, what: &str) -> Vec<Line<'static>> {
 }
 
 /// The session of a side of the open pair.
-fn side_loaded<'a>(app: &'a App, ds: &DiffState, op: &OpenPair, side: Side) -> Option<&'a Loaded> {
-    ds.loaded(app, op.session, side).map(|a| a.as_ref())
+fn side_loaded<'a>(ds: &'a DiffState, op: &OpenPair, side: Side) -> Option<&'a Loaded> {
+    ds.loaded(op.session, side).map(|a| a.as_ref())
 }
 
 fn turn_text(app: &App, l: Option<&Loaded>, n: Option<u32>) -> Option<String> {
@@ -218,8 +218,8 @@ fn row_lines(
     w: usize,
 ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let th = &app.theme;
-    let la = side_loaded(app, ds, op, Side::A);
-    let lb = side_loaded(app, ds, op, Side::B);
+    let la = side_loaded(ds, op, Side::A);
+    let lb = side_loaded(ds, op, Side::B);
     let (mut a, mut b) = match row {
         DiffRow::Turn(ti) => {
             let Some(t) = d.aligned.get(ti) else {
@@ -241,10 +241,12 @@ fn row_lines(
                 }
                 None => blank(app, "no such turn"),
             };
-            let (la_lab, lb_lab) = match td.map(|t| t.presence) {
-                Some(Presence::Added) => ("", "ADDED "),
-                Some(Presence::Removed) => ("REMOVED ", ""),
-                _ if moved => ("", "MOVED "),
+            let (la_lab, lb_lab) = match td {
+                Some(t) if t.presence == Presence::Added => ("", "ADDED "),
+                Some(t) if t.presence == Presence::Removed => ("REMOVED ", ""),
+                Some(t) if t.moved => ("", "MOVED "),
+                // Paired by turn number, asking something else.
+                Some(t) if t.question_a.is_some() => ("", "CHANGED "),
                 _ => ("", ""),
             };
             (side(la, t.a, la_lab), side(lb, t.b, lb_lab))
@@ -692,7 +694,7 @@ fn claim_side_of(
 ) -> Option<(&Loaded, Option<&ClaimVerdict>, Option<String>)> {
     let (ds, d, op) = state::open_pair(app)?;
     let row = op.rows.get(op.selected).copied()?;
-    let l = side_loaded(app, ds, op, side)?;
+    let l = side_loaded(ds, op, side)?;
     match row {
         DiffRow::Claim(..) => {
             let (ca, cb) = state::claims_of(app, row)?;
