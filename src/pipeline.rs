@@ -240,14 +240,36 @@ impl Pipeline {
         self.check_at(s, &mut chain, 0)
     }
 
+    /// Checks `s` again after the check that left `last`, as [`Pipeline::check`] would, re-running
+    /// the turn-local checks for the affected turns only (see `check::incremental`).
+    pub fn check_since(
+        &self,
+        s: &Session,
+        last: Option<&crate::check::incremental::Memo>,
+    ) -> (
+        SessionReport,
+        crate::check::incremental::Memo,
+        crate::check::incremental::Recheck,
+    ) {
+        let mut chain = Vec::new();
+        let subs = self.subs(s, &mut chain, 0);
+        crate::check::incremental::check_since(s, &self.config, &subs, last)
+    }
+
     fn check_at(&self, s: &Session, chain: &mut Vec<String>, depth: u32) -> SessionReport {
+        let subs = self.subs(s, chain, depth);
+        check_session_with(s, &self.config, &subs)
+    }
+
+    /// The sub-agent sessions `s` links, followed and checked.
+    fn subs(&self, s: &Session, chain: &mut Vec<String>, depth: u32) -> Vec<SubCheck> {
         let links: Vec<(&str, &crate::model::SubSession)> = s
             .calls
             .iter()
             .filter_map(|c| c.sub_session.as_ref().map(|l| (c.id.as_str(), l)))
             .collect();
         if links.is_empty() {
-            return check_session_with(s, &self.config, &[]);
+            return Vec::new();
         }
         chain.push(identity(&s.source));
         let subs: Vec<SubCheck> = links
@@ -259,7 +281,7 @@ impl Pipeline {
             })
             .collect();
         chain.pop();
-        check_session_with(s, &self.config, &subs)
+        subs
     }
 
     /// Loads and checks the session a link names, or says why it cannot.

@@ -382,7 +382,7 @@ pub(crate) fn check<'s>(
         while j < resolved.len() && resolved[j].claim.turn == turn {
             j += 1;
         }
-        if let Some(a) = ck.s.answer(turn) {
+        if let Some(a) = ck.s.answer(turn).filter(|_| ck.in_scope(turn)) {
             one_answer(ck, a, &resolved[i..j], &mut out[i..j]);
         }
         i = j;

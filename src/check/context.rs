@@ -29,6 +29,9 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let (Some(sup), Some(res)) = (&r.support, r.result) else {
             continue;
         };
+        if !ck.in_scope(r.claim.turn) {
+            continue;
+        }
         if sup.keys == 0 || sup.score == 0.0 {
             continue; // only claims with concrete values can be told apart reliably
         }
@@ -120,6 +123,9 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let Some(o) = &r.claim.stamp.origin else {
             continue;
         };
+        if !ck.in_scope(r.claim.turn) {
+            continue;
+        }
         let Some(ctx) = ck.s.context(r.claim.turn) else {
             continue;
         };
@@ -147,7 +153,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         );
     }
     for ctx in &ck.s.contexts {
-        if reported_turns.contains(&ctx.turn) {
+        if reported_turns.contains(&ctx.turn) || !ck.in_scope(ctx.turn) {
             continue;
         }
         let flat = unmarked_calls(ctx);

@@ -20,6 +20,7 @@ pub mod evidence;
 mod finding;
 pub mod gates;
 mod grid;
+pub mod incremental;
 #[cfg(test)]
 mod linear_tests;
 mod metrics;
@@ -153,6 +154,11 @@ pub(crate) struct Checker<'s> {
     tiers: HashMap<&'s str, EffectiveTier>,
     text_index: HashMap<&'s str, TextIndex<'s>>,
     args_hashes: HashMap<&'s str, Result<String, crate::attest::hash::HashError>>,
+    /// Turns whose turn-local findings are kept from the last check (see [`incremental`]):
+    /// the turn-local checks skip them. Empty for a whole check.
+    clean: rustc_hash::FxHashSet<u32>,
+    /// Turns the turn-local checks looked at (the probe of incremental checking).
+    pub checked: std::collections::BTreeSet<u32>,
 }
 
 impl<'s> Checker<'s> {
@@ -164,12 +170,28 @@ impl<'s> Checker<'s> {
             tiers: HashMap::default(),
             text_index: HashMap::default(),
             args_hashes: HashMap::default(),
+            clean: Default::default(),
+            checked: Default::default(),
         }
+    }
+
+    /// Whether the turn-local checks look at `turn` (else its findings are kept); records it.
+    pub fn in_scope(&mut self, turn: u32) -> bool {
+        if self.clean.contains(&turn) {
+            return false;
+        }
+        self.checked.insert(turn);
+        true
     }
 
     /// Records a finding unless its kind is disabled; applies the configured severity.
     pub fn emit(&mut self, mut f: Finding) {
         if !self.cfg.enabled(f.kind) {
+            return;
+        }
+        if incremental::turn_local(f.kind) && f.turn.is_some_and(|t| self.clean.contains(&t)) {
+            // Kept from the last check (a turn-local check never reports for a clean turn; this
+            // keeps the merge exact if one did).
             return;
         }
         f.severity = self.cfg.severity_of(f.kind, f.severity);
@@ -249,13 +271,36 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
 /// Runs every check on one session, judging claims that cite a sub-agent against the sub-agent
 /// sessions the pipeline followed.
 pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> SessionReport {
+    run(s, cfg, subs, None).0
+}
+
+/// The last check's report and the turns whose turn-local findings it keeps.
+pub(crate) struct Keep<'p> {
+    pub report: &'p SessionReport,
+    pub clean: rustc_hash::FxHashSet<u32>,
+}
+
+/// Runs the checks; with `keep`, the turn-local checks skip its clean turns and their findings
+/// and answer passages are taken from its report. Returns the turns the turn-local checks
+/// looked at.
+pub(crate) fn run(
+    s: &Session,
+    cfg: &Config,
+    subs: &[sub::SubCheck],
+    keep: Option<Keep>,
+) -> (SessionReport, std::collections::BTreeSet<u32>) {
     let mut ck = Checker::new(s, cfg);
+    if let Some(k) = &keep {
+        ck.clean = k.clean.clone();
+    }
     let resolved: Vec<Resolved> = s.claims().map(|c| origin::resolve(&ck, c)).collect();
     for r in &resolved {
-        origin::check_claim(&mut ck, r);
+        if ck.in_scope(r.claim.turn) {
+            origin::check_claim(&mut ck, r);
+        }
     }
     context::check(&mut ck, &resolved);
-    let answers = answer::check(&mut ck, &resolved);
+    let mut answers = answer::check(&mut ck, &resolved);
     trust::check(&mut ck, &resolved);
     let drift_groups = drift::check(&mut ck, &resolved);
     let fanouts = parallel::check(&mut ck, &resolved);
@@ -263,6 +308,16 @@ pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> 
     let (sub_sessions, sub_claims) = sub::check(&mut ck, &resolved, subs);
     let mut diagnostics = trust::ttl_diagnostics(&ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
+    if let Some(k) = &keep {
+        // The kept findings first: the stable sort below puts equal keys in emission order, and
+        // a kept finding's kind is turn-local, so it never ties with one emitted now.
+        let kept = k.report.findings.iter().filter(|f| {
+            incremental::turn_local(f.kind) && f.turn.is_some_and(|t| k.clean.contains(&t))
+        });
+        findings.splice(0..0, kept.map(|f| incremental::refresh(f.clone(), s)));
+        incremental::keep_answers(k, &resolved, &mut answers);
+    }
+    // After the kept findings are back: the warning counts every `below_tier` finding.
     diagnostics.extend(trust::undeclared_tiers(&ck, &findings));
     findings.sort_by(|a, b| {
         (a.turn.unwrap_or(0), a.line, a.severity, a.kind).cmp(&(
@@ -309,7 +364,7 @@ pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> 
     let fanouts = fanouts.into_iter().map(|(_, f)| f).collect();
     let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
     let envelopes = envelope_statuses(s, &findings);
-    SessionReport {
+    let report = SessionReport {
         session_id: s.id().to_owned(),
         name: s.name.clone(),
         file: s.source.to_string(),
@@ -322,7 +377,8 @@ pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> 
         fanouts,
         diagnostics,
         sub_sessions,
-    }
+    };
+    (report, ck.checked)
 }
 
 /// The envelope status of every call that has an envelope or an envelope finding.

@@ -254,6 +254,9 @@ pub(crate) fn check<'s>(
         let (Some(ares), Some(span)) = (r.result, r.span_text) else {
             continue;
         };
+        if !ck.in_scope(r.claim.turn) {
+            continue;
+        }
         let span_status = status_words(span);
         let claim_status: Vec<&str> = status_words(&r.claim.stamp.claim_text)
             .into_iter()

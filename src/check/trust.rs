@@ -141,6 +141,9 @@ fn review_overdue<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         let Some(o) = &r.claim.stamp.origin else {
             continue;
         };
+        if !ck.in_scope(r.claim.turn) {
+            continue;
+        }
         let server = r.call.map_or(o.server.as_str(), |c| c.server.as_str());
         let Some(rule) = ck.cfg.tier_rule(server) else {
             continue;

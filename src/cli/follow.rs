@@ -4,11 +4,13 @@
 //! code. The tailing (complete lines only, truncation and rotation, OS notifications with a
 //! polling fallback) is `ingest::tail`, shared with the explorer's follow mode.
 //!
-//! Each change re-checks the file's sessions from the complete lines held in memory (no second
-//! read from disk; the whole file, not only the affected turn).
+//! Each change loads the file's sessions again from the complete lines held in memory (no second
+//! read from disk) and re-runs the turn-local checks for the affected turns only
+//! (`check::incremental`).
 
 use super::{CmdResult, Ctx, Exit, Settings};
-use crate::check::{check_session, Finding, Metrics, Severity};
+use crate::check::incremental::{check_since, Memo};
+use crate::check::{Finding, Metrics, Severity};
 use crate::ingest::tail::{Follow, Tail, Wake};
 use crate::model::DiagLevel;
 use crate::text::{one_line, Paint};
@@ -48,6 +50,8 @@ struct Shown {
     /// The metrics and error diagnostics of the last check.
     metrics: Vec<Metrics>,
     diagnostics: Vec<crate::model::Diagnostic>,
+    /// What the last check of each session of the file (in file order) keeps for the next.
+    memos: Vec<Memo>,
 }
 
 impl Shown {
@@ -65,14 +69,17 @@ impl Shown {
         let mut now: BTreeMap<Key, (Severity, Finding)> = BTreeMap::new();
         self.metrics.clear();
         self.diagnostics.clear();
-        for s in &sessions {
-            let r = check_session(s, st.config());
+        let mut memos = Vec::with_capacity(sessions.len());
+        for (k, s) in sessions.iter().enumerate() {
+            let (r, memo, _) = check_since(s, st.config(), &[], self.memos.get(k));
+            memos.push(memo);
             for f in r.findings.iter().filter(|f| f.severity <= min) {
                 now.insert(key(&r.session_id, f), (f.severity, f.clone()));
             }
             self.metrics.push(r.metrics);
             self.diagnostics.extend(s.diagnostics.iter().cloned());
         }
+        self.memos = memos;
         let file = one_line(&source).into_owned();
         let mut t = ctx.human();
         for (k, (sev, f)) in &now {
@@ -167,6 +174,8 @@ pub fn run(
         for (i, change) in follow.changes(Duration::from_secs(3600)) {
             let tail = &follow.tails[i];
             if let Some(r) = change.restarted {
+                // Another file, or the same one rewritten: nothing of the last check holds.
+                shown[i].memos.clear();
                 ctx.note(&format!(
                     "{}: {}; reloading it from the start",
                     one_line(&tail.path().display().to_string()),

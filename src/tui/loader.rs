@@ -6,6 +6,7 @@
 
 use super::action::LoadMsg;
 use super::app::Loaded;
+use crate::check::incremental::Memo;
 use crate::check::Config;
 use crate::ingest::{self, LoadOptions};
 use crate::model::{DiagLevel, Session};
@@ -298,13 +299,28 @@ pub fn follow(
         }) {
             return;
         }
-        let reload = |t: &crate::ingest::tail::Tail, note: Option<String>| {
+        // What the last check of each session (file, position in the file) keeps for the next:
+        // a change re-runs the turn-local checks for the affected turns only.
+        let mut memos: std::collections::HashMap<usize, Vec<Memo>> = Default::default();
+        // `note` says why the file was read from its start (then nothing of the last check holds).
+        let mut reload = |i: usize, t: &crate::ingest::tail::Tail, note: Option<String>| {
             let source = t.path().display().to_string();
             let name = ingest::session_name(t.path());
+            let last = memos
+                .remove(&i)
+                .filter(|_| note.is_none())
+                .unwrap_or_default();
+            let mut next = Vec::new();
             let sessions = ingest::load_any_bytes(&name, &source, t.complete(), &opts)
                 .into_iter()
-                .map(|s| checked(s, &pipeline))
+                .enumerate()
+                .map(|(k, s)| {
+                    let (r, memo, _) = pipeline.check_since(&s, last.get(k));
+                    next.push(memo);
+                    Loaded::new(s, r)
+                })
                 .collect();
+            memos.insert(i, next);
             send(LoadMsg::Reloaded {
                 source,
                 sessions,
@@ -316,7 +332,7 @@ pub fn follow(
             let changed = std::fs::metadata(t.path())
                 .and_then(|m| m.modified())
                 .map_or(true, |m| m >= since);
-            if changed && !reload(t, None) {
+            if changed && !reload(i, t, None) {
                 return;
             }
         }
@@ -334,7 +350,7 @@ pub fn follow(
                         r.as_str()
                     )
                 });
-                if !reload(t, note) {
+                if !reload(i, t, note) {
                     return;
                 }
             }

@@ -19,6 +19,7 @@ mod envelope_cli;
 mod envelope_vectors;
 mod envelopes;
 mod follow;
+mod follow_incremental;
 mod fuzz;
 mod fuzz_attest;
 mod golden;
