@@ -163,6 +163,7 @@ pub fn run(
     let mut files: Vec<PathBuf> = inputs.files.clone();
     files.extend(missing);
     let mut follow = Follow::new(files);
+    follow.follow_dirs(present.iter().filter(|p| p.is_dir()).cloned().collect());
     stop_on_signals(follow.waker());
     let mut shown: Vec<Shown> = follow.tails.iter().map(|_| Shown::default()).collect();
     ctx.note(&format!(
@@ -171,7 +172,16 @@ pub fn run(
         follow.mode().as_str()
     ));
     while !follow.stopped() {
-        for (i, change) in follow.changes(Duration::from_secs(3600)) {
+        let changes = follow.changes(Duration::from_secs(3600));
+        // Files created in a followed directory since.
+        for t in follow.tails.iter().skip(shown.len()) {
+            ctx.note(&format!(
+                "{}: a new log; following it",
+                one_line(&t.path().display().to_string())
+            ));
+        }
+        shown.resize_with(follow.tails.len(), Shown::default);
+        for (i, change) in changes {
             let tail = &follow.tails[i];
             if let Some(r) = change.restarted {
                 // Another file, or the same one rewritten: nothing of the last check holds.

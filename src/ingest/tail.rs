@@ -7,6 +7,8 @@
 //! of them changed: it is woken by the operating system's file notifications (inotify, FSEvents,
 //! kqueue, ReadDirectoryChangesW, through the `notify` crate) on the files' directories, so an
 //! idle follow reads nothing and parses nothing; where notifications cannot be had it polls.
+//! Files created later inside followed directories ([`Follow::follow_dirs`]) are followed too,
+//! once their content says they are logs ([`crate::ingest::scanned`]).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -210,6 +212,12 @@ pub struct Follow {
     mode: Mode,
     /// Tails by file name (what notifications name).
     by_name: HashMap<OsString, Vec<usize>>,
+    /// Directories whose new log files are followed too.
+    dirs: Vec<PathBuf>,
+    /// Files followed, by path.
+    known: std::collections::HashSet<PathBuf>,
+    /// Files met in `dirs` that are not logs (yet): their size when last looked at.
+    rejected: HashMap<PathBuf, u64>,
     next_full: Instant,
     stopped: bool,
 }
@@ -261,14 +269,89 @@ impl Follow {
             Mode::Poll
         };
         Follow {
+            known: files.iter().cloned().collect(),
             tails: files.into_iter().map(Tail::new).collect(),
             rx,
             tx,
             _watcher: watcher,
             mode,
             by_name,
+            dirs: Vec::new(),
+            rejected: HashMap::new(),
             next_full: Instant::now(),
             stopped: false,
+        }
+    }
+
+    /// Follows the files created later inside `dirs` (and their subdirectories, hidden entries
+    /// skipped) too, once their content says they are logs; they are told by notifications on
+    /// the directories (recursive), and looked for at every full look otherwise.
+    pub fn follow_dirs(&mut self, dirs: Vec<PathBuf>) {
+        if let Some(w) = self._watcher.as_mut() {
+            use notify::Watcher;
+            for d in &dirs {
+                if w.watch(d, notify::RecursiveMode::Recursive).is_err() {
+                    self.mode = Mode::Poll;
+                }
+            }
+        }
+        self.dirs.extend(dirs);
+    }
+
+    /// Follows `path` if it is a new log file inside a followed directory; its index.
+    fn adopt(&mut self, path: &Path) -> Option<usize> {
+        if self.known.contains(path) {
+            return None;
+        }
+        // Inside a followed directory, with no hidden entry on the way (as a directory scan).
+        let inside = self.dirs.iter().any(|d| {
+            path.strip_prefix(d).is_ok_and(|rel| {
+                rel.components()
+                    .all(|c| !c.as_os_str().to_string_lossy().starts_with('.'))
+            })
+        });
+        if !inside {
+            return None;
+        }
+        let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+        if self.rejected.get(path) == Some(&meta.len()) {
+            return None;
+        }
+        if !crate::ingest::scanned(path).is_some() {
+            self.rejected.insert(path.to_path_buf(), meta.len());
+            return None;
+        }
+        self.rejected.remove(path);
+        let i = self.tails.len();
+        self.known.insert(path.to_path_buf());
+        if let Some(n) = path.file_name() {
+            self.by_name.entry(n.to_owned()).or_default().push(i);
+        }
+        self.tails.push(Tail::new(path.to_path_buf()));
+        Some(i)
+    }
+
+    /// Follows the new log files in the followed directories (listing them; only files not met
+    /// before, or grown since they were found not to be logs, are opened).
+    fn scan_dirs(&mut self) {
+        let mut stack: Vec<PathBuf> = self.dirs.clone();
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.filter_map(Result::ok) {
+                if e.file_name().to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                let path = e.path();
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(path),
+                    Ok(t) if t.is_file() && !self.known.contains(&path) => {
+                        self.adopt(&path);
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -290,6 +373,7 @@ impl Follow {
     /// Looks at every file now: the changed ones, with what changed.
     pub fn poll_all(&mut self) -> Vec<(usize, Change)> {
         self.next_full = Instant::now() + self.period();
+        self.scan_dirs();
         self.tails
             .iter_mut()
             .enumerate()
@@ -335,20 +419,28 @@ impl Follow {
             };
             let mut all = false;
             let mut look: Vec<usize> = Vec::new();
-            let mut take = |w: Wake, all: &mut bool, stopped: &mut bool| match w {
-                Wake::Stop => *stopped = true,
-                Wake::All => *all = true,
-                Wake::Paths(ps) => {
-                    for p in ps {
-                        if let Some(v) = p.file_name().and_then(|n| self.by_name.get(n)) {
-                            look.extend(v.iter().copied());
+            let mut take =
+                |w: Wake, all: &mut bool, stopped: &mut bool, new: &mut Vec<PathBuf>| match w {
+                    Wake::Stop => *stopped = true,
+                    Wake::All => *all = true,
+                    Wake::Paths(ps) => {
+                        for p in ps {
+                            if let Some(v) = p.file_name().and_then(|n| self.by_name.get(n)) {
+                                look.extend(v.iter().copied());
+                            }
+                            if !self.dirs.is_empty() && !self.known.contains(&p) {
+                                new.push(p);
+                            }
                         }
                     }
-                }
-            };
-            take(first, &mut all, &mut self.stopped);
+                };
+            let mut new: Vec<PathBuf> = Vec::new();
+            take(first, &mut all, &mut self.stopped, &mut new);
             while let Ok(w) = self.rx.try_recv() {
-                take(w, &mut all, &mut self.stopped);
+                take(w, &mut all, &mut self.stopped, &mut new);
+            }
+            for p in new {
+                look.extend(self.adopt(&p));
             }
             if self.stopped {
                 return Vec::new();
@@ -503,6 +595,37 @@ mod tests {
             f.waker().send(Wake::Stop).unwrap();
             assert!(f.changes(Duration::from_secs(5)).is_empty());
             assert!(f.stopped());
+        }
+    }
+
+    #[test]
+    fn files_created_later_in_a_followed_directory_are_followed_once_they_are_logs() {
+        let native = "{\"event\":\"session\",\"version\":1,\"session_id\":\"s\",\"started_at\":\"2026-01-01T00:00:00Z\"}\n";
+        for notify in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let a = dir.path().join("a.jsonl");
+            append(&a, native);
+            let mut f = Follow::with_mode(vec![a.clone()], notify);
+            f.follow_dirs(vec![dir.path().to_path_buf()]);
+            assert_eq!(wait_for_change(&mut f)[0].0, 0);
+            // Not logs: skipped (a text file, a hidden file, a JSON file of no known format).
+            append(&dir.path().join("notes.txt"), native);
+            append(&dir.path().join(".hidden.jsonl"), native);
+            append(&dir.path().join("config.json"), "{\"colour\": \"blue\"}\n");
+            // A log created empty, then written, in a subdirectory created later.
+            std::fs::create_dir(dir.path().join("run2")).unwrap();
+            let b = dir.path().join("run2").join("b.jsonl");
+            append(&b, "");
+            std::thread::sleep(Duration::from_millis(300));
+            append(&b, native);
+            let c = wait_for_change(&mut f);
+            assert_eq!(c.len(), 1, "{c:?}");
+            assert_eq!(f.tails[c[0].0].path(), b.as_path());
+            assert_eq!(f.tails[c[0].0].complete(), native.as_bytes());
+            assert_eq!(f.tails.len(), 2, "only the log is followed");
+            append(&b, native);
+            let c = wait_for_change(&mut f);
+            assert_eq!(c[0].0, 1, "it is tailed from then on");
         }
     }
 

@@ -293,6 +293,7 @@ pub fn follow(
         let (mut files, _) = ingest::discover(&present);
         files.extend(missing);
         let mut follow = Follow::with_channel(files, true, wake);
+        follow.follow_dirs(present.iter().filter(|p| p.is_dir()).cloned().collect());
         if !send(LoadMsg::Following {
             files: follow.tails.len(),
             mode: follow.mode().as_str(),
@@ -336,10 +337,21 @@ pub fn follow(
                 return;
             }
         }
+        let mut files = follow.tails.len();
         loop {
             let changes = follow.changes(Duration::from_secs(3600));
             if follow.stopped() {
                 return;
+            }
+            if follow.tails.len() != files {
+                // Files created in a followed directory since.
+                files = follow.tails.len();
+                if !send(LoadMsg::Following {
+                    files,
+                    mode: follow.mode().as_str(),
+                }) {
+                    return;
+                }
             }
             for (i, c) in changes {
                 let t = &follow.tails[i];

@@ -166,3 +166,51 @@ impl Drop for Guard {
 fn scopeguard(pid: u32) -> Guard {
     Guard(pid)
 }
+
+/// `verify --follow DIR`: a log created in the directory (or a subdirectory) after following
+/// started is followed too, found by its content; other files are not.
+#[test]
+fn follow_picks_up_logs_created_later_in_a_followed_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("first.jsonl"), Fx::baseline().jsonl()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(["verify", "--follow"])
+        .arg(dir.path())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let kill = scopeguard(child.id());
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    let tx2 = tx.clone();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx2.send(format!("out: {l}"));
+        }
+    });
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(format!("err: {l}"));
+        }
+    });
+    until(&rx, "following 1 file");
+    std::fs::write(dir.path().join("notes.txt"), "stale stale\n").unwrap();
+    std::fs::create_dir(dir.path().join("later")).unwrap();
+    let log = dir.path().join("later").join("second.jsonl");
+    let mut fx = Fx::baseline();
+    fx.calls[0].ttl = 1;
+    std::fs::write(&log, fx.jsonl()).unwrap();
+    let seen = until(&rx, "stale");
+    let stale = seen.iter().find(|l| l.contains("stale")).unwrap();
+    assert!(
+        stale.contains("second.jsonl:") && stale.contains("error stale turn 1 claim clm_price"),
+        "{stale}"
+    );
+    assert!(seen.iter().all(|l| !l.contains("notes.txt")), "{seen:?}");
+    drop(kill);
+    let _ = child.wait();
+}
