@@ -9,7 +9,7 @@ use super::keymap::Keymap;
 use super::order::SortedOrder;
 use super::theme::Theme;
 use crate::check::{ClaimVerdict, Finding, Quadrant, SessionReport, Severity};
-use crate::model::{DiagLevel, Session, Timestamp};
+use crate::model::{DiagLevel, Session, Timestamp, Turn};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -45,9 +45,51 @@ fn sev_code(s: Option<Severity>) -> u8 {
     }
 }
 
+/// The session with a turn listed for every turn number its calls, results, contexts and
+/// answers name without a `turn` event (a log `provscope record` writes has none: its calls are
+/// in turn 1), so that the views show them. The checks ran before, on the session as loaded.
+fn with_implied_turns(mut s: Session) -> Session {
+    let mut implied: Vec<(u32, u64)> = Vec::new();
+    let events = s
+        .calls
+        .iter()
+        .map(|c| (c.turn, c.line))
+        .chain(s.results.iter().map(|r| (r.turn, r.line)))
+        .chain(s.contexts.iter().map(|c| (c.turn, c.line)))
+        .chain(s.answers.iter().map(|a| (a.turn, a.line)));
+    for (turn, line) in events {
+        if !s.index.turn.contains_key(&turn) {
+            implied.push((turn, line));
+        }
+    }
+    if implied.is_empty() {
+        return s;
+    }
+    implied.sort_unstable();
+    implied.dedup_by_key(|x| x.0);
+    s.turns
+        .extend(implied.into_iter().map(|(index, line)| Turn {
+            index,
+            user: String::new(),
+            started_at: None,
+            ended_at: None,
+            line,
+            json_path: None,
+        }));
+    s.turns.sort_by_key(|t| t.index);
+    s.index.turn = s
+        .turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.index, i))
+        .collect();
+    s
+}
+
 impl Loaded {
     /// Indexes a session and its report for the views.
     pub fn new(session: Session, report: SessionReport) -> Self {
+        let session = with_implied_turns(session);
         let mut turn_claims = Vec::with_capacity(session.turns.len());
         let claims = &report.claims;
         let mut i = 0;

@@ -637,3 +637,83 @@ fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal(
     tmux.keys(&["Q"]);
     tmux.wait_for("EXIT=0");
 }
+
+/// `provscope record` (the attesting stdio proxy) writes a log while the explorer follows it in
+/// a real terminal: the official Python MCP SDK client calls the real
+/// `@modelcontextprotocol/server-everything` (npm, pinned) through `record`; the log does not
+/// exist when the explorer starts, it is picked up when `record` creates it, and the calls and
+/// results appear as they are recorded (several reloads while the client runs), each with its
+/// envelope verified.
+#[test]
+fn follow_shows_a_log_that_record_is_writing() {
+    if !crate::peers::tool("tmux") || !crate::peers::interop() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_provscope");
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let keygen = std::process::Command::new(bin)
+        .args(["keygen", "--out", &p("attestor")])
+        .output()
+        .unwrap();
+    assert!(keygen.status.success());
+    let log = p("session.jsonl");
+    let tmux = Tmux {
+        socket: format!("provscope-follow-record-{}", std::process::id()),
+        session: std::cell::RefCell::new(String::new()),
+    };
+    tmux.start(
+        "follow",
+        &format!(
+            "{bin} --db {} --follow {log}; echo EXIT=$?; sleep 60",
+            p("cases.sqlite")
+        ),
+    );
+    tmux.wait_for("● following 1 file(s)");
+    let js = root
+        .join(".cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string();
+    let client = std::process::Command::new("python3")
+        .arg(root.join("tests/interop/mcp_client.py"))
+        .args(["everything", "--", bin, "record", "--key"])
+        .arg(p("attestor.key"))
+        .args([
+            "--log",
+            &log,
+            "--server-name",
+            "everything",
+            "--tier",
+            "T2",
+            "--",
+        ])
+        .args(["node", &js, "stdio"])
+        .env("PROVSCOPE_PYDEPS", root.join(".cache/pydeps"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        client.status.success(),
+        "{}",
+        String::from_utf8_lossy(&client.stderr)
+    );
+    let calls = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"event\":\"tool_call\""))
+        .count();
+    assert_eq!(calls, 7, "the scenario's calls were recorded");
+    // Every call and result on screen, from a log that grew while it was followed.
+    let s = tmux.wait_for(&format!("Calls ({calls})"));
+    let updates: u32 = s
+        .split(" update(s)")
+        .next()
+        .and_then(|h| h.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no update count in the header: {s}"));
+    assert!(updates >= 2, "read once at the end, not followed: {s}");
+    assert!(s.contains("session.jsonl"), "{s}");
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+}
