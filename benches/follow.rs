@@ -209,7 +209,7 @@ fn main() {
     let live_turns = app
         .sessions
         .iter()
-        .find(|l| &*l.session.source == live.display().to_string())
+        .find(|l| *l.session.source == *live.display().to_string())
         .map_or(0, |l| l.session.turns.len());
     assert_eq!(live_turns, 40, "every turn of the live log reached the app");
 

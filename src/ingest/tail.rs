@@ -317,7 +317,7 @@ impl Follow {
         if self.rejected.get(path) == Some(&meta.len()) {
             return None;
         }
-        if !crate::ingest::scanned(path).is_some() {
+        if crate::ingest::scanned(path).is_none() {
             self.rejected.insert(path.to_path_buf(), meta.len());
             return None;
         }
