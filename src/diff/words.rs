@@ -1,7 +1,7 @@
 //! A word-level value diff of two texts: the changed stretches with a few words of context, as
-//! `git diff --word-diff` shows them. Myers' algorithm (the `similar` crate) with a deadline, so
-//! two large, very different results never stall a run: past the deadline the rest is reported
-//! as one replaced stretch.
+//! `git diff --word-diff` shows them. Myers' algorithm (the `similar` crate, on words interned
+//! as numbers) with a deadline, so two large, very different results never stall a run: past
+//! the deadline the rest is reported as one replaced stretch.
 
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -44,26 +44,73 @@ fn is_space(t: &str) -> bool {
     t.chars().all(char::is_whitespace)
 }
 
+/// `s` as words and whitespace runs (`similar`'s word tokens: each maximal run of characters
+/// that are all whitespace or all not).
+fn tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::with_capacity(s.len() / 4);
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut space: Option<bool> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let (ws, len) = match bytes[i] {
+            b if b.is_ascii() => (b.is_ascii_whitespace() || b == 0x0b, 1),
+            _ => match s[i..].chars().next() {
+                Some(c) => (c.is_whitespace(), c.len_utf8()),
+                None => break,
+            },
+        };
+        if space.is_some_and(|sp| sp != ws) {
+            out.push(&s[start..i]);
+            start = i;
+        }
+        space = Some(ws);
+        i += len;
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
 /// The word diff of `a` and `b` with `context` unchanged words around each change.
 pub fn diff(a: &str, b: &str, context: usize) -> WordDiff {
     if a == b {
         return WordDiff::default();
     }
-    let d = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
-        .deadline(Instant::now() + DEADLINE)
-        .diff_words(a, b);
-    let toks: Vec<(Tag, &str)> = d
-        .iter_all_changes()
-        .map(|c| {
-            let tag = match c.tag() {
-                similar::ChangeTag::Equal => Tag::Equal,
-                similar::ChangeTag::Delete => Tag::Delete,
-                similar::ChangeTag::Insert => Tag::Insert,
-            };
-            (tag, c.value())
-        })
-        .collect();
+    let (ta, tb) = (tokens(a), tokens(b));
+    // Each distinct token becomes a number (one FxHash lookup per token); Myers then compares
+    // numbers.
+    fn intern<'t>(ids: &mut rustc_hash::FxHashMap<&'t str, u32>, toks: &[&'t str]) -> Vec<u32> {
+        toks.iter()
+            .map(|t| {
+                let next = ids.len() as u32;
+                *ids.entry(t).or_insert(next)
+            })
+            .collect()
+    }
+    let mut ids = rustc_hash::FxHashMap::default();
+    let ia = intern(&mut ids, &ta);
+    let ib = intern(&mut ids, &tb);
+    let ops = similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        &ia,
+        &ib,
+        Some(Instant::now() + DEADLINE),
+    );
+    let mut toks: Vec<(Tag, &str)> = Vec::with_capacity(ta.len().max(tb.len()));
+    for op in &ops {
+        let (tag, old, new) = op.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Equal => toks.extend(ta[old].iter().map(|t| (Tag::Equal, *t))),
+            similar::DiffTag::Delete => toks.extend(ta[old].iter().map(|t| (Tag::Delete, *t))),
+            similar::DiffTag::Insert => toks.extend(tb[new].iter().map(|t| (Tag::Insert, *t))),
+            similar::DiffTag::Replace => {
+                toks.extend(ta[old].iter().map(|t| (Tag::Delete, *t)));
+                toks.extend(tb[new].iter().map(|t| (Tag::Insert, *t)));
+            }
+        }
+    }
     let mut out = WordDiff::default();
     for (tag, t) in &toks {
         if !is_space(t) {
@@ -179,6 +226,46 @@ mod tests {
         assert_eq!(d.hunks[1].removed, "j");
         assert_eq!(d.hunks[1].added, "Z");
         assert_eq!(d.hunks[1].after, "");
+    }
+
+    /// The same tokens, and so the same edit script, as `similar`'s own word diff.
+    #[test]
+    fn tokens_and_changes_match_similar_word_diff() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            "  lead and trail  ",
+            "tab\tvt\u{b}ff\u{c}cr\r\nnbsp\u{a0}em\u{2003}nel\u{85}end",
+            "héllo wörld — ünïcode\u{3000}ideographic space",
+            "price: $19 per seat, 12 seats; total $228\n\nnext line",
+            "price: $25 per seat, 12 seats; total $300\n next line",
+        ];
+        for a in texts {
+            let theirs: Vec<&str> = similar::TextDiff::from_words(a, a)
+                .iter_all_changes()
+                .map(|c| c.value())
+                .collect();
+            assert_eq!(tokens(a), theirs, "{a:?}");
+            for b in texts {
+                let d = similar::TextDiff::configure()
+                    .algorithm(similar::Algorithm::Myers)
+                    .diff_words(a, b);
+                let mut removed = 0;
+                let mut added = 0;
+                for c in d.iter_all_changes() {
+                    if !is_space(c.value()) {
+                        match c.tag() {
+                            similar::ChangeTag::Delete => removed += 1,
+                            similar::ChangeTag::Insert => added += 1,
+                            similar::ChangeTag::Equal => {}
+                        }
+                    }
+                }
+                let ours = diff(a, b, 2);
+                assert_eq!((ours.words_removed, ours.words_added), (removed, added));
+            }
+        }
     }
 
     #[test]
