@@ -126,37 +126,104 @@ fn finding_text(f: &FindingRef) -> String {
     )
 }
 
-/// A change of a paired claim, as one line of text (no prefix).
+/// How values are written: plain text for a terminal, or Markdown for a pull request.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    Markdown,
+}
+
+impl Style {
+    fn arrow(self) -> &'static str {
+        match self {
+            Style::Text => "->",
+            Style::Markdown => "→",
+        }
+    }
+
+    fn claim_text(self, s: &str) -> String {
+        match self {
+            Style::Text => quoted(s),
+            Style::Markdown => md_code(&line(s)),
+        }
+    }
+
+    fn origin(self, o: &Option<OriginRef>) -> String {
+        match self {
+            Style::Text => origin_text(o),
+            Style::Markdown => md_origin(o),
+        }
+    }
+
+    fn span(self, s: &Option<SpanRef>) -> String {
+        match self {
+            Style::Text => span_text(s),
+            Style::Markdown => md_span(s),
+        }
+    }
+
+    fn quadrant(self, q: Option<crate::check::Quadrant>) -> String {
+        match self {
+            Style::Text => quadrant_text(q).to_owned(),
+            Style::Markdown => format!("`{}`", quadrant_text(q)),
+        }
+    }
+
+    /// A finding that appeared.
+    fn added(self, f: &FindingRef) -> String {
+        match self {
+            Style::Text => format!("+ {}", finding_text(f)),
+            Style::Markdown => format!("added {}", md_finding(f)),
+        }
+    }
+
+    /// A finding that went away.
+    fn resolved(self, f: &FindingRef) -> String {
+        match self {
+            Style::Text => format!("- {} resolved", finding_text(f)),
+            Style::Markdown => format!("resolved {}", md_finding(f)),
+        }
+    }
+}
+
+/// A change of a paired claim as one line of text (no prefix), as the explorer's diff view
+/// shows it.
 pub(crate) fn change_text(c: &ClaimChange) -> String {
+    change_line(c, Style::Text)
+}
+
+/// A change of a paired claim as one line (no prefix), the same fields in either style.
+fn change_line(c: &ClaimChange, st: Style) -> String {
+    let to = st.arrow();
     match c {
-        ClaimChange::Text { a, b } => format!("text: {} -> {}", quoted(a), quoted(b)),
+        ClaimChange::Text { a, b } => {
+            format!("text: {} {to} {}", st.claim_text(a), st.claim_text(b))
+        }
         ClaimChange::Origin { fields, a, b, .. } => format!(
-            "origin ({}): {} -> {}",
+            "origin ({}): {} {to} {}",
             fields.join(", "),
-            origin_text(a),
-            origin_text(b)
+            st.origin(a),
+            st.origin(b)
         ),
-        ClaimChange::Span { a, b } => format!("span: {} -> {}", span_text(a), span_text(b)),
+        ClaimChange::Span { a, b } => format!("span: {} {to} {}", st.span(a), st.span(b)),
         ClaimChange::Support { a, b, .. } => {
-            format!("support: {} -> {}", support_text(*a), support_text(*b))
+            format!("support: {} {to} {}", support_text(*a), support_text(*b))
         }
-        ClaimChange::FindingAdded { finding, .. } => format!("+ {}", finding_text(finding)),
-        ClaimChange::FindingResolved { finding, .. } => {
-            format!("- {} resolved", finding_text(finding))
-        }
+        ClaimChange::FindingAdded { finding, .. } => st.added(finding),
+        ClaimChange::FindingResolved { finding, .. } => st.resolved(finding),
         ClaimChange::Verdict {
             source,
             fact,
             quadrant,
             ..
         } => format!(
-            "verdict: source {} -> {}, fact {} -> {}, quadrant {} -> {}",
+            "verdict: source {} {to} {}, fact {} {to} {}, quadrant {} {to} {}",
             source[0].name(),
             source[1].name(),
             fact[0].name(),
             fact[1].name(),
-            quadrant_text(quadrant[0]),
-            quadrant_text(quadrant[1])
+            st.quadrant(quadrant[0]),
+            st.quadrant(quadrant[1])
         ),
     }
 }
@@ -333,7 +400,7 @@ fn write_session<W: Write>(t: &mut Term<W>, s: &SessionDiff) -> io::Result<()> {
             t.paint(p, l)?;
             writeln!(t, " {}", claim_head(c))?;
             for ch in &c.changes {
-                writeln!(t, "      {}", change_text(ch))?;
+                writeln!(t, "      {}", change_line(ch, Style::Text))?;
             }
             for f in &c.findings {
                 writeln!(t, "      {}", finding_text(f))?;
@@ -369,17 +436,17 @@ fn write_session<W: Write>(t: &mut Term<W>, s: &SessionDiff) -> io::Result<()> {
             }
         }
         for f in &tu.findings_added {
-            writeln!(t, "    + {}", finding_text(f))?;
+            writeln!(t, "    {}", Style::Text.added(f))?;
         }
         for f in &tu.findings_resolved {
-            writeln!(t, "    - {} resolved", finding_text(f))?;
+            writeln!(t, "    {}", Style::Text.resolved(f))?;
         }
     }
     for f in &s.findings_added {
-        writeln!(t, "  + {}", finding_text(f))?;
+        writeln!(t, "  {}", Style::Text.added(f))?;
     }
     for f in &s.findings_resolved {
-        writeln!(t, "  - {} resolved", finding_text(f))?;
+        writeln!(t, "  {}", Style::Text.resolved(f))?;
     }
     Ok(())
 }
@@ -480,42 +547,6 @@ fn md_span(s: &Option<SpanRef>) -> String {
     }
 }
 
-fn md_change(c: &ClaimChange) -> String {
-    match c {
-        ClaimChange::Text { a, b } => {
-            format!("text: {} → {}", md_code(&line(a)), md_code(&line(b)))
-        }
-        ClaimChange::Origin { fields, a, b, .. } => format!(
-            "origin ({}): {} → {}",
-            fields.join(", "),
-            md_origin(a),
-            md_origin(b)
-        ),
-        ClaimChange::Span { a, b } => format!("span: {} → {}", md_span(a), md_span(b)),
-        ClaimChange::Support { a, b, .. } => {
-            format!("support: {} → {}", support_text(*a), support_text(*b))
-        }
-        ClaimChange::FindingAdded { finding, .. } => format!("added {}", md_finding(finding)),
-        ClaimChange::FindingResolved { finding, .. } => {
-            format!("resolved {}", md_finding(finding))
-        }
-        ClaimChange::Verdict {
-            source,
-            fact,
-            quadrant,
-            ..
-        } => format!(
-            "verdict: source {} → {}, fact {} → {}, quadrant `{}` → `{}`",
-            source[0].name(),
-            source[1].name(),
-            fact[0].name(),
-            fact[1].name(),
-            quadrant_text(quadrant[0]),
-            quadrant_text(quadrant[1])
-        ),
-    }
-}
-
 fn md_badge(c: &ClaimDiff) -> &'static str {
     match (c.presence, c.direction) {
         (Presence::Added, Direction::Worse) => "**added, source wrong**",
@@ -571,7 +602,7 @@ pub fn markdown(d: &RunDiff, a: &str, b: &str) -> String {
                 }
                 let _ = writeln!(o, "{head}");
                 for ch in &c.changes {
-                    let _ = writeln!(o, "    - {}", md_change(ch));
+                    let _ = writeln!(o, "    - {}", change_line(ch, Style::Markdown));
                 }
                 for f in &c.findings {
                     let _ = writeln!(o, "    - {}", md_finding(f));
@@ -599,17 +630,17 @@ pub fn markdown(d: &RunDiff, a: &str, b: &str) -> String {
                 }
             }
             for f in &t.findings_added {
-                let _ = writeln!(o, "  - added {}", md_finding(f));
+                let _ = writeln!(o, "  - {}", Style::Markdown.added(f));
             }
             for f in &t.findings_resolved {
-                let _ = writeln!(o, "  - resolved {}", md_finding(f));
+                let _ = writeln!(o, "  - {}", Style::Markdown.resolved(f));
             }
         }
         for f in &s.findings_added {
-            let _ = writeln!(o, "- added {}", md_finding(f));
+            let _ = writeln!(o, "- {}", Style::Markdown.added(f));
         }
         for f in &s.findings_resolved {
-            let _ = writeln!(o, "- resolved {}", md_finding(f));
+            let _ = writeln!(o, "- {}", Style::Markdown.resolved(f));
         }
     }
     for (what, list) in [
