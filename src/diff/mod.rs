@@ -22,6 +22,7 @@ use crate::model::{Call, Claim, Session, Tier};
 use crate::pipeline::Checked;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use words::WordDiff;
 
@@ -784,10 +785,20 @@ fn call_ref(c: &Call, hash: String) -> CallRef {
     }
 }
 
-/// A result's citable text, all blocks joined by newlines.
-fn result_text(s: &Session, call_id: &str) -> Option<(String, bool)> {
+/// A result's citable text, all blocks joined by newlines (borrowed when there is one block:
+/// most results are compared and found equal, with nothing copied).
+fn result_text<'s>(s: &'s Session, call_id: &str) -> Option<(Cow<'s, str>, bool)> {
     let r = s.result(call_id)?;
-    let text = r.texts().map(|(_, t)| t).collect::<Vec<_>>().join("\n");
+    let mut texts = r.texts().map(|(_, t)| t);
+    let text = match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(one), None) => Cow::Borrowed(one),
+        (Some(first), Some(second)) => {
+            let mut all = vec![first, second];
+            all.extend(texts);
+            Cow::Owned(all.join("\n"))
+        }
+    };
     Some((text, r.is_error()))
 }
 
@@ -1221,8 +1232,8 @@ impl<'s> Pair<'s> {
             if ra == rb {
                 continue;
             }
-            let (ta, ea) = ra.as_ref().map_or(("", false), |(t, e)| (t.as_str(), *e));
-            let (tb, eb) = rb.as_ref().map_or(("", false), |(t, e)| (t.as_str(), *e));
+            let (ta, ea) = ra.as_ref().map_or(("", false), |(t, e)| (t.as_ref(), *e));
+            let (tb, eb) = rb.as_ref().map_or(("", false), |(t, e)| (t.as_ref(), *e));
             out.push(ResultChange {
                 call_a: ca.id.clone(),
                 call_b: cb.id.clone(),
