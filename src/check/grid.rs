@@ -198,6 +198,7 @@ pub(crate) fn verdicts(
                     .map(|s| (s.score * 100.0).round() / 100.0),
                 findings: mine,
                 line: c.line,
+                json_path: c.json_path.clone(),
                 position: c.position,
                 cited: r.cited.clone(),
                 freshness: r.freshness.clone(),

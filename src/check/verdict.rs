@@ -36,6 +36,9 @@ pub struct ClaimVerdict {
     pub findings: Vec<usize>,
     /// Log line of the answer.
     pub line: u64,
+    /// JSON path of the claim's record (its citation) in an imported document.
+    #[serde(skip)]
+    pub json_path: Option<std::sync::Arc<str>>,
     /// Position in the answer's claim list.
     #[serde(skip)]
     pub position: usize,

@@ -106,8 +106,18 @@ pub fn write_suite(w: &mut dyn Write, s: &Suite) -> io::Result<()> {
     writeln!(w, "  </testsuite>")
 }
 
+/// One finding in a line; an imported record's JSON path is added (a log line is the claim's).
 fn describe(f: &Finding) -> String {
-    format!("{} [{}]: {}", f.kind, f.severity, f.message)
+    match &f.json_path {
+        Some(_) => format!(
+            "{} [{}]: {} ({})",
+            f.kind,
+            f.severity,
+            f.message,
+            f.location()
+        ),
+        None => format!("{} [{}]: {}", f.kind, f.severity, f.message),
+    }
 }
 
 /// The timestamp of `verify`'s suites.
@@ -133,7 +143,11 @@ pub fn verify_suite(r: &SessionReport, fail_on: Option<Severity>, stamp: &str) -
                     .collect();
                 let failure = bad.first().map(|first| {
                     let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
-                    body.push(format!("at {}:{}", r.file, c.line));
+                    body.push(format!(
+                        "at {}:{}",
+                        r.file,
+                        crate::model::location(c.line, c.json_path.as_deref())
+                    ));
                     (
                         first.kind.to_string(),
                         first.message.clone(),

@@ -272,3 +272,68 @@ fn undeclared_servers_are_named_once_with_the_tiers_lines_that_declare_them() {
         .windows(16)
         .any(|w| w == b"declared nowhere"));
 }
+
+#[test]
+fn junit_carries_the_json_path_of_imported_findings() {
+    let file = formats().join("openai-responses/openai-web-search-tool.1.json");
+    let file = file.to_str().unwrap();
+    let json = verify_json(file);
+    let o = verify(&["--format", "junit", file]);
+    let xml = String::from_utf8(o.stdout).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let claims = json["sessions"][0]["claims"].as_array().unwrap();
+    assert_eq!(cases.len(), claims.len(), "{xml}");
+    let mut failed = 0;
+    for (case, claim) in cases.iter().zip(claims) {
+        let Some(failure) = case.children().find(|n| n.has_tag_name("failure")) else {
+            continue;
+        };
+        failed += 1;
+        let body = failure.text().unwrap();
+        let out = case
+            .children()
+            .find(|n| n.has_tag_name("system-out"))
+            .and_then(|n| n.text())
+            .unwrap_or("");
+        // Every finding of the claim names its JSON path, as JSON does, and so does the `at`.
+        let paths: Vec<&str> = claim["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["json_path"].as_str().unwrap())
+            .collect();
+        for p in &paths {
+            let said = format!("({p})");
+            assert!(body.contains(&said) || out.contains(&said), "{p}: {body}");
+        }
+        assert!(
+            body.ends_with(&format!("\nat {file}:{}", paths[0])),
+            "{body}"
+        );
+    }
+    assert!(failed >= 10, "{xml}");
+    assert!(!xml.contains(&format!("{file}:0")), "{xml}");
+    // And it is still JUnit as the Jenkins XSD has it.
+    if crate::peers::interop() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.xml");
+        std::fs::write(&out, &xml).unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let v = output(
+            Command::new("python3")
+                .arg(root.join("tests/interop/validate_reports.py"))
+                .arg("--junit")
+                .arg(&out)
+                .env("PROVSCOPE_PYDEPS", root.join(".cache/pydeps"))
+                .env(
+                    "PROVSCOPE_NODE_MODULES",
+                    root.join(".cache/npm/node_modules"),
+                ),
+        );
+        assert!(v.status.success(), "{v:?}");
+    }
+}
