@@ -10,8 +10,7 @@ use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
 use super::hash::{digest_matches_hex, HashError};
 use super::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag};
-use crate::model::mcp::RpcError;
-use crate::model::{Call, CallResponse, CallToolResult, Session, Timestamp, TimestampError};
+use crate::model::{Call, CallResponse, Session, Timestamp, TimestampError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -391,14 +390,14 @@ pub fn call_digest(
     call_id: &str,
     called_at: &str,
 ) -> Result<[u8; 32], HashError> {
-    use super::hash::canonical_into;
+    use super::jcs::write_str;
     let mut rest = Vec::with_capacity(64 + call_id.len() + called_at.len() + tool.len());
     rest.extend_from_slice(b",\"call_id\":");
-    canonical_into(call_id, &mut rest)?;
+    write_str(call_id, &mut rest);
     rest.extend_from_slice(b",\"called_at\":");
-    canonical_into(called_at, &mut rest)?;
+    write_str(called_at, &mut rest);
     rest.extend_from_slice(b",\"tool\":");
-    canonical_into(tool, &mut rest)?;
+    write_str(tool, &mut rest);
     rest.push(b'}');
     Ok(super::hash::sha256(&[
         b"{\"arguments\":",
@@ -407,34 +406,10 @@ pub fn call_digest(
     ]))
 }
 
-/// What the client received, as hashed: the `result` object; `{"error": E}` for a JSON-RPC
-/// error; `{"error": E, "result": R}` when both were sent (invalid JSON-RPC, kept so nothing can
-/// be added unseen); `null` when neither was.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Delivered<'a> {
-    Result(&'a CallToolResult),
-    Error {
-        error: &'a RpcError,
-    },
-    Both {
-        error: &'a RpcError,
-        result: &'a CallToolResult,
-    },
-    Nothing(()),
-}
-
-fn delivered(r: &CallResponse) -> Delivered<'_> {
-    match (&r.result, &r.error) {
-        (Some(res), None) => Delivered::Result(res),
-        (None, Some(error)) => Delivered::Error { error },
-        (Some(result), Some(error)) => Delivered::Both { error, result },
-        (None, None) => Delivered::Nothing(()),
-    }
-}
-
 /// The result hash: hex SHA-256 of the RFC 8785 canonical JSON of
-/// `{"result": <delivered>, "call_hash": call_hash}` (see [`Delivered`] for errors).
+/// `{"result": <delivered>, "call_hash": call_hash}`, where what was delivered is the `result`
+/// object; `{"error": E}` for a JSON-RPC error; `{"error": E, "result": R}` when both were sent
+/// (invalid JSON-RPC, kept so nothing can be added unseen); `null` when neither was.
 pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, HashError> {
     Ok(hex::encode(result_digest(response, call_hash)?))
 }
@@ -443,12 +418,12 @@ pub fn result_hash(response: &CallResponse, call_hash: &str) -> Result<String, H
 /// (`call_hash` < `result`), which is what canonicalizing the whole object yields (tested
 /// against it), in one buffer.
 fn result_digest(response: &CallResponse, call_hash: &str) -> Result<[u8; 32], HashError> {
-    use super::hash::canonical_into;
+    use super::jcs;
     let mut buf = Vec::with_capacity(1024);
     buf.extend_from_slice(b"{\"call_hash\":");
-    canonical_into(call_hash, &mut buf)?;
+    jcs::write_str(call_hash, &mut buf);
     buf.extend_from_slice(b",\"result\":");
-    canonical_into(&delivered(response), &mut buf)?;
+    jcs::write_delivered(response, &mut buf)?;
     buf.push(b'}');
     Ok(super::hash::sha256(&[&buf]))
 }

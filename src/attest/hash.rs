@@ -60,7 +60,7 @@ pub fn canonical_arguments_into(
         Some(raw) => {
             let v: serde_json::Value =
                 serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?;
-            canonical_into(&v, out)?;
+            super::jcs::write_value(&v, out)?;
         }
     }
     Ok(())
@@ -71,14 +71,6 @@ pub fn canonical_arguments(arguments: Option<&RawValue>) -> Result<Vec<u8>, Hash
     let mut out = Vec::new();
     canonical_arguments_into(arguments, &mut out)?;
     Ok(out)
-}
-
-/// Appends the RFC 8785 canonical JSON of `value` (as `serde_jcs` writes it) to `out`.
-pub(crate) fn canonical_into<T: Serialize + ?Sized>(
-    value: &T,
-    out: &mut Vec<u8>,
-) -> Result<(), HashError> {
-    serde_jcs::to_writer(out, value).map_err(HashError::Canonicalize)
 }
 
 /// The arguments hash of a `tools/call`: hex SHA-256 of the canonical JSON of `arguments`

@@ -3,6 +3,7 @@
 pub mod dsse;
 pub mod envelope;
 pub mod hash;
+pub mod jcs;
 pub mod keys;
 pub mod pyjson;
 pub mod receipt;

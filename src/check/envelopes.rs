@@ -149,8 +149,9 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             ck.emit(f);
             continue;
         }
+        // The key id is written out only into a finding.
         let signer = sigs.iter().find_map(|v| match v {
-            SigVerdict::Trusted(k) => Some(keys::keyid(k)),
+            SigVerdict::Trusted(k) => Some(k),
             _ => None,
         });
         let p = &o.st.predicate;
@@ -202,14 +203,14 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             tampered.push((o.call, f));
             continue;
         }
-        if let Some(f) = inexact_numbers(o, result, signer.as_deref()) {
+        if let Some(f) = inexact_numbers(o, result, signer) {
             ck.emit(f);
         }
         if p.is_v1() {
             let e = ev::EnvelopePartial {
                 reason: ev::PartialReason::FreshnessUnattested,
                 server: o.call.server.clone(),
-                keyid: signer.unwrap_or_default(),
+                keyid: signer_id(signer),
                 envelope_line: o.rec.line,
                 predicate_type: Some(o.st.predicate_type.clone()),
                 unattested: ["fetched_at", "ttl_seconds", "cache"]
@@ -311,7 +312,7 @@ fn tampered_finding(
     result: &ToolResult,
     result_m: Option<Mismatch>,
     tag_m: &[Mismatch],
-    signer: Option<String>,
+    signer: Option<&PublicKey>,
 ) -> Finding {
     let p = &o.st.predicate;
     let id = &o.call.id;
@@ -353,7 +354,7 @@ fn tampered_finding(
         call_hash: p.call_hash.clone(),
         server: o.call.server.clone(),
         attestor: p.attestor.id.clone(),
-        keyid: signer.unwrap_or_default(),
+        keyid: signer_id(signer),
         envelope_line: o.rec.line,
         result_line: result.line,
         tampered_fields: all.iter().map(|m| m.field).collect(),
@@ -375,7 +376,7 @@ fn tampered_finding(
 /// `envelope_partial` (`inexact_numbers`) when the call's arguments or its delivered response
 /// hold numbers RFC 8785 cannot represent exactly: the envelope verified, but its hashes cannot
 /// tell such a number from its nearest double, so it does not vouch for their exact value.
-fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&str>) -> Option<Finding> {
+fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&PublicKey>) -> Option<Finding> {
     let found = crate::attest::envelope::blind_spots(
         o.call.request.params.arguments.as_deref(),
         Some(&result.response),
@@ -405,7 +406,7 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&str>) -> Opt
     let e = ev::EnvelopePartial {
         reason: ev::PartialReason::InexactNumbers,
         server: o.call.server.clone(),
-        keyid: signer.unwrap_or_default().to_owned(),
+        keyid: signer_id(signer),
         envelope_line: o.rec.line,
         predicate_type: None,
         unattested: paths,
@@ -422,6 +423,11 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&str>) -> Opt
             .turn(result.turn)
             .at(result),
     )
+}
+
+/// The key id of the trusted key that signed, empty when none did.
+fn signer_id(signer: Option<&PublicKey>) -> String {
+    signer.map(keys::keyid).unwrap_or_default()
 }
 
 fn short(h: &str) -> &str {
@@ -612,7 +618,7 @@ fn signature_finding(o: &Opened, sigs: &[SigVerdict], keys: &ServerKeys) -> Opti
     None
 }
 
-fn call_mismatch(o: &Opened, m: &[Mismatch], signer: Option<String>) -> Finding {
+fn call_mismatch(o: &Opened, m: &[Mismatch], signer: Option<&PublicKey>) -> Finding {
     let fields: Vec<&str> = m.iter().map(|x| x.field).collect();
     let hash = m.iter().find(|x| x.field == "call_hash");
     let e = ev::EnvelopeInvalid {
@@ -625,7 +631,7 @@ fn call_mismatch(o: &Opened, m: &[Mismatch], signer: Option<String>) -> Finding 
                 })
                 .collect(),
         ),
-        keyid: Some(signer.unwrap_or_default()),
+        keyid: Some(signer_id(signer)),
         sealed_call_hash: hash.map(|x| x.sealed.clone()),
         recorded_call_hash: hash.map(|x| x.recorded.clone()),
         ..reason(o.rec, o.call, InvalidReason::CallMismatch)

@@ -1,0 +1,349 @@
+//! RFC 8785 (JCS) canonical JSON written directly, byte for byte what `serde_jcs` writes, for
+//! the values envelope verification hashes: JSON values, a call's arguments and a delivered
+//! result. `serde_jcs` buffers every member of every object separately and parses each key back
+//! into a JSON value to sort it (most of its time); here members are sorted by their keys'
+//! UTF-16 code units before anything is written, and strings are escaped once, straight into
+//! the output. Numbers are written as `serde_jcs` writes them: as the nearest double in
+//! ECMAScript form (`ryu-js`, the formatter `serde_jcs` itself uses). Property tests check the
+//! output equals `serde_jcs` for any value and any result.
+
+use super::hash::HashError;
+use crate::model::mcp::RpcError;
+use crate::model::{CallResponse, CallToolResult, ContentBlock};
+use serde_json::value::RawValue;
+use serde_json::{Number, Value};
+use std::cmp::Ordering;
+
+/// Appends the canonical JSON of a string: serde_json's compact escaping, which is RFC 8785's
+/// (`"` and `\`, `\b \t \n \f \r`, other controls as lowercase `\u00xx`, nothing else).
+pub fn write_str(s: &str, out: &mut Vec<u8>) {
+    // Writing a string into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// Appends the canonical form of a number: its nearest double in ECMAScript form.
+fn write_f64(f: f64, out: &mut Vec<u8>) -> Result<(), HashError> {
+    if !f.is_finite() {
+        return Err(HashError::Number(format!(
+            "{f} has no RFC 8785 form (not a finite number)"
+        )));
+    }
+    out.extend_from_slice(ryu_js::Buffer::new().format_finite(f).as_bytes());
+    Ok(())
+}
+
+fn write_number(n: &Number, out: &mut Vec<u8>) -> Result<(), HashError> {
+    // Every serde_json number (no arbitrary precision) has an f64 value, as serde_jcs takes it.
+    write_f64(n.as_f64().unwrap_or(f64::NAN), out)
+}
+
+/// RFC 8785 member order: keys compared by their UTF-16 code units.
+fn utf16_cmp(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Appends the canonical JSON of a parsed value.
+pub fn write_value(v: &Value, out: &mut Vec<u8>) -> Result<(), HashError> {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => write_number(n, out)?,
+        Value::String(s) => write_str(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(item, out)?;
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            // A parsed object has distinct keys.
+            let mut members: Vec<(&str, &Value)> =
+                map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            members.sort_unstable_by(|a, b| utf16_cmp(a.0, b.0));
+            out.push(b'{');
+            for (i, (k, v)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(k, out);
+                out.push(b':');
+                write_value(v, out)?;
+            }
+            out.push(b'}');
+        }
+    }
+    Ok(())
+}
+
+/// Appends the canonical JSON of a raw JSON text (parsed first; duplicate keys keep the last
+/// value, as when `serde_jcs` meets a raw value).
+pub fn write_raw(raw: &RawValue, out: &mut Vec<u8>) -> Result<(), HashError> {
+    let v: Value = serde_json::from_str(raw.get()).map_err(HashError::Canonicalize)?;
+    write_value(&v, out)
+}
+
+/// A member of one of the typed objects of a result, before it is written.
+enum Part<'a> {
+    Str(&'a str),
+    Bool(bool),
+    Int(i64),
+    Raw(&'a RawValue),
+    Blocks(&'a [ContentBlock]),
+    Resource(&'a crate::model::mcp::EmbeddedResource),
+    Result(&'a CallToolResult),
+    Error(&'a RpcError),
+}
+
+/// Writes an object from its members in the order the type serializes them: sorted stably by
+/// key, and of equal keys only the last (as a map that is inserted into keeps it).
+fn write_object(mut members: Vec<(&str, Part)>, out: &mut Vec<u8>) -> Result<(), HashError> {
+    members.sort_by(|a, b| utf16_cmp(a.0, b.0));
+    out.push(b'{');
+    let mut first = true;
+    let mut it = members.into_iter().peekable();
+    while let Some((k, part)) = it.next() {
+        if it.peek().is_some_and(|(next, _)| *next == k) {
+            continue; // a later member has this key
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_str(k, out);
+        out.push(b':');
+        write_part(part, out)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+fn extras<'a>(members: &mut Vec<(&'a str, Part<'a>)>, extra: &'a [(String, Box<RawValue>)]) {
+    members.extend(extra.iter().map(|(k, v)| (k.as_str(), Part::Raw(v))));
+}
+
+fn write_part(part: Part, out: &mut Vec<u8>) -> Result<(), HashError> {
+    match part {
+        Part::Str(s) => write_str(s, out),
+        Part::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        // serde_jcs writes every integer as the double nearest to it.
+        #[allow(clippy::cast_precision_loss)]
+        Part::Int(n) => write_f64(n as f64, out)?,
+        Part::Raw(raw) => write_raw(raw, out)?,
+        Part::Blocks(blocks) => {
+            out.push(b'[');
+            for (i, b) in blocks.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let mut m = Vec::with_capacity(3 + b.extra.len());
+                m.push(("type", Part::Str(&b.kind)));
+                if let Some(t) = &b.text {
+                    m.push(("text", Part::Str(t)));
+                }
+                if let Some(r) = &b.resource {
+                    m.push(("resource", Part::Resource(r)));
+                }
+                extras(&mut m, &b.extra);
+                write_object(m, out)?;
+            }
+            out.push(b']');
+        }
+        Part::Resource(r) => {
+            let mut m = Vec::with_capacity(2 + r.extra.len());
+            if let Some(u) = &r.uri {
+                m.push(("uri", Part::Str(u)));
+            }
+            if let Some(t) = &r.text {
+                m.push(("text", Part::Str(t)));
+            }
+            extras(&mut m, &r.extra);
+            write_object(m, out)?;
+        }
+        Part::Result(r) => {
+            let mut m = Vec::with_capacity(4 + r.extra.len());
+            m.push(("content", Part::Blocks(&r.content)));
+            if let Some(v) = &r.structured {
+                m.push(("structuredContent", Part::Raw(v)));
+            }
+            if let Some(v) = r.is_error {
+                m.push(("isError", Part::Bool(v)));
+            }
+            if let Some(v) = &r.result_type {
+                m.push(("resultType", Part::Str(v)));
+            }
+            extras(&mut m, &r.extra);
+            write_object(m, out)?;
+        }
+        Part::Error(e) => {
+            let mut m = Vec::with_capacity(3);
+            m.push(("code", Part::Int(e.code)));
+            m.push(("message", Part::Str(&e.message)));
+            if let Some(d) = &e.data {
+                m.push(("data", Part::Raw(d)));
+            }
+            write_object(m, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Appends the canonical JSON of what a client received, as the result hash covers it: the
+/// `result` object; `{"error": E}` for a JSON-RPC error; `{"error": E, "result": R}` when both
+/// were sent; `null` when neither was (`envelope::result_hash`).
+pub fn write_delivered(r: &CallResponse, out: &mut Vec<u8>) -> Result<(), HashError> {
+    match (&r.result, &r.error) {
+        (Some(res), None) => write_part(Part::Result(res), out),
+        (None, Some(e)) => write_object(vec![("error", Part::Error(e))], out),
+        (Some(res), Some(e)) => write_object(
+            vec![("error", Part::Error(e)), ("result", Part::Result(res))],
+            out,
+        ),
+        (None, None) => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn jcs(v: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_value(v, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn known_values() {
+        let v: Value = serde_json::from_str(
+            r#"{"b":[1e2,-0.0,1.5e-7,1e21,9007199254740993,"\u0000\u001f\u007f"],"a":{"z":null,"y":true},"\u20ac":1,"\ud83d\ude00":2,"\ue000":3}"#,
+        )
+        .unwrap();
+        let text = String::from_utf8(jcs(&v)).unwrap();
+        assert_eq!(
+            text,
+            "{\"a\":{\"y\":true,\"z\":null},\"b\":[100,0,1.5e-7,1e+21,9007199254740992,\"\\u0000\\u001f\u{7f}\"],\"\u{20ac}\":1,\"\u{1F600}\":2,\"\u{E000}\":3}"
+        );
+        assert_eq!(text.as_bytes(), serde_jcs::to_vec(&v).unwrap());
+    }
+
+    /// Any JSON value: strings with controls, quotes, non-BMP characters and characters just
+    /// above the surrogates (where UTF-16 and UTF-8 order differ), any finite number.
+    fn value() -> impl Strategy<Value = Value> {
+        let text = prop_oneof![
+            "\\PC{0,8}",
+            "[\\x00-\\x7f]{0,8}",
+            "[a-c\u{e000}\u{ffff}\u{10000}\u{1F600}\"\\\\]{0,4}",
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            text.clone().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec((text.clone(), inner), 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// The value the result hash is defined on, serialized through `serde_jcs` (the reference).
+    #[derive(serde::Serialize)]
+    #[serde(untagged)]
+    enum Delivered<'a> {
+        Result(&'a CallToolResult),
+        Error {
+            error: &'a RpcError,
+        },
+        Both {
+            error: &'a RpcError,
+            result: &'a CallToolResult,
+        },
+        Nothing(()),
+    }
+
+    impl Delivered<'_> {
+        fn of(r: &CallResponse) -> Delivered<'_> {
+            match (&r.result, &r.error) {
+                (Some(res), None) => Delivered::Result(res),
+                (None, Some(error)) => Delivered::Error { error },
+                (Some(result), Some(error)) => Delivered::Both { error, result },
+                (None, None) => Delivered::Nothing(()),
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn equals_serde_jcs_for_any_value(v in value()) {
+            prop_assert_eq!(jcs(&v), serde_jcs::to_vec(&v).unwrap());
+        }
+
+        /// Any delivered response, parsed from JSON text (so extra fields, duplicated ones
+        /// among them, take the parser's path): the same bytes as `serde_jcs` of the value
+        /// the result hash is defined on.
+        #[test]
+        fn delivered_equals_serde_jcs(
+            text in "\\PC{0,12}",
+            kind in "text|image|resource|[a-z\u{e000}\u{1F600}]{1,3}",
+            extra_key in "[a-z_\u{e000}\u{1F600}]{1,3}".prop_filter("not a known key", |k| k != "uri"),
+            extra in value(),
+            structured in proptest::option::of(value()),
+            is_error in proptest::option::of(any::<bool>()),
+            code in any::<i64>(),
+            shape in 0u8..4,
+            dup_extra in any::<bool>(),
+        ) {
+            let mut block = serde_json::Map::new();
+            block.insert("type".into(), Value::String(kind));
+            block.insert("text".into(), Value::String(text.clone()));
+            block.insert(
+                "resource".into(),
+                serde_json::json!({"uri": "file:///a", "text": text, extra_key.clone(): extra}),
+            );
+            block.insert(extra_key.clone(), extra.clone());
+            let mut result = serde_json::Map::new();
+            result.insert("content".into(), Value::Array(vec![Value::Object(block)]));
+            if let Some(s) = structured {
+                result.insert("structuredContent".into(), s);
+            }
+            if let Some(e) = is_error {
+                result.insert("isError".into(), Value::Bool(e));
+            }
+            let mut result_text = Value::Object(result).to_string();
+            if dup_extra {
+                // The same unknown key twice: the parser keeps both, the hash the last one.
+                result_text.insert_str(1, &format!("{}:1,{}:2,", Value::String(extra_key.clone()), Value::String(extra_key)));
+            }
+            let error = serde_json::json!({"code": code, "message": text, "data": extra});
+            let response = match shape {
+                0 => format!(r#"{{"id":1,"result":{result_text}}}"#),
+                1 => format!(r#"{{"id":1,"error":{error}}}"#),
+                2 => format!(r#"{{"id":1,"result":{result_text},"error":{error}}}"#),
+                _ => r#"{"id":1}"#.to_owned(),
+            };
+            let r: CallResponse = serde_json::from_str(&response).unwrap();
+            let mut mine = Vec::new();
+            write_delivered(&r, &mut mine).unwrap();
+            let reference = serde_jcs::to_vec(&Delivered::of(&r)).unwrap();
+            prop_assert_eq!(String::from_utf8_lossy(&mine), String::from_utf8_lossy(&reference));
+        }
+    }
+}
