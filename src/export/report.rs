@@ -359,114 +359,246 @@ pub(crate) fn md_code(t: &str) -> String {
     format!("{fence}{pad}{t}{pad}{fence}")
 }
 
-/// Markdown write-up.
-pub fn markdown(doc: &Document) -> String {
-    let mut o = String::new();
-    let title = md(doc.title.unwrap_or(doc.session_id));
-    let _ = writeln!(o, "# Incident review: {title}\n");
-    let _ = writeln!(
-        o,
-        "- Session: {} ({})",
-        md_code(doc.session_id),
-        md(doc.file)
+/// The markup a write-up is written in. One writer ([`write_document`], [`write_set`]) walks
+/// the document; the markup decides how each piece looks and how untrusted text is escaped, so
+/// the Markdown and HTML forms cannot say different things.
+trait Markup {
+    /// Untrusted prose.
+    fn text(&self, t: &str) -> String;
+    /// An untrusted identifier (call id, claim id, session id).
+    fn code(&self, t: &str) -> String;
+    /// Trusted emphasis; HTML gives it `class`.
+    fn strong(&self, t: &str, class: Option<&str>) -> String;
+    /// Already escaped text that HTML marks with `class` (a reviewer, a cited span).
+    fn classed(&self, t: String, class: &str) -> String;
+    /// A heading; `text` is already escaped.
+    fn heading(&self, o: &mut String, level: usize, text: &str);
+    /// A paragraph of escaped text.
+    fn para(&self, o: &mut String, text: &str);
+    /// A block quote of escaped text.
+    fn quote(&self, o: &mut String, text: &str);
+    /// A list of escaped items, each with its escaped sub-items.
+    fn list(&self, o: &mut String, items: &[Item]);
+    /// A table of escaped cells; `numeric` marks the right-aligned columns.
+    fn table(
+        &self,
+        o: &mut String,
+        class: &str,
+        header: &[&str],
+        numeric: &[bool],
+        rows: &[Vec<String>],
     );
-    let _ = writeln!(
-        o,
-        "- Agent: {} · model: {} · started {}",
-        md(opt(doc.agent)),
-        md(opt(doc.model)),
-        doc.started_at.map(|t| t.to_string()).unwrap_or_default()
-    );
-    if doc.source_format != "provscope" {
-        let _ = writeln!(o, "- Read by the `{}` importer", doc.source_format);
-        for n in doc.import_notes {
-            let _ = writeln!(o, "  - {}", md(n));
+    /// Opens a document of `title` (escaped).
+    fn open(&self, o: &mut String, title: &str);
+    /// Opens one session's write-up inside a report set.
+    fn open_section(&self, o: &mut String);
+    /// Closes what `open_section` opened.
+    fn close_section(&self, o: &mut String);
+    /// Closes the document.
+    fn close(&self, o: &mut String);
+}
+
+/// One list item: escaped text, its escaped sub-items, and a class HTML gives it.
+struct Item {
+    text: String,
+    sub: Vec<String>,
+    class: Option<&'static str>,
+}
+
+impl Item {
+    fn new(text: String) -> Self {
+        Item {
+            text,
+            sub: Vec::new(),
+            class: None,
         }
     }
-    let m = doc.metrics;
-    let _ = writeln!(
-        o,
-        "- Claims: {} · citation precision {} · wrong-source rate {}\n",
-        m.claims,
-        pct(m.citation_precision),
-        pct(m.wrong_source_rate)
-    );
-    let _ = writeln!(o, "## Timeline\n");
-    for t in &doc.timeline {
-        let _ = writeln!(o, "### Turn {}\n\n**User:** {}\n", t.turn, md(t.user));
-        for c in &t.calls {
-            let _ = writeln!(
-                o,
-                "- {} {}/{} [{}] returned {} · envelope {}{}",
-                md_code(c.call_id),
-                md(c.server),
-                md(c.tool),
-                c.tier,
-                c.returned_at.map(|t| t.to_string()).unwrap_or_default(),
-                c.envelope.name(),
-                if c.error { " · error" } else { "" }
-            );
-        }
-        let _ = writeln!(o, "\n**Answer:** {}\n", md(opt(t.answer)));
+}
+
+/// GitHub-flavoured Markdown; untrusted text never starts a line, so only the writer's own
+/// lines are headings, quotes or list items.
+struct Markdown;
+
+/// A self-contained HTML page: inline CSS, no scripts, no external resources.
+struct Html;
+
+impl Markup for Markdown {
+    fn text(&self, t: &str) -> String {
+        md(t)
     }
-    let _ = writeln!(o, "## Flagged claims\n");
-    if doc.flagged_claims.is_empty() {
-        let _ = writeln!(o, "None.\n");
+    fn code(&self, t: &str) -> String {
+        md_code(t)
     }
-    for c in &doc.flagged_claims {
-        let _ = writeln!(
-            o,
-            "### {} (turn {})\n\n> {}\n",
-            md_code(c.claim_id),
-            c.turn,
-            md(c.claim_text)
-        );
-        let _ = writeln!(
-            o,
-            "- Source {} · fact {} · cites {} · stamp {}",
-            c.source_verdict.name(),
-            c.fact_verdict.name(),
-            c.call_id.map(md_code).unwrap_or_else(|| "nothing".into()),
-            md(&stamp_label(c))
-        );
-        if let Some(q) = c.quadrant {
-            let by = if c.classified_by_hand {
-                format!("classified by hand by {}", md(opt(c.reviewer)))
-            } else {
-                "computed".into()
-            };
-            let _ = writeln!(
-                o,
-                "- Grid: **{}** ({by}, {}): {} · owner: {} · next action: {}",
-                q.title(),
-                reviewed_label(c.reviewed),
-                q.verdict(),
-                md(opt(c.owner)),
-                md(opt(c.next_action))
-            );
+    fn strong(&self, t: &str, _class: Option<&str>) -> String {
+        format!("**{t}**")
+    }
+    fn classed(&self, t: String, class: &str) -> String {
+        if class == "span" {
+            format!("“{t}”")
+        } else {
+            t
         }
-        if let Some(n) = c.note {
-            let _ = writeln!(o, "- Note: {}", md(n));
-        }
-        if let Some(sp) = c.span {
-            let _ = writeln!(o, "- Cited span: “{}”", md(sp));
-        }
-        for x in &c.corrections {
-            let note = if x.note.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", md(x.note))
-            };
-            let _ = writeln!(o, "- Correction: **{}** at {}{note}", md(x.outcome), x.at);
-        }
-        for f in &c.findings {
-            let _ = writeln!(o, "- **{}** ({}): {}", f.kind, f.severity, md(f.message));
-            for (k, v) in &f.rows {
-                let _ = writeln!(o, "  - {}: {}", md(k), md(v));
+    }
+    fn heading(&self, o: &mut String, level: usize, text: &str) {
+        let _ = writeln!(o, "{} {text}\n", "#".repeat(level.clamp(1, 6)));
+    }
+    fn para(&self, o: &mut String, text: &str) {
+        let _ = writeln!(o, "{text}\n");
+    }
+    fn quote(&self, o: &mut String, text: &str) {
+        let _ = writeln!(o, "> {text}\n");
+    }
+    fn list(&self, o: &mut String, items: &[Item]) {
+        for i in items {
+            let _ = writeln!(o, "- {}", i.text);
+            for s in &i.sub {
+                let _ = writeln!(o, "  - {s}");
             }
         }
         o.push('\n');
     }
+    fn table(
+        &self,
+        o: &mut String,
+        _class: &str,
+        header: &[&str],
+        numeric: &[bool],
+        rows: &[Vec<String>],
+    ) {
+        let _ = writeln!(o, "| {} |", header.join(" | "));
+        let rule: Vec<&str> = (0..header.len())
+            .map(|i| {
+                if numeric.get(i) == Some(&true) {
+                    "---:"
+                } else {
+                    "---"
+                }
+            })
+            .collect();
+        let _ = writeln!(o, "|{}|", rule.join("|"));
+        for r in rows {
+            let cells: Vec<String> = r.iter().map(|c| md_cell(c)).collect();
+            let _ = writeln!(o, "| {} |", cells.join(" | "));
+        }
+        o.push('\n');
+    }
+    fn open(&self, _o: &mut String, _title: &str) {}
+    fn open_section(&self, _o: &mut String) {}
+    fn close_section(&self, _o: &mut String) {}
+    fn close(&self, _o: &mut String) {}
+}
+
+/// A Markdown table cell: a `|` not already escaped would end the cell, even inside a code
+/// span (GFM), so it is escaped.
+fn md_cell(c: &str) -> String {
+    let mut out = String::with_capacity(c.len());
+    let mut backslashes = 0usize;
+    for ch in c.chars() {
+        if ch == '|' && backslashes.is_multiple_of(2) {
+            out.push('\\');
+        }
+        backslashes = if ch == '\\' { backslashes + 1 } else { 0 };
+        out.push(ch);
+    }
+    out
+}
+
+impl Markup for Html {
+    fn text(&self, t: &str) -> String {
+        escape(t)
+    }
+    fn code(&self, t: &str) -> String {
+        format!("<code>{}</code>", escape(t))
+    }
+    fn strong(&self, t: &str, class: Option<&str>) -> String {
+        match class {
+            Some(c) => format!("<b class=\"{c}\">{t}</b>"),
+            None => format!("<b>{t}</b>"),
+        }
+    }
+    fn classed(&self, t: String, class: &str) -> String {
+        format!("<span class=\"{class}\">{t}</span>")
+    }
+    fn heading(&self, o: &mut String, level: usize, text: &str) {
+        let l = level.clamp(1, 6);
+        let _ = writeln!(o, "<h{l}>{text}</h{l}>");
+    }
+    fn para(&self, o: &mut String, text: &str) {
+        let _ = writeln!(o, "<p>{text}</p>");
+    }
+    fn quote(&self, o: &mut String, text: &str) {
+        let _ = writeln!(o, "<blockquote>{text}</blockquote>");
+    }
+    fn list(&self, o: &mut String, items: &[Item]) {
+        o.push_str("<ul>\n");
+        for i in items {
+            match i.class {
+                Some(c) => {
+                    let _ = write!(o, "<li class=\"{c}\">{}", i.text);
+                }
+                None => {
+                    let _ = write!(o, "<li>{}", i.text);
+                }
+            }
+            if !i.sub.is_empty() {
+                o.push_str("<ul class=\"ev\">");
+                for s in &i.sub {
+                    let _ = write!(o, "<li>{s}</li>");
+                }
+                o.push_str("</ul>");
+            }
+            o.push_str("</li>\n");
+        }
+        o.push_str("</ul>\n");
+    }
+    fn table(
+        &self,
+        o: &mut String,
+        class: &str,
+        header: &[&str],
+        numeric: &[bool],
+        rows: &[Vec<String>],
+    ) {
+        let _ = write!(o, "<table class=\"{class}\"><tr>");
+        for h in header {
+            let _ = write!(o, "<th>{h}</th>");
+        }
+        o.push_str("</tr>\n");
+        for r in rows {
+            o.push_str("<tr>");
+            for (i, c) in r.iter().enumerate() {
+                if numeric.get(i) == Some(&true) {
+                    let _ = write!(o, "<td class=\"n\">{c}</td>");
+                } else if i == 0 && class == "grid" {
+                    let _ = write!(o, "<td class=\"quadrant\">{c}</td>");
+                } else {
+                    let _ = write!(o, "<td>{c}</td>");
+                }
+            }
+            o.push_str("</tr>\n");
+        }
+        o.push_str("</table>\n");
+    }
+    fn open(&self, o: &mut String, title: &str) {
+        o.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n");
+        let _ = writeln!(o, "<title>{title}</title>");
+        o.push_str("<style>body{font:14px/1.5 system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}code,.span{font-family:ui-monospace,monospace}.error{color:#b00020}.warning{color:#8a6d00}.info{color:#225}.span{background:#fff3b0;padding:0 .2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}td.n{text-align:right}.ev{color:#555;font-size:90%}</style></head><body>\n");
+    }
+    fn open_section(&self, o: &mut String) {
+        o.push_str("<section>\n");
+    }
+    fn close_section(&self, o: &mut String) {
+        o.push_str("</section>\n");
+    }
+    fn close(&self, o: &mut String) {
+        o.push_str("</body></html>\n");
+    }
+}
+
+/// Markdown write-up of one session.
+pub fn markdown(doc: &Document) -> String {
+    let mut o = String::new();
+    write_document(&mut o, &Markdown, doc, 1);
     o
 }
 
@@ -475,137 +607,182 @@ pub fn escape(s: &str) -> String {
     crate::export::xml_escape(&crate::text::sanitize(s, true))
 }
 
-/// Self-contained HTML write-up: inline CSS, no scripts, no external resources.
+/// Self-contained HTML write-up of one session: inline CSS, no scripts, no external resources.
 pub fn html(doc: &Document) -> String {
-    let e = escape;
-    let mut o = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n");
-    let title = e(doc.title.unwrap_or(doc.session_id));
-    let _ = writeln!(o, "<title>Incident review: {title}</title>");
-    o.push_str("<style>body{font:14px/1.5 system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}code,.span{font-family:ui-monospace,monospace}.error{color:#b00020}.warning{color:#8a6d00}.info{color:#225}.span{background:#fff3b0;padding:0 .2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}.ev{color:#555;font-size:90%}</style></head><body>\n");
-    let _ = writeln!(o, "<h1>Incident review: {title}</h1>");
-    let _ = writeln!(
-        o,
-        "<p>Session <code>{}</code> ({}) · agent {} · model {} · started {}</p>",
-        e(doc.session_id),
-        e(doc.file),
-        e(opt(doc.agent)),
-        e(opt(doc.model)),
-        doc.started_at.map(|t| t.to_string()).unwrap_or_default()
+    let mut o = String::new();
+    let title = format!(
+        "Incident review: {}",
+        escape(doc.title.unwrap_or(doc.session_id))
     );
-    if doc.source_format != "provscope" {
-        let _ = writeln!(
-            o,
-            "<p>Read by the <code>{}</code> importer</p><ul>",
-            doc.source_format
-        );
-        for n in doc.import_notes {
-            let _ = writeln!(o, "<li>{}</li>", e(n));
-        }
-        o.push_str("</ul>\n");
-    }
-    let m = doc.metrics;
-    let _ = writeln!(
-        o,
-        "<p>{} claims · citation precision {} · wrong-source rate {}</p>",
-        m.claims,
-        pct(m.citation_precision),
-        pct(m.wrong_source_rate)
-    );
-    o.push_str("<h2>Timeline</h2>\n");
-    for t in &doc.timeline {
-        let _ = writeln!(o, "<h3>Turn {}</h3><p><b>User:</b> {}</p><table><tr><th>call</th><th>server/tool</th><th>tier</th><th>returned</th><th>envelope</th></tr>", t.turn, e(t.user));
-        for c in &t.calls {
-            let _ = writeln!(
-                o,
-                "<tr><td><code>{}</code></td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                e(c.call_id),
-                e(c.server),
-                e(c.tool),
-                c.tier,
-                c.returned_at.map(|t| t.to_string()).unwrap_or_default(),
-                c.envelope.name()
-            );
-        }
-        let _ = writeln!(o, "</table><p><b>Answer:</b> {}</p>", e(opt(t.answer)));
-    }
-    o.push_str("<h2>Flagged claims</h2>\n");
-    for c in &doc.flagged_claims {
-        let _ = writeln!(
-            o,
-            "<h3><code>{}</code> (turn {})</h3><blockquote>{}</blockquote>",
-            e(c.claim_id),
-            c.turn,
-            e(c.claim_text)
-        );
-        let _ = writeln!(
-            o,
-            "<p>source {} · fact {} · cites <code>{}</code> · stamp {}</p>",
-            c.source_verdict.name(),
-            c.fact_verdict.name(),
-            e(opt(c.call_id)),
-            e(&stamp_label(c))
-        );
-        if let Some(q) = c.quadrant {
-            let by = if c.classified_by_hand {
-                format!(
-                    "classified by hand by <span class=\"reviewer\">{}</span>",
-                    e(opt(c.reviewer))
-                )
-            } else {
-                "computed".into()
-            };
-            let _ = writeln!(
-                o,
-                "<p>Grid: <b class=\"quadrant\">{}</b> ({by}, <span class=\"reviewed\">{}</span>): {} · owner: {} · next action: {}</p>",
-                q.title(),
-                reviewed_label(c.reviewed),
-                q.verdict(),
-                e(opt(c.owner)),
-                e(opt(c.next_action))
-            );
-        }
-        if let Some(n) = c.note {
-            let _ = writeln!(o, "<p>Note: {}</p>", e(n));
-        }
-        if let Some(sp) = c.span {
-            let _ = writeln!(
-                o,
-                "<p>Cited span: <span class=\"span\">{}</span></p>",
-                e(sp)
-            );
-        }
-        for x in &c.corrections {
-            let _ = writeln!(
-                o,
-                "<p class=\"correction\">Correction: <b>{}</b> at {}{}</p>",
-                e(x.outcome),
-                x.at,
-                if x.note.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", e(x.note))
-                }
-            );
-        }
-        o.push_str("<ul>\n");
-        for f in &c.findings {
-            let _ = write!(
-                o,
-                "<li class=\"{}\"><b>{}</b> ({}): {}<ul class=\"ev\">",
-                f.severity,
-                f.kind,
-                f.severity,
-                e(f.message)
-            );
-            for (k, v) in &f.rows {
-                let _ = write!(o, "<li>{}: {}</li>", e(k), e(v));
-            }
-            o.push_str("</ul></li>\n");
-        }
-        o.push_str("</ul>\n");
-    }
-    o.push_str("</body></html>\n");
+    Html.open(&mut o, &title);
+    write_document(&mut o, &Html, doc, 1);
+    Html.close(&mut o);
     o
+}
+
+/// One session's write-up, its title a heading of `level`.
+fn write_document(o: &mut String, m: &dyn Markup, doc: &Document, level: usize) {
+    let title = m.text(doc.title.unwrap_or(doc.session_id));
+    m.heading(o, level, &format!("Incident review: {title}"));
+    let mut head = vec![
+        Item::new(format!(
+            "Session: {} ({})",
+            m.code(doc.session_id),
+            m.text(doc.file)
+        )),
+        Item::new(format!(
+            "Agent: {} · model: {} · started {}",
+            m.text(opt(doc.agent)),
+            m.text(opt(doc.model)),
+            doc.started_at.map(|t| t.to_string()).unwrap_or_default()
+        )),
+    ];
+    if doc.source_format != "provscope" {
+        head.push(Item {
+            text: format!("Read by the {} importer", m.code(doc.source_format)),
+            sub: doc.import_notes.iter().map(|n| m.text(n)).collect(),
+            class: None,
+        });
+    }
+    let x = doc.metrics;
+    head.push(Item::new(format!(
+        "Claims: {} · citation precision {} · wrong-source rate {}",
+        x.claims,
+        pct(x.citation_precision),
+        pct(x.wrong_source_rate)
+    )));
+    m.list(o, &head);
+
+    m.heading(o, level + 1, "Timeline");
+    for t in &doc.timeline {
+        m.heading(o, level + 2, &format!("Turn {}", t.turn));
+        m.para(
+            o,
+            &format!("{} {}", m.strong("User:", None), m.text(t.user)),
+        );
+        if !t.calls.is_empty() {
+            let rows: Vec<Vec<String>> = t
+                .calls
+                .iter()
+                .map(|c| {
+                    vec![
+                        m.code(c.call_id),
+                        format!("{}/{}", m.text(c.server), m.text(c.tool)),
+                        c.tier.to_string(),
+                        c.returned_at.map(|t| t.to_string()).unwrap_or_default(),
+                        c.envelope.name().to_owned(),
+                        if c.error { "error" } else { "" }.to_owned(),
+                    ]
+                })
+                .collect();
+            m.table(
+                o,
+                "calls",
+                &[
+                    "call",
+                    "server/tool",
+                    "tier",
+                    "returned",
+                    "envelope",
+                    "error",
+                ],
+                &[],
+                &rows,
+            );
+        }
+        m.para(
+            o,
+            &format!("{} {}", m.strong("Answer:", None), m.text(opt(t.answer))),
+        );
+    }
+
+    m.heading(o, level + 1, "Flagged claims");
+    if doc.flagged_claims.is_empty() {
+        m.para(o, "None.");
+    }
+    for c in &doc.flagged_claims {
+        m.heading(
+            o,
+            level + 2,
+            &format!("{} (turn {})", m.code(c.claim_id), c.turn),
+        );
+        m.quote(o, &m.text(c.claim_text));
+        m.list(o, &claim_items(m, c));
+    }
+}
+
+/// What a write-up says of one flagged claim: verdicts and stamp, the grid classification,
+/// note, cited span, corrections, then each finding with its evidence.
+fn claim_items(m: &dyn Markup, c: &ClaimDoc) -> Vec<Item> {
+    let mut items = vec![Item::new(format!(
+        "Source {} · fact {} · cites {} · stamp {}",
+        c.source_verdict.name(),
+        c.fact_verdict.name(),
+        c.call_id
+            .map(|id| m.code(id))
+            .unwrap_or_else(|| "nothing".into()),
+        m.text(&stamp_label(c))
+    ))];
+    if let Some(q) = c.quadrant {
+        let by = if c.classified_by_hand {
+            format!(
+                "classified by hand by {}",
+                m.classed(m.text(opt(c.reviewer)), "reviewer")
+            )
+        } else {
+            "computed".into()
+        };
+        items.push(Item::new(format!(
+            "Grid: {} ({by}, {}): {} · owner: {} · next action: {}",
+            m.strong(q.title(), Some("quadrant")),
+            m.classed(reviewed_label(c.reviewed).into(), "reviewed"),
+            q.verdict(),
+            m.text(opt(c.owner)),
+            m.text(opt(c.next_action))
+        )));
+    }
+    if let Some(n) = c.note {
+        items.push(Item::new(format!("Note: {}", m.text(n))));
+    }
+    if let Some(sp) = c.span {
+        items.push(Item::new(format!(
+            "Cited span: {}",
+            m.classed(m.text(sp), "span")
+        )));
+    }
+    for x in &c.corrections {
+        let note = if x.note.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", m.text(x.note))
+        };
+        items.push(Item {
+            text: format!(
+                "Correction: {} at {}{note}",
+                m.strong(&m.text(x.outcome), None),
+                x.at
+            ),
+            sub: Vec::new(),
+            class: Some("correction"),
+        });
+    }
+    for f in &c.findings {
+        items.push(Item {
+            text: format!(
+                "{} ({}): {}",
+                m.strong(&f.kind.to_string(), None),
+                f.severity,
+                m.text(f.message)
+            ),
+            sub: f
+                .rows
+                .iter()
+                .map(|(k, v)| format!("{}: {}", m.text(k), m.text(v)))
+                .collect(),
+            class: Some(f.severity.name()),
+        });
+    }
+    items
 }
 
 /// Several sessions in one report (`provscope.report-set/1`): an executive summary, the grid
@@ -765,143 +942,100 @@ fn executive(set: &ReportSet, name: &dyn Fn(&str) -> String) -> Vec<String> {
     out
 }
 
-/// Adds one level to every heading of a write-up (Markdown lines starting with `#`; untrusted
-/// text never starts a line, see `markdown`).
-fn demote_md(text: &str) -> String {
-    let mut o = String::with_capacity(text.len() + 64);
-    for line in text.lines() {
-        if line.starts_with('#') {
-            o.push('#');
-        }
-        o.push_str(line);
-        o.push('\n');
-    }
-    o
-}
-
 /// Markdown report over several sessions.
 pub fn markdown_set(set: &ReportSet) -> String {
     let mut o = String::new();
-    let s = &set.summary;
-    let _ = writeln!(o, "# Incident review: {} sessions\n", s.sessions);
-    let _ = writeln!(o, "## Executive summary\n");
-    for line in executive(set, &|n| md_code(n)) {
-        let _ = writeln!(o, "- {line}");
-    }
-    let _ = writeln!(o, "\n## Grid summary\n");
-    let _ = writeln!(
-        o,
-        "| Quadrant | Claims | Sessions | Verdict | Owner | Next action |\n|---|---:|---:|---|---|---|"
-    );
-    for g in &s.grid {
-        let _ = writeln!(
-            o,
-            "| {} | {} | {} | {} | {} | {} |",
-            g.title, g.claims, g.sessions, g.verdict, g.owner, g.next_action
-        );
-    }
-    let _ = writeln!(o, "| Not placed | {} | | | | |", s.not_placed);
-    let _ = writeln!(o, "\n## Sessions\n");
-    let _ = writeln!(o, "| Session | Claims | Flagged | Errors | Reviewed | RR | RW | WR | WW |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &s.per_session {
-        let q = |i: usize| r.quadrants.get(&QUADRANTS[i]).copied().unwrap_or(0);
-        let _ = writeln!(
-            o,
-            "| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} |",
-            md_code(r.session_id),
-            r.claims,
-            r.flagged,
-            r.flagged_with_error,
-            r.reviewed,
-            r.flagged,
-            q(0),
-            q(1),
-            q(2),
-            q(3)
-        );
-    }
-    o.push('\n');
-    for d in &set.sessions {
-        o.push_str(&demote_md(&markdown(d)));
-    }
+    write_set(&mut o, &Markdown, set);
     o
 }
 
 /// Self-contained HTML report over several sessions.
 pub fn html_set(set: &ReportSet) -> String {
-    let e = escape;
-    let s = &set.summary;
     let mut o = String::new();
-    // The head of a one-session write-up (same CSS and policy), with this report's title.
-    let one = set.sessions.first().map(html).unwrap_or_default();
-    let head_end = one.find("<body>\n").map_or(0, |i| i + "<body>\n".len());
-    let head = one.get(..head_end).unwrap_or_default();
-    let title_start = head.find("<title>").unwrap_or(0);
-    let title_end = head.find("</title>").map_or(0, |i| i + "</title>".len());
-    o.push_str(head.get(..title_start).unwrap_or_default());
-    let _ = write!(o, "<title>Incident review: {} sessions</title>", s.sessions);
-    o.push_str(head.get(title_end..).unwrap_or_default());
-    if head.is_empty() {
-        o.push_str(
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"></head><body>\n",
-        );
-    }
-    let _ = writeln!(o, "<h1>Incident review: {} sessions</h1>", s.sessions);
-    o.push_str("<h2>Executive summary</h2>\n<ul>\n");
-    for line in executive(set, &|n| n.to_owned()) {
-        let _ = writeln!(o, "<li>{}</li>", e(&line));
-    }
-    o.push_str("</ul>\n<h2>Grid summary</h2>\n<table class=\"grid\"><tr><th>quadrant</th><th>claims</th><th>sessions</th><th>verdict</th><th>owner</th><th>next action</th></tr>\n");
-    for g in &s.grid {
-        let _ = writeln!(
-            o,
-            "<tr><td class=\"quadrant\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            g.title, g.claims, g.sessions, g.verdict, g.owner, g.next_action
-        );
-    }
-    let _ = writeln!(
-        o,
-        "<tr><td>Not placed</td><td>{}</td><td></td><td></td><td></td><td></td></tr></table>",
-        s.not_placed
+    Html.open(
+        &mut o,
+        &format!("Incident review: {} sessions", set.summary.sessions),
     );
-    o.push_str("<h2>Sessions</h2>\n<table class=\"sessions\"><tr><th>session</th><th>claims</th><th>flagged</th><th>errors</th><th>reviewed</th><th>RR</th><th>RW</th><th>WR</th><th>WW</th></tr>\n");
-    for r in &s.per_session {
-        let q = |i: usize| r.quadrants.get(&QUADRANTS[i]).copied().unwrap_or(0);
-        let _ = writeln!(
-            o,
-            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            e(r.session_id),
-            r.claims,
-            r.flagged,
-            r.flagged_with_error,
-            r.reviewed,
-            r.flagged,
-            q(0),
-            q(1),
-            q(2),
-            q(3)
-        );
-    }
-    o.push_str("</table>\n");
-    for d in &set.sessions {
-        let one = html(d);
-        let body = one
-            .find("<body>\n")
-            .and_then(|i| one.get(i + "<body>\n".len()..))
-            .and_then(|b| b.strip_suffix("</body></html>\n"))
-            .unwrap_or_default();
-        // One level down; every untrusted text is escaped, so these tags are ours.
-        let body = body
-            .replace("<h3>", "<h4>")
-            .replace("</h3>", "</h4>")
-            .replace("<h2>", "<h3>")
-            .replace("</h2>", "</h3>")
-            .replace("<h1>", "<h2>")
-            .replace("</h1>", "</h2>");
-        o.push_str("<section>\n");
-        o.push_str(&body);
-        o.push_str("</section>\n");
-    }
-    o.push_str("</body></html>\n");
+    write_set(&mut o, &Html, set);
+    Html.close(&mut o);
     o
+}
+
+/// A report set: the executive summary, the grid summary, a row per session, then each
+/// session's write-up one heading level down.
+fn write_set(o: &mut String, m: &dyn Markup, set: &ReportSet) {
+    let s = &set.summary;
+    m.heading(o, 1, &format!("Incident review: {} sessions", s.sessions));
+    m.heading(o, 2, "Executive summary");
+    let summary: Vec<Item> = executive(set, &|n| m.code(n))
+        .into_iter()
+        .map(Item::new)
+        .collect();
+    m.list(o, &summary);
+    m.heading(o, 2, "Grid summary");
+    let mut grid: Vec<Vec<String>> = s
+        .grid
+        .iter()
+        .map(|g| {
+            vec![
+                g.title.to_owned(),
+                g.claims.to_string(),
+                g.sessions.to_string(),
+                g.verdict.to_owned(),
+                g.owner.to_owned(),
+                g.next_action.to_owned(),
+            ]
+        })
+        .collect();
+    let mut not_placed = vec![String::new(); 6];
+    not_placed[0] = "Not placed".into();
+    not_placed[1] = s.not_placed.to_string();
+    grid.push(not_placed);
+    m.table(
+        o,
+        "grid",
+        &[
+            "Quadrant",
+            "Claims",
+            "Sessions",
+            "Verdict",
+            "Owner",
+            "Next action",
+        ],
+        &[false, true, true],
+        &grid,
+    );
+    m.heading(o, 2, "Sessions");
+    let rows: Vec<Vec<String>> = s
+        .per_session
+        .iter()
+        .map(|r| {
+            let q = |i: usize| r.quadrants.get(&QUADRANTS[i]).copied().unwrap_or(0);
+            vec![
+                m.code(r.session_id),
+                r.claims.to_string(),
+                r.flagged.to_string(),
+                r.flagged_with_error.to_string(),
+                format!("{}/{}", r.reviewed, r.flagged),
+                q(0).to_string(),
+                q(1).to_string(),
+                q(2).to_string(),
+                q(3).to_string(),
+            ]
+        })
+        .collect();
+    m.table(
+        o,
+        "sessions",
+        &[
+            "Session", "Claims", "Flagged", "Errors", "Reviewed", "RR", "RW", "WR", "WW",
+        ],
+        &[false, true, true, true, true, true, true, true, true],
+        &rows,
+    );
+    for d in &set.sessions {
+        m.open_section(o);
+        write_document(o, m, d, 2);
+        m.close_section(o);
+    }
 }
