@@ -467,6 +467,34 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// The counts as two sentences, the claims and then turns, calls, results and other
+    /// findings; `provscope diff`'s text and Markdown and the explorer's diff view say them.
+    pub fn sentences(&self) -> [String; 2] {
+        [
+            format!(
+                "claims: {} worse, {} better, {} changed, {} unchanged, {} added ({} with a wrong source), {} removed",
+                self.claims_worse,
+                self.claims_better,
+                self.claims_neutral,
+                self.claims_unchanged,
+                self.claims_added,
+                self.claims_added_worse,
+                self.claims_removed
+            ),
+            format!(
+                "turns: {} added, {} removed, {} moved; calls: {} added, {} removed; results changed: {}; other findings: {} added, {} resolved",
+                self.turns_added,
+                self.turns_removed,
+                self.turns_moved,
+                self.calls_added,
+                self.calls_removed,
+                self.results_changed,
+                self.findings_added,
+                self.findings_resolved
+            ),
+        ]
+    }
+
     fn add(&mut self, o: &Counts) {
         self.sessions_paired += o.sessions_paired;
         self.sessions_added += o.sessions_added;

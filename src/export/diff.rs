@@ -46,32 +46,14 @@ fn signed(v: i64) -> String {
 }
 
 fn summary(c: &Counts) -> [String; 3] {
+    let [claims, rest] = c.sentences();
     [
         format!(
             "{} session(s) paired, {} added, {} removed",
             c.sessions_paired, c.sessions_added, c.sessions_removed
         ),
-        format!(
-            "claims: {} worse, {} better, {} changed, {} unchanged, {} added ({} with a wrong source), {} removed",
-            c.claims_worse,
-            c.claims_better,
-            c.claims_neutral,
-            c.claims_unchanged,
-            c.claims_added,
-            c.claims_added_worse,
-            c.claims_removed
-        ),
-        format!(
-            "turns: {} added, {} removed, {} moved; calls: {} added, {} removed; results changed: {}; other findings: {} added, {} resolved",
-            c.turns_added,
-            c.turns_removed,
-            c.turns_moved,
-            c.calls_added,
-            c.calls_removed,
-            c.results_changed,
-            c.findings_added,
-            c.findings_resolved
-        ),
+        claims,
+        rest,
     ]
 }
 

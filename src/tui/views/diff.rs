@@ -460,23 +460,8 @@ fn summary(app: &App, d: &SessionDiff) -> Vec<Line<'static>> {
             dir_style(app, d.direction),
         )
     };
-    let claims = format!(
-        " · claims: {} worse, {} better, {} changed, {} unchanged, {} added, {} removed · turns: {} added, {} removed, {} moved · calls: {} added, {} removed · results changed: {} · other findings: {} added, {} resolved",
-        c.claims_worse,
-        c.claims_better,
-        c.claims_neutral,
-        c.claims_unchanged,
-        c.claims_added,
-        c.claims_removed,
-        c.turns_added,
-        c.turns_removed,
-        c.turns_moved,
-        c.calls_added,
-        c.calls_removed,
-        c.results_changed,
-        c.findings_added,
-        c.findings_resolved
-    );
+    let [claims, rest] = c.sentences();
+    let claims = format!(" · {claims} · {rest}");
     vec![head, Line::from(vec![verdict, Span::raw(claims)])]
 }
 
