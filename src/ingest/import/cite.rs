@@ -3,6 +3,7 @@
 
 use crate::model::span::resolve;
 use crate::model::SpanUnit;
+use std::cell::Cell;
 use std::ops::Range;
 
 /// Offsets resolved against a text.
@@ -26,9 +27,34 @@ pub fn resolve_offsets(
     units: &[SpanUnit],
     check: Option<&dyn Fn(&str) -> bool>,
 ) -> Option<Resolved> {
+    pick(text, units, check, |unit| {
+        resolve(text, start, end, unit).ok()
+    })
+}
+
+/// [`resolve_offsets`] on a text whose offsets were counted once ([`Offsets`]): for a text
+/// cited many times (an answer with a citation per sentence).
+pub fn resolve_offsets_in(
+    offsets: &Offsets,
+    start: u64,
+    end: u64,
+    units: &[SpanUnit],
+    check: Option<&dyn Fn(&str) -> bool>,
+) -> Option<Resolved> {
+    pick(offsets.text, units, check, |unit| {
+        offsets.range(start, end, unit)
+    })
+}
+
+fn pick(
+    text: &str,
+    units: &[SpanUnit],
+    check: Option<&dyn Fn(&str) -> bool>,
+    range: impl Fn(SpanUnit) -> Option<Range<usize>>,
+) -> Option<Resolved> {
     let mut first: Option<Resolved> = None;
     for &unit in units {
-        let Ok(bytes) = resolve(text, start, end, unit) else {
+        let Some(bytes) = range(unit) else {
             continue;
         };
         match check {
@@ -58,6 +84,76 @@ pub fn resolve_offsets(
         }
     }
     first
+}
+
+/// A text cited many times, with where its last offsets were found in each unit: citations
+/// come in answer order, so each one is counted on from the one before instead of from the
+/// start (an offset before the last one counts from the start again). Resolves exactly as
+/// [`crate::model::span::resolve`] does.
+pub struct Offsets<'t> {
+    text: &'t str,
+    ascii: bool,
+    /// The last offset found in characters, and its byte offset.
+    chars: Cell<(u64, usize)>,
+    /// The last offset found in UTF-16 units, and its byte offset.
+    utf16: Cell<(u64, usize)>,
+}
+
+impl<'t> Offsets<'t> {
+    /// Offsets of `text` (nothing is counted yet).
+    pub fn new(text: &'t str) -> Self {
+        Offsets {
+            text,
+            ascii: text.is_ascii(),
+            chars: Cell::new((0, 0)),
+            utf16: Cell::new((0, 0)),
+        }
+    }
+
+    /// The text.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// The byte offset of offset `o` in `unit`, when it is one.
+    fn byte(&self, o: u64, unit: SpanUnit) -> Option<usize> {
+        if self.ascii {
+            return usize::try_from(o).ok().filter(|&o| o <= self.text.len());
+        }
+        let (cursor, width): (_, fn(char) -> u64) = match unit {
+            SpanUnit::Utf8 => {
+                return usize::try_from(o)
+                    .ok()
+                    .filter(|&o| self.text.is_char_boundary(o))
+            }
+            SpanUnit::Char => (&self.chars, |_| 1),
+            SpanUnit::Utf16 => (&self.utf16, |c| c.len_utf16() as u64),
+        };
+        let (mut n, mut b) = cursor.get();
+        if o < n {
+            (n, b) = (0, 0);
+        }
+        let mut rest = self.text[b..].chars();
+        while n < o {
+            let c = rest.next()?;
+            n += width(c);
+            b += c.len_utf8();
+        }
+        // Past `o`: it falls inside a character's UTF-16 units.
+        if n != o {
+            return None;
+        }
+        cursor.set((n, b));
+        Some(b)
+    }
+
+    /// `[start, end)` in `unit` as a byte range, when both offsets are valid and in order.
+    pub fn range(&self, start: u64, end: u64, unit: SpanUnit) -> Option<Range<usize>> {
+        if start > end {
+            return None;
+        }
+        Some(self.byte(start, unit)?..self.byte(end, unit)?)
+    }
 }
 
 /// The character offsets of a byte range of `text`.
@@ -152,6 +248,23 @@ mod tests {
         let r = resolve_offsets(t, 0, 2, &[SpanUnit::Char], Some(&want)).unwrap();
         assert_eq!(r.matched, Some(false));
         assert!(resolve_offsets(t, 5, 99, &[SpanUnit::Char], None).is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counted_offsets_resolve_as_span_resolve_does(
+            t in "(a|é|😀|\\.| |\n|z){0,40}",
+            a in 0u64..90,
+            b in 0u64..90,
+        ) {
+            // One `Offsets` for every lookup, in and out of order, as an answer's citations use it.
+            let o = Offsets::new(&t);
+            for (x, y) in [(a, b), (b, a), (a / 2, b), (a, a + 3), (0, a)] {
+                for unit in [SpanUnit::Char, SpanUnit::Utf8, SpanUnit::Utf16] {
+                    proptest::prop_assert_eq!(o.range(x, y, unit), resolve(&t, x, y, unit).ok());
+                }
+            }
+        }
     }
 
     #[test]
