@@ -19,6 +19,7 @@ mod desktop_log;
 mod gemini;
 mod genai;
 mod langfuse;
+mod lax;
 mod openai;
 mod otlp;
 mod util;

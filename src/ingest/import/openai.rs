@@ -3,16 +3,87 @@
 //! file search calls; `output_text.annotations` become derived stamps (`url_citation` offsets
 //! point into the answer, at the citation as rendered; `file_citation` names one point).
 
-use super::build::{
-    block_uri, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
-};
+use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette;
-use super::cite::{resolve_offsets, sentence_before, unit_name};
+use super::cite::{resolve_offsets_in, sentence_before, unit_name, Offsets};
+use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
 use super::util::{self, s, time_secs};
 use super::Input;
 use crate::model::{CitationInfo, ContentBlock, DiagLevel, Session, SpanUnit, Timestamp};
 use serde_json::Value;
+
+lax_object! {
+    /// A response: the fields the importer reads.
+    struct Response<'a> {
+        object: Str<'a> = "object",
+        id: Str<'a> = "id",
+        model: Str<'a> = "model",
+        created_at: F64 = "created_at",
+        completed_at: F64 = "completed_at",
+        output: List<Item<'a>> = "output",
+        error: Raw<'a> = "error",
+    }
+}
+
+lax_object! {
+    /// An output item (or an earlier output replayed as input).
+    struct Item<'a> {
+        kind: Str<'a> = "type",
+        role: Str<'a> = "role",
+        id: Str<'a> = "id",
+        call_id: Str<'a> = "call_id",
+        name: Str<'a> = "name",
+        server_label: Str<'a> = "server_label",
+        arguments: Raw<'a> = "arguments",
+        output: Raw<'a> = "output",
+        error: Raw<'a> = "error",
+        action: Raw<'a> = "action",
+        queries: Raw<'a> = "queries",
+        results: Raw<'a> = "results",
+        outputs: Raw<'a> = "outputs",
+        result: Raw<'a> = "result",
+        content: List<Part<'a>> = "content",
+    }
+}
+
+lax_object! {
+    /// A part of a message's `content`.
+    struct Part<'a> {
+        kind: Str<'a> = "type",
+        text: Str<'a> = "text",
+        annotations: List<Annotation<'a>> = "annotations",
+    }
+}
+
+lax_object! {
+    /// An `output_text` annotation.
+    struct Annotation<'a> {
+        kind: Str<'a> = "type",
+        url: Str<'a> = "url",
+        title: Str<'a> = "title",
+        start_index: U64 = "start_index",
+        end_index: U64 = "end_index",
+        file_id: Str<'a> = "file_id",
+        index: U64 = "index",
+        filename: Str<'a> = "filename",
+    }
+}
+
+lax_object! {
+    /// A web search call's `action`: where its sources are.
+    struct Action<'a> {
+        sources: List<Source<'a>> = "sources",
+        url: Str<'a> = "url",
+    }
+}
+
+lax_object! {
+    /// One of a web search call's `action.sources`.
+    struct Source<'a> {
+        url: Str<'a> = "url",
+    }
+}
 
 const NAME: &str = "openai-responses";
 const HOSTS: &[&str] = &["api.openai.com", "openai.azure.com"];
@@ -61,12 +132,12 @@ pub fn import(input: &Input) -> Vec<Session> {
                 c.request(req, &format!("{path}.request.body"), it.date);
             }
             if let Some(resp) = &it.response {
-                c.response(resp, &format!("{path}.response.body"), it.date);
+                c.response_value(resp, &format!("{path}.response.body"), it.date);
             }
         }
     } else {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => c.response(&v, "", None),
+        match serde_json::from_str::<Response>(text) {
+            Ok(r) => c.response(&r, "", None),
             Err(e) => c.b.diag(
                 e.line() as u64,
                 e.column() as u64,
@@ -149,13 +220,26 @@ impl Conv {
                 });
             }
             // Earlier output replayed as input: read it when this file has not seen it.
-            _ => self.output_item(item, at, path, false),
+            _ => {
+                let text = item.to_string();
+                if let Ok(item) = serde_json::from_str::<Item>(&text) {
+                    self.output_item(&item, at, path, false);
+                }
+            }
         }
     }
 
-    fn response(&mut self, resp: &Value, path: &str, date: Option<Timestamp>) {
-        if s(resp, "object") != Some("response") {
-            if resp.get("error").is_some() {
+    /// A response of a cassette, read from its `Value` as from a file.
+    fn response_value(&mut self, resp: &Value, path: &str, date: Option<Timestamp>) {
+        let text = resp.to_string();
+        if let Ok(r) = serde_json::from_str::<Response>(&text) {
+            self.response(&r, path, date);
+        }
+    }
+
+    fn response(&mut self, resp: &Response, path: &str, date: Option<Timestamp>) {
+        if resp.object.get() != Some("response") {
+            if resp.error.0.is_some() {
                 self.b.diag(
                     0,
                     0,
@@ -174,23 +258,15 @@ impl Conv {
             }
             return;
         }
-        if let Some(id) = s(resp, "id") {
+        if let Some(id) = resp.id.get() {
             self.b.session_id(id);
         }
-        if let Some(m) = s(resp, "model") {
+        if let Some(m) = resp.model.get() {
             self.b.model(m);
         }
-        let created = resp
-            .get("created_at")
-            .and_then(Value::as_f64)
-            .and_then(time_secs)
-            .or(date);
-        let done = resp
-            .get("completed_at")
-            .and_then(Value::as_f64)
-            .and_then(time_secs)
-            .or(created);
-        let Some(items) = resp.get("output").and_then(Value::as_array) else {
+        let created = resp.created_at.0.and_then(time_secs).or(date);
+        let done = resp.completed_at.0.and_then(time_secs).or(created);
+        let Some(items) = &resp.output.0 else {
             return self.b.diag(
                 0,
                 0,
@@ -200,7 +276,7 @@ impl Conv {
             );
         };
         for (i, item) in items.iter().enumerate() {
-            let at = if s(item, "type") == Some("message") {
+            let at = if item.kind.get() == Some("message") {
                 done
             } else {
                 created
@@ -209,31 +285,34 @@ impl Conv {
         }
     }
 
-    fn output_item(&mut self, item: &Value, at: Option<Timestamp>, path: &str, cited: bool) {
-        let kind = s(item, "type").unwrap_or("");
+    fn output_item(&mut self, item: &Item, at: Option<Timestamp>, path: &str, cited: bool) {
+        let kind = item.kind.get().unwrap_or("");
         match kind {
             "message" => {
-                if s(item, "role") != Some("assistant") {
+                if item.role.get() != Some("assistant") {
                     return;
                 }
-                for (ci, part) in util::arr(item, "content").iter().enumerate() {
-                    if s(part, "type") != Some("output_text") {
+                for (ci, part) in item.content.items().iter().enumerate() {
+                    if part.kind.get() != Some("output_text") {
                         continue;
                     }
-                    let text = s(part, "text").unwrap_or("");
+                    let text = part.text.get().unwrap_or("");
                     let sep = if self.answered { "\n\n" } else { "" };
                     let ppath = format!("{path}.content[{ci}]");
                     self.b.answer_text(text, sep, at, Loc::path(0, &ppath));
                     self.answered = true;
                     if cited {
-                        for (ai, a) in util::arr(part, "annotations").iter().enumerate() {
-                            self.annotation(text, a, at, &format!("{ppath}.annotations[{ai}]"));
+                        // The answer's offsets are counted once for all its citations.
+                        let offsets = Offsets::new(text);
+                        for (ai, a) in part.annotations.items().iter().enumerate() {
+                            let apath = format!("{ppath}.annotations[{ai}]");
+                            self.annotation(&offsets, a, at, &apath);
                         }
                     }
                 }
             }
             "function_call" => {
-                let Some(id) = s(item, "call_id").or_else(|| s(item, "id")) else {
+                let Some(id) = item.call_id.get().or_else(|| item.id.get()) else {
                     return self.b.diag(
                         0,
                         0,
@@ -245,11 +324,11 @@ impl Conv {
                 if self.b.has_call(id) {
                     return;
                 }
-                let arguments = self.arguments(item.get("arguments"), path);
+                let arguments = self.arguments(item.arguments, path);
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "app".into(),
-                    tool: s(item, "name").unwrap_or("").into(),
+                    tool: item.name.get().unwrap_or("").into(),
                     arguments,
                     at,
                     json_path: Some(json_path(path)),
@@ -257,7 +336,7 @@ impl Conv {
                 });
             }
             "mcp_call" => {
-                let Some(id) = s(item, "id") else {
+                let Some(id) = item.id.get() else {
                     return self.b.diag(
                         0,
                         0,
@@ -269,24 +348,24 @@ impl Conv {
                 if self.b.has_call(id) {
                     return;
                 }
-                let arguments = self.arguments(item.get("arguments"), path);
-                let server = s(item, "server_label").unwrap_or("mcp").to_owned();
+                let arguments = self.arguments(item.arguments, path);
+                let server = item.server_label.get().unwrap_or("mcp").to_owned();
                 self.b.call(NewCall {
                     id: id.into(),
                     server,
-                    tool: s(item, "name").unwrap_or("").into(),
+                    tool: item.name.get().unwrap_or("").into(),
                     arguments,
                     at,
                     json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
-                let error = item.get("error").filter(|e| !e.is_null());
+                let error = item.error.non_null();
                 let mut content = Vec::new();
-                if let Some(o) = item.get("output").filter(|o| !o.is_null()) {
-                    content.push(text_block(util::text_of(o)));
+                if let Some(o) = item.output.non_null() {
+                    content.push(text_block(lax::text_of(o)));
                 }
                 if let Some(e) = error {
-                    content.push(text_block(util::text_of(e)));
+                    content.push(text_block(lax::text_of(e)));
                 }
                 self.b.result(NewResult {
                     call_id: id.into(),
@@ -298,30 +377,32 @@ impl Conv {
                 });
             }
             "web_search_call" => {
-                let Some(id) = s(item, "id") else { return };
+                let Some(id) = item.id.get() else { return };
                 if self.b.has_call(id) {
                     return;
                 }
-                let action = item.get("action").cloned().unwrap_or(Value::Null);
-                let mut args = action.clone();
-                if let Some(o) = args.as_object_mut() {
-                    o.remove("sources");
-                }
+                let action: Action = item
+                    .action
+                    .0
+                    .and_then(|r| serde_json::from_str(r.get()).ok())
+                    .unwrap_or_default();
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
                     tool: "web_search".into(),
-                    arguments: util::raw(&args),
+                    arguments: lax::raw_without(item.action.0, "sources"),
                     at,
                     json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
-                let mut content: Vec<ContentBlock> = util::arr(&action, "sources")
+                let mut content: Vec<ContentBlock> = action
+                    .sources
+                    .items()
                     .iter()
-                    .filter_map(|x| s(x, "url"))
+                    .filter_map(|x| x.url.get())
                     .map(|u| link_block(u, None))
                     .collect();
-                if let Some(u) = s(&action, "url") {
+                if let Some(u) = action.url.get() {
                     content.push(link_block(u, None));
                 }
                 if content.is_empty() {
@@ -336,11 +417,12 @@ impl Conv {
                 });
             }
             "file_search_call" => {
-                let Some(id) = s(item, "id") else { return };
+                let Some(id) = item.id.get() else { return };
                 if self.b.has_call(id) {
                     return;
                 }
-                let args = serde_json::json!({"queries": item.get("queries").cloned().unwrap_or(Value::Null)});
+                let args =
+                    serde_json::json!({"queries": item.queries.value().unwrap_or(Value::Null)});
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
@@ -350,7 +432,8 @@ impl Conv {
                     json_path: Some(json_path(path)),
                     ..NewCall::default()
                 });
-                let results = item.get("results").and_then(Value::as_array);
+                let results = item.results.value();
+                let results = results.as_ref().and_then(Value::as_array);
                 if results.is_none() {
                     self.b.note("file_search_call items carry their results only when the request sets include: [\"file_search_call.results\"]");
                 }
@@ -383,7 +466,7 @@ impl Conv {
             other => {
                 // code_interpreter_call, image_generation_call, computer_call, ...: a call run
                 // by OpenAI, its output kept as received.
-                let Some(id) = s(item, "id").or_else(|| s(item, "call_id")) else {
+                let Some(id) = item.id.get().or_else(|| item.call_id.get()) else {
                     return;
                 };
                 if self.b.has_call(id) {
@@ -399,9 +482,11 @@ impl Conv {
                     ..NewCall::default()
                 });
                 let content = item
-                    .get("outputs")
-                    .or_else(|| item.get("result"))
-                    .map(util::blocks)
+                    .outputs
+                    .0
+                    .or(item.result.0)
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                    .map(|v| util::blocks(&v))
                     .unwrap_or_default();
                 self.b.result(NewResult {
                     call_id: id.into(),
@@ -414,12 +499,8 @@ impl Conv {
         }
     }
 
-    fn arguments(
-        &mut self,
-        v: Option<&Value>,
-        path: &str,
-    ) -> Option<Box<serde_json::value::RawValue>> {
-        match v.map(util::raw_args) {
+    fn arguments(&mut self, v: Raw, path: &str) -> Option<Box<serde_json::value::RawValue>> {
+        match v.0.map(lax::raw_args) {
             Some(Ok(r)) => Some(r),
             Some(Err(e)) => {
                 self.b
@@ -430,14 +511,14 @@ impl Conv {
         }
     }
 
-    fn annotation(&mut self, text: &str, a: &Value, at: Option<Timestamp>, path: &str) {
-        let kind = s(a, "type").unwrap_or("");
-        let num = |k: &str| a.get(k).and_then(Value::as_u64);
+    fn annotation(&mut self, offsets: &Offsets, a: &Annotation, at: Option<Timestamp>, path: &str) {
+        let text = offsets.text();
+        let kind = a.kind.get().unwrap_or("");
         match kind {
             "url_citation" => {
-                let url = s(a, "url").unwrap_or("").to_owned();
-                let title = s(a, "title").map(str::to_owned);
-                let (Some(start), Some(end)) = (num("start_index"), num("end_index")) else {
+                let url = a.url.get().unwrap_or("").to_owned();
+                let title = a.title.get();
+                let (Some(start), Some(end)) = (a.start_index.0, a.end_index.0) else {
                     return self.b.diag(
                         0,
                         0,
@@ -448,12 +529,10 @@ impl Conv {
                 };
                 let check = |t: &str| {
                     t.contains(url.as_str())
-                        || title
-                            .as_deref()
-                            .is_some_and(|x| !x.is_empty() && t.contains(x))
+                        || title.is_some_and(|x| !x.is_empty() && t.contains(x))
                 };
                 let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
-                let Some(r) = resolve_offsets(text, start, end, &units, Some(&check)) else {
+                let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
                     return self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"));
                 };
                 let slice = &text[r.bytes.clone()];
@@ -499,8 +578,8 @@ impl Conv {
                 );
             }
             "file_citation" => {
-                let file_id = s(a, "file_id").unwrap_or("").to_owned();
-                let Some(index) = num("index") else {
+                let file_id = a.file_id.get().unwrap_or("");
+                let Some(index) = a.index.0 else {
                     return self.b.diag(
                         0,
                         0,
@@ -509,8 +588,8 @@ impl Conv {
                         "a file_citation without `index`; skipped".into(),
                     );
                 };
-                let Some(r) = resolve_offsets(
-                    text,
+                let Some(r) = resolve_offsets_in(
+                    offsets,
                     index,
                     index,
                     &[SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8],
@@ -542,7 +621,7 @@ impl Conv {
                         span: None,
                         citation: CitationInfo {
                             kind: kind.into(),
-                            url: s(a, "filename").map(str::to_owned),
+                            url: a.filename.get().map(str::to_owned),
                             cited_text: None,
                         },
                         marker: None,
@@ -564,10 +643,13 @@ impl Conv {
 
     fn result_with_url(&self, url: &str) -> Option<String> {
         let want = strip_utm(url);
+        // The block's URI is borrowed from its raw JSON, not copied, for each block compared.
         self.b.find_result(|blocks| {
-            blocks
-                .iter()
-                .any(|b| block_uri(b).is_some_and(|u| strip_utm(&u) == want))
+            blocks.iter().any(|b| {
+                b.extra_field("uri")
+                    .and_then(|r| serde_json::from_str::<Str>(r.get()).ok())
+                    .is_some_and(|u| u.get().is_some_and(|u| strip_utm(u) == want))
+            })
         })
     }
 }

@@ -1,0 +1,535 @@
+//! Lenient typed views of a JSON document, for importers that read one large document.
+//!
+//! Reading a response into `serde_json::Value` allocated every key and string of it, most of
+//! which an importer never looks at. These types read only the fields an importer names,
+//! borrowing strings from the document where they have no escapes, and they read the way
+//! `Value` lookups did: a field of another JSON type than expected is absent (never an error),
+//! a non-object where an object is expected has no fields, the last of duplicate keys wins, and
+//! `&RawValue` keeps the rest as written for the rare paths that need a `Value`.
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A string field: `None` when absent or not a string.
+#[derive(Clone, Debug, Default)]
+pub struct Str<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> Str<'a> {
+    /// The string, if the field is one.
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// A non-negative integer field (`Value::as_u64`): `None` when absent, negative, a float or
+/// not a number.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct U64(pub Option<u64>);
+
+/// A number field (`Value::as_f64`): `None` when absent or not a number.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct F64(pub Option<f64>);
+
+/// A boolean field: `None` when absent or not a boolean.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bool(pub Option<bool>);
+
+/// Any value, kept as written (`null` included); `None` when absent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Raw<'a>(pub Option<&'a RawValue>);
+
+impl<'a> Raw<'a> {
+    /// The raw value unless it is absent or `null`.
+    pub fn non_null(&self) -> Option<&'a RawValue> {
+        self.0.filter(|r| r.get() != "null")
+    }
+
+    /// The value as a `serde_json::Value` (`None` when absent): for the rare paths that keep
+    /// the old `Value` handling.
+    pub fn value(&self) -> Option<Value> {
+        self.0.and_then(|r| serde_json::from_str(r.get()).ok())
+    }
+}
+
+/// An object field whose presence counts (`Value::get(..).is_some()`): `Some` for any value,
+/// `null` included (a non-object has no fields).
+#[derive(Clone, Debug)]
+pub struct Opt<T>(pub Option<T>);
+
+impl<T> Default for Opt<T> {
+    fn default() -> Self {
+        Opt(None)
+    }
+}
+
+impl<'de, T: Fields<'de>> Deserialize<'de> for Opt<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        object(d).map(|t| Opt(Some(t)))
+    }
+}
+
+/// An array field: `None` when absent or not an array. Elements keep their index.
+#[derive(Clone, Debug)]
+pub struct List<T>(pub Option<Vec<T>>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(None)
+    }
+}
+
+impl<T> List<T> {
+    /// The elements (empty when the field is absent or not an array), as `util::arr` gives them.
+    pub fn items(&self) -> &[T] {
+        self.0.as_deref().unwrap_or(&[])
+    }
+}
+
+/// The fields an object type reads: called once per key, in document order.
+pub trait Fields<'de>: Default {
+    /// Reads the value of `key` into its field, or skips it.
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+}
+
+/// Declares a struct of lax fields read from a JSON object (`field: Type = "key"`).
+macro_rules! lax_object {
+    ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime> {
+        $($(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[derive(Default)]
+        $vis struct $name<$lt> {
+            $($(#[$fm])* $fvis $field: $ty,)*
+            _doc: std::marker::PhantomData<&$lt ()>,
+        }
+        impl<'de: $lt, $lt> $crate::ingest::import::lax::Fields<'de> for $name<$lt> {
+            fn field<A: serde::de::MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                match key {
+                    $($key => self.$field = map.next_value()?,)*
+                    _ => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(())
+            }
+        }
+        impl<'de: $lt, $lt> serde::Deserialize<'de> for $name<$lt> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::ingest::import::lax::object(d)
+            }
+        }
+    };
+}
+pub(crate) use lax_object;
+
+/// Reads an object type: its fields from a JSON object, none from any other value.
+pub fn object<'de, T: Fields<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    d.deserialize_any(ObjectVisitor(PhantomData))
+}
+
+/// A key, borrowed when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match d.deserialize_str(StrVisitor)? {
+            Some(s) => Ok(Key(s)),
+            None => Err(de::Error::custom("a key is not a string")),
+        }
+    }
+}
+
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Fields<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut out = T::default();
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+            out.field(&k, &mut map)?;
+        }
+        Ok(out)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+}
+
+struct StrVisitor;
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_owned())))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor).map(Str)
+    }
+}
+
+struct NumVisitor;
+
+/// A JSON number as serde_json reads it: non-negative integers, negative integers, floats.
+#[derive(Default)]
+enum Num {
+    #[default]
+    Not,
+    Pos(u64),
+    Neg(i64),
+    Float(f64),
+}
+
+impl<'de> Visitor<'de> for NumVisitor {
+    type Value = Num;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+        Ok(Num::Pos(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+        Ok(if v >= 0 {
+            Num::Pos(v as u64)
+        } else {
+            Num::Neg(v)
+        })
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+        Ok(Num::Float(v))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Num, E> {
+        Ok(Num::Not)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Num, E> {
+        Ok(Num::Not)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
+        Ok(Num::Not)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Num, E> {
+        Ok(Num::Not)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Num, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Num::Not)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Num, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Num::Not)
+    }
+}
+
+impl<'de> Deserialize<'de> for U64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(U64(match d.deserialize_any(NumVisitor)? {
+            Num::Pos(v) => Some(v),
+            _ => None,
+        }))
+    }
+}
+
+impl<'de> Deserialize<'de> for F64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(F64(match d.deserialize_any(NumVisitor)? {
+            Num::Pos(v) => Some(v as f64),
+            Num::Neg(v) => Some(v as f64),
+            Num::Float(v) => Some(v),
+            Num::Not => None,
+        }))
+    }
+}
+
+struct BoolVisitor;
+
+impl<'de> Visitor<'de> for BoolVisitor {
+    type Value = Option<bool>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<bool>, E> {
+        Ok(Some(v))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<bool>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<bool>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(BoolVisitor).map(Bool)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(|r| Raw(Some(r)))
+    }
+}
+
+struct ListVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+    type Value = Option<Vec<T>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(x) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(Some(v))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ListVisitor(PhantomData)).map(List)
+    }
+}
+
+/// Tool arguments as written: a JSON string holding the arguments (OpenAI), or the arguments
+/// as JSON, as [`super::util::raw_args`] reads them from a `Value`.
+pub fn raw_args(raw: &RawValue) -> Result<Box<RawValue>, String> {
+    if raw.get().starts_with('"') {
+        let Str(Some(text)) = serde_json::from_str::<Str>(raw.get()).unwrap_or_default() else {
+            return Err("the arguments cannot be re-serialized".into());
+        };
+        return serde_json::from_str::<Box<RawValue>>(&text)
+            .map_err(|e| format!("the arguments string is not JSON ({e})"));
+    }
+    raw_value(raw).ok_or_else(|| "the arguments cannot be re-serialized".into())
+}
+
+/// A value as [`super::util::raw`] writes it from a `Value` (compact, numbers as `Value` reads
+/// them).
+pub fn raw_value(raw: &RawValue) -> Option<Box<RawValue>> {
+    serde_json::from_str::<Value>(raw.get())
+        .ok()
+        .and_then(|v| super::util::raw(&v))
+}
+
+/// A text output as [`super::util::text_of`] gives it: a string as it is, other JSON as its
+/// compact text.
+pub fn text_of(raw: &RawValue) -> String {
+    if raw.get().starts_with('"') {
+        if let Str(Some(t)) = serde_json::from_str::<Str>(raw.get()).unwrap_or_default() {
+            return t.into_owned();
+        }
+    }
+    serde_json::from_str::<Value>(raw.get())
+        .map_or_else(|_| raw.get().to_owned(), |v| v.to_string())
+}
+
+/// A raw object without one of its keys, written as `serde_json` writes the `Value` with that
+/// key removed (`Map::remove`, which with `preserve_order` moves the last key into its place),
+/// without reading the removed value into a `Value`. Not an object: the value as it is.
+pub fn raw_without(raw: Option<&RawValue>, drop: &str) -> Option<Box<RawValue>> {
+    let Some(raw) = raw else {
+        return serde_json::value::to_raw_value(&Value::Null).ok();
+    };
+    let v = if raw.get().starts_with('{') {
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        let mut map = de
+            .deserialize_map(MapWithout {
+                drop,
+                _v: PhantomData,
+            })
+            .ok()?;
+        map.remove(drop);
+        Value::Object(map)
+    } else {
+        serde_json::from_str(raw.get()).ok()?
+    };
+    serde_json::value::to_raw_value(&v).ok()
+}
+
+struct MapWithout<'k, 'de> {
+    drop: &'k str,
+    _v: PhantomData<&'de ()>,
+}
+
+impl<'de> Visitor<'de> for MapWithout<'_, 'de> {
+    type Value = serde_json::Map<String, Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+            if k == self.drop {
+                map.next_value::<IgnoredAny>()?;
+                out.insert(k.into_owned(), Value::Null);
+            } else {
+                let v = map.next_value::<Value>()?;
+                out.insert(k.into_owned(), v);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    lax_object! {
+        struct Item<'a> {
+            kind: Str<'a> = "type",
+            n: U64 = "n",
+            f: F64 = "f",
+            b: Bool = "b",
+            raw: Raw<'a> = "raw",
+            list: List<Item<'a>> = "list",
+        }
+    }
+
+    #[test]
+    fn fields_read_as_value_lookups_do() {
+        let t = r#"{"type":"a\"b","n":-1,"f":3,"b":1,"raw":null,"list":[1,{"type":"x","type":"y","n":7}],"z":{"q":[]}}"#;
+        let it: Item = serde_json::from_str(t).unwrap();
+        assert_eq!(it.kind.get(), Some("a\"b"));
+        assert_eq!((it.n.0, it.f.0, it.b.0), (None, Some(3.0), None));
+        assert!(it.raw.0.is_some() && it.raw.non_null().is_none());
+        let l = it.list.items();
+        assert_eq!(l.len(), 2);
+        assert!(l[0].kind.get().is_none());
+        assert_eq!((l[1].kind.get(), l[1].n.0), (Some("y"), Some(7)));
+        let it: Item = serde_json::from_str(r#"{"type":7,"list":{"a":1}}"#).unwrap();
+        assert!(it.kind.get().is_none() && it.list.0.is_none());
+        assert!(serde_json::from_str::<Item>(r#"{"type":"#).is_err());
+    }
+
+    #[test]
+    fn a_key_removed_as_serde_json_removes_it() {
+        let t = r#"{ "type": "search", "sources": [{"url": "u"}], "query": "q", "x": 1.50 }"#;
+        let want = {
+            let mut v: Value = serde_json::from_str(t).unwrap();
+            v.as_object_mut().unwrap().remove("sources");
+            serde_json::value::to_raw_value(&v).unwrap()
+        };
+        let raw: Box<RawValue> = serde_json::from_str(t).unwrap();
+        let got = raw_without(Some(&raw), "sources").unwrap();
+        assert_eq!(got.get(), want.get());
+        assert_eq!(raw_without(None, "sources").unwrap().get(), "null");
+    }
+}
