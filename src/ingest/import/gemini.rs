@@ -6,12 +6,130 @@
 
 use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette;
-use super::cite::{char_range, resolve_offsets, same_text, unit_name};
+use super::cite::{char_range, resolve_offsets_in, same_text, unit_name, Offsets};
+use super::lax::{self, lax_object, Bool, List, Opt, Raw, Str, U64};
 use super::sniff::Head;
 use super::util::{self, s, time_str};
 use super::Input;
 use crate::model::{CitationInfo, DiagLevel, Session, Span, SpanUnit, Timestamp};
 use serde_json::Value;
+
+lax_object! {
+    /// A `generateContent` response: the fields the importer reads.
+    struct Response<'a> {
+        candidates: List<Candidate<'a>> = "candidates",
+        error: Raw<'a> = "error",
+        response_id: Str<'a> = "responseId",
+        model_version: Str<'a> = "modelVersion",
+        create_time: Str<'a> = "createTime",
+    }
+}
+
+lax_object! {
+    /// A candidate: its content and grounding.
+    struct Candidate<'a> {
+        content: Content<'a> = "content",
+        grounding: Opt<Grounding<'a>> = "groundingMetadata",
+    }
+}
+
+lax_object! {
+    /// A model turn's content.
+    struct Content<'a> {
+        parts: List<Part<'a>> = "parts",
+    }
+}
+
+lax_object! {
+    /// One part of a content: text, a call, code or its result.
+    struct Part<'a> {
+        text: Str<'a> = "text",
+        thought: Bool = "thought",
+        function_call: Opt<FunctionCall<'a>> = "functionCall",
+        tool_call: Opt<ToolCall<'a>> = "toolCall",
+        executable_code: Raw<'a> = "executableCode",
+        code_result: Opt<CodeResult<'a>> = "codeExecutionResult",
+    }
+}
+
+lax_object! {
+    /// A `functionCall` part.
+    struct FunctionCall<'a> {
+        name: Str<'a> = "name",
+        id: Str<'a> = "id",
+        args: Raw<'a> = "args",
+    }
+}
+
+lax_object! {
+    /// A Gemini 3 server-side `toolCall` part.
+    struct ToolCall<'a> {
+        id: Str<'a> = "id",
+        tool_type: Str<'a> = "toolType",
+        tool_type_snake: Str<'a> = "tool_type",
+        args: Raw<'a> = "args",
+    }
+}
+
+lax_object! {
+    /// A `codeExecutionResult` part.
+    struct CodeResult<'a> {
+        output: Str<'a> = "output",
+        outcome: Str<'a> = "outcome",
+    }
+}
+
+lax_object! {
+    /// A candidate's `groundingMetadata`.
+    struct Grounding<'a> {
+        chunks: List<Raw<'a>> = "groundingChunks",
+        web_search_queries: Raw<'a> = "webSearchQueries",
+        retrieval_queries: Raw<'a> = "retrievalQueries",
+        supports: List<Support<'a>> = "groundingSupports",
+    }
+}
+
+lax_object! {
+    /// One of `groundingChunks`.
+    struct Chunk<'a> {
+        web: Opt<Web<'a>> = "web",
+        retrieved: Opt<Retrieved<'a>> = "retrievedContext",
+    }
+}
+
+lax_object! {
+    /// A web chunk.
+    struct Web<'a> {
+        uri: Str<'a> = "uri",
+        title: Str<'a> = "title",
+    }
+}
+
+lax_object! {
+    /// A retrieved-context chunk.
+    struct Retrieved<'a> {
+        text: Str<'a> = "text",
+        uri: Str<'a> = "uri",
+    }
+}
+
+lax_object! {
+    /// One of `groundingSupports`.
+    struct Support<'a> {
+        segment: Segment<'a> = "segment",
+        chunk_indices: List<U64> = "groundingChunkIndices",
+    }
+}
+
+lax_object! {
+    /// A support's `segment` of the answer.
+    struct Segment<'a> {
+        start: U64 = "startIndex",
+        end: U64 = "endIndex",
+        text: Str<'a> = "text",
+        part_index: U64 = "partIndex",
+    }
+}
 
 const NAME: &str = "gemini";
 const HOSTS: &[&str] = &[
@@ -68,12 +186,12 @@ pub fn import(input: &Input) -> Vec<Session> {
                 c.request(req, &format!("{path}.request.body"), it.date);
             }
             if let Some(resp) = &it.response {
-                c.response(resp, &format!("{path}.response.body"), it.date);
+                c.response_value(resp, &format!("{path}.response.body"), it.date);
             }
         }
     } else {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => c.response(&v, "", None),
+        match serde_json::from_str::<Response>(text) {
+            Ok(r) => c.response(&r, "", None),
             Err(e) => c.b.diag(
                 e.line() as u64,
                 e.column() as u64,
@@ -98,7 +216,12 @@ impl Conv {
         for (i, content) in contents.iter().enumerate().skip(from) {
             let cpath = format!("{path}.contents[{i}]");
             match s(content, "role") {
-                Some("model") => self.model_parts(content, at, &cpath, None),
+                Some("model") => {
+                    let text = content.to_string();
+                    if let Ok(content) = serde_json::from_str::<Content>(&text) {
+                        self.model_parts(&content, at, &cpath, None);
+                    }
+                }
                 _ => {
                     let parts = util::arr(content, "parts");
                     let text: Vec<&str> = parts.iter().filter_map(|p| s(p, "text")).collect();
@@ -156,9 +279,17 @@ impl Conv {
         });
     }
 
-    fn response(&mut self, resp: &Value, path: &str, at: Option<Timestamp>) {
-        let Some(cands) = resp.get("candidates").and_then(Value::as_array) else {
-            if resp.get("error").is_some() {
+    /// A response of a cassette, read from its `Value` as from a file.
+    fn response_value(&mut self, resp: &Value, path: &str, at: Option<Timestamp>) {
+        let text = resp.to_string();
+        if let Ok(r) = serde_json::from_str::<Response>(&text) {
+            self.response(&r, path, at);
+        }
+    }
+
+    fn response(&mut self, resp: &Response, path: &str, at: Option<Timestamp>) {
+        let Some(cands) = &resp.candidates.0 else {
+            if resp.error.0.is_some() {
                 self.b.diag(
                     0,
                     0,
@@ -178,52 +309,53 @@ impl Conv {
             return;
         };
         self.responses += 1;
-        if let Some(id) = s(resp, "responseId") {
+        if let Some(id) = resp.response_id.get() {
             self.b.session_id(id);
         }
-        if let Some(m) = s(resp, "modelVersion") {
+        if let Some(m) = resp.model_version.get() {
             self.b.model(m);
         }
-        let at = s(resp, "createTime").and_then(time_str).or(at);
+        let at = resp.create_time.get().and_then(time_str).or(at);
         if cands.len() > 1 {
             self.b
                 .note("responses with several candidates: the first candidate is read");
         }
         let Some(cand) = cands.first() else { return };
         let cpath = format!("{path}.candidates[0]");
-        let content = cand.get("content").unwrap_or(&Value::Null);
         self.model_parts(
-            content,
+            &cand.content,
             at,
             &format!("{cpath}.content"),
-            cand.get("groundingMetadata")
+            cand.grounding
+                .0
+                .as_ref()
                 .map(|g| (g, format!("{cpath}.groundingMetadata"))),
         );
     }
 
     fn model_parts(
         &mut self,
-        content: &Value,
+        content: &Content,
         at: Option<Timestamp>,
         path: &str,
-        grounding: Option<(&Value, String)>,
+        grounding: Option<(&Grounding, String)>,
     ) {
-        let parts = util::arr(content, "parts");
-        let mut texts: Vec<(usize, &str)> = Vec::new();
+        let parts = content.parts.items();
+        let mut texts: Vec<(usize, Offsets)> = Vec::new();
         let mut search_call: Option<String> = None;
         for (i, p) in parts.iter().enumerate() {
             let ppath = format!("{path}.parts[{i}]");
-            if let Some(t) = s(p, "text") {
-                if p.get("thought").and_then(Value::as_bool) == Some(true) {
+            if let Some(t) = p.text.get() {
+                if p.thought.0 == Some(true) {
                     continue;
                 }
                 let sep = if self.answered { "\n\n" } else { "" };
                 self.b.answer_text(t, sep, at, Loc::path(0, &ppath));
                 self.answered = true;
-                texts.push((i, t));
-            } else if let Some(fc) = p.get("functionCall") {
-                let name = s(fc, "name").unwrap_or("").to_owned();
-                let id = match s(fc, "id") {
+                texts.push((i, Offsets::new(t)));
+            } else if let Some(fc) = &p.function_call.0 {
+                let name = fc.name.get().unwrap_or("").to_owned();
+                let id = match fc.id.get() {
                     Some(id) => id.to_owned(),
                     None => {
                         let id = format!("{name}#{}.{i}", self.responses);
@@ -236,15 +368,15 @@ impl Conv {
                         id,
                         server: "app".into(),
                         tool: name,
-                        arguments: fc.get("args").and_then(util::raw),
+                        arguments: fc.args.value().and_then(|v| util::raw(&v)),
                         at,
                         json_path: Some(json_path(&ppath)),
                         ..NewCall::default()
                     });
                 }
-            } else if let Some(tc) = p.get("toolCall") {
+            } else if let Some(tc) = &p.tool_call.0 {
                 // Gemini 3 server-side tools (file search, Google search) with an id.
-                let Some(id) = s(tc, "id") else {
+                let Some(id) = tc.id.get() else {
                     self.b.diag(
                         0,
                         0,
@@ -254,15 +386,14 @@ impl Conv {
                     );
                     continue;
                 };
-                let tool = s(tc, "toolType")
-                    .or_else(|| s(tc, "tool_type"))
+                let tool = tc
+                    .tool_type
+                    .get()
+                    .or_else(|| tc.tool_type_snake.get())
                     .unwrap_or("tool")
                     .to_ascii_lowercase();
                 if !self.b.has_call(id) {
-                    let args = tc
-                        .get("args")
-                        .cloned()
-                        .unwrap_or(Value::Object(Default::default()));
+                    let args = tc.args.value().unwrap_or(Value::Object(Default::default()));
                     self.b.call(NewCall {
                         id: id.into(),
                         server: "google".into(),
@@ -274,19 +405,19 @@ impl Conv {
                     });
                 }
                 search_call = Some(id.to_owned());
-            } else if let Some(code) = p.get("executableCode") {
+            } else if let Some(code) = p.executable_code.0 {
                 let id = format!("code_execution#{}.{i}", self.responses);
                 self.b.call(NewCall {
                     id: id.clone(),
                     server: "google".into(),
                     tool: "code_execution".into(),
-                    arguments: util::raw(code),
+                    arguments: lax::raw_value(code),
                     at,
                     json_path: Some(json_path(&ppath)),
                     ..NewCall::default()
                 });
                 self.open_calls.push((id, "code_execution".into()));
-            } else if let Some(out) = p.get("codeExecutionResult") {
+            } else if let Some(out) = &p.code_result.0 {
                 if let Some(pos) = self
                     .open_calls
                     .iter()
@@ -295,8 +426,8 @@ impl Conv {
                     let (id, _) = self.open_calls.remove(pos);
                     self.b.result(NewResult {
                         call_id: id,
-                        content: vec![text_block(s(out, "output").unwrap_or("").to_owned())],
-                        is_error: s(out, "outcome").is_some_and(|o| o != "OUTCOME_OK"),
+                        content: vec![text_block(out.output.get().unwrap_or("").to_owned())],
+                        is_error: out.outcome.get().is_some_and(|o| o != "OUTCOME_OK"),
                         at,
                         json_path: Some(json_path(&ppath)),
                         ..NewResult::default()
@@ -311,22 +442,30 @@ impl Conv {
 
     fn grounding(
         &mut self,
-        g: &Value,
+        g: &Grounding,
         path: &str,
-        texts: &[(usize, &str)],
+        texts: &[(usize, Offsets)],
         call: Option<String>,
         at: Option<Timestamp>,
     ) {
-        let chunks = util::arr(g, "groundingChunks");
-        if chunks.is_empty() {
+        let raw_chunks = g.chunks.items();
+        if raw_chunks.is_empty() {
             return;
         }
+        let chunks: Vec<Chunk> = raw_chunks
+            .iter()
+            .map(|r| {
+                r.0.and_then(|r| serde_json::from_str(r.get()).ok())
+                    .unwrap_or_default()
+            })
+            .collect();
         let queries = g
-            .get("webSearchQueries")
-            .or_else(|| g.get("retrievalQueries"))
-            .cloned()
+            .web_search_queries
+            .0
+            .or(g.retrieval_queries.0)
+            .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
             .unwrap_or(Value::Null);
-        let web = chunks.iter().any(|c| c.get("web").is_some());
+        let web = chunks.iter().any(|c| c.web.0.is_some());
         let call_id = match call {
             Some(id) => id,
             None => {
@@ -346,19 +485,20 @@ impl Conv {
         };
         let content = chunks
             .iter()
-            .map(|c| {
-                if let Some(w) = c.get("web") {
-                    link_block(s(w, "uri").unwrap_or(""), s(w, "title"))
-                } else if let Some(r) = c.get("retrievedContext") {
-                    let mut b = text_block(s(r, "text").unwrap_or("").to_owned());
-                    if let Some(u) = s(r, "uri") {
-                        if let Some(v) = util::raw(&Value::String(u.to_owned())) {
+            .zip(raw_chunks)
+            .map(|(c, raw)| {
+                if let Some(w) = &c.web.0 {
+                    link_block(w.uri.get().unwrap_or(""), w.title.get())
+                } else if let Some(r) = &c.retrieved.0 {
+                    let mut b = text_block(r.text.get().unwrap_or("").to_owned());
+                    if let Some(u) = r.uri.get() {
+                        if let Ok(v) = serde_json::value::to_raw_value(u) {
                             b.extra.push(("uri".into(), v));
                         }
                     }
                     b
                 } else {
-                    util::block(c)
+                    util::block(&raw.value().unwrap_or(Value::Null))
                 }
             })
             .collect();
@@ -371,11 +511,11 @@ impl Conv {
                 ..NewResult::default()
             });
         }
-        for (si, sup) in util::arr(g, "groundingSupports").iter().enumerate() {
+        for (si, sup) in g.supports.items().iter().enumerate() {
             let spath = format!("{path}.groundingSupports[{si}]");
-            let seg = sup.get("segment").unwrap_or(&Value::Null);
-            let start = seg.get("startIndex").and_then(Value::as_u64).unwrap_or(0);
-            let Some(end) = seg.get("endIndex").and_then(Value::as_u64) else {
+            let seg = &sup.segment;
+            let start = seg.start.0.unwrap_or(0);
+            let Some(end) = seg.end.0 else {
                 self.b.diag(
                     0,
                     0,
@@ -385,29 +525,26 @@ impl Conv {
                 );
                 continue;
             };
-            let seg_text = s(seg, "text");
+            let seg_text = seg.text.get();
             let check = |t: &str| seg_text.is_none_or(|x| same_text(t, x));
             // `partIndex` may be omitted even when the text is not parts[0] (Gemini 3 puts the
             // tool call and response parts first): try the named part, else each text part.
-            let named = seg
-                .get("partIndex")
-                .and_then(Value::as_u64)
-                .map(|p| p as usize);
-            let candidates: Vec<&(usize, &str)> = match named {
+            let named = seg.part_index.0.map(|p| p as usize);
+            let candidates: Vec<&(usize, Offsets)> = match named {
                 Some(p) => texts.iter().filter(|(i, _)| *i == p).collect(),
                 None => texts.iter().collect(),
             };
             let units = [SpanUnit::Utf8, SpanUnit::Char, SpanUnit::Utf16];
             let mut found = None;
             let mut fallback = None;
-            for (_, t) in &candidates {
-                if let Some(r) = resolve_offsets(t, start, end, &units, Some(&check)) {
+            for (_, o) in &candidates {
+                if let Some(r) = resolve_offsets_in(o, start, end, &units, Some(&check)) {
                     if r.matched != Some(false) {
-                        found = Some((*t, r));
+                        found = Some((o.text(), r));
                         break;
                     }
                     if fallback.is_none() {
-                        fallback = Some((*t, r));
+                        fallback = Some((o.text(), r));
                     }
                 }
             }
@@ -446,13 +583,8 @@ impl Conv {
                     ),
                 );
             }
-            for ci in sup
-                .get("groundingChunkIndices")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let Some(ci) = ci.as_u64() else { continue };
+            for ci in sup.chunk_indices.items() {
+                let Some(ci) = ci.0 else { continue };
                 let Some(chunk) = chunks.get(ci as usize) else {
                     self.b.diag(
                         0,
@@ -463,10 +595,8 @@ impl Conv {
                     );
                     continue;
                 };
-                let web = chunk.get("web");
-                let text = chunk
-                    .pointer("/retrievedContext/text")
-                    .and_then(Value::as_str);
+                let web = chunk.web.0.as_ref();
+                let text = chunk.retrieved.0.as_ref().and_then(|r| r.text.get());
                 let span = text.map(|t| {
                     let (a, z) = char_range(t, &(0..t.len()));
                     Span {
@@ -486,7 +616,7 @@ impl Conv {
                             } else {
                                 "grounding_chunk.retrieved_context".into()
                             },
-                            url: web.and_then(|w| s(w, "uri")).map(str::to_owned),
+                            url: web.and_then(|w| w.uri.get()).map(str::to_owned),
                             cited_text: None,
                         },
                         marker: None,
