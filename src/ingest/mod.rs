@@ -4,6 +4,7 @@ mod discover;
 pub mod import;
 mod lines;
 mod loader;
+pub mod locate;
 pub mod samples;
 pub mod tail;
 

@@ -504,13 +504,16 @@ pub fn copy_text(app: &App) -> Option<String> {
 }
 
 /// What `o` opens: the focused side's log at the claim's (or the result's) line.
-pub fn open_external(app: &App) -> Option<(usize, u64)> {
+pub fn open_external(app: &App) -> Option<(usize, u64, Option<Arc<str>>)> {
     let (s, c, call) = focused(app)?;
     let l = app.sessions.get(s)?;
-    let line = match (c, call) {
-        (Some(c), _) => c.line,
-        (None, Some(id)) => l.session.result(&id).map_or(1, |r| r.line),
-        (None, None) => 1,
+    let (line, path) = match (c, call) {
+        (Some(c), _) => (c.line, c.json_path.clone()),
+        (None, Some(id)) => l
+            .session
+            .result(&id)
+            .map_or((1, None), |r| (r.line, r.json_path.clone())),
+        (None, None) => (1, None),
     };
-    Some((s, line))
+    Some((s, line, path))
 }

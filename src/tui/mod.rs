@@ -12,6 +12,7 @@ pub mod input;
 pub mod keymap;
 pub mod loader;
 pub mod order;
+mod places;
 mod queue;
 pub mod runtime;
 pub mod search;

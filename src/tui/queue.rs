@@ -7,6 +7,7 @@ use super::app::{App, Focus, Mark};
 use super::filter::ClaimMarks;
 use super::update::Effect;
 use crate::check::{Quadrant, Severity, QUADRANTS};
+use std::sync::Arc;
 
 fn cell_of(q: Option<Quadrant>) -> usize {
     q.and_then(|q| QUADRANTS.iter().position(|x| *x == q))
@@ -425,14 +426,20 @@ fn copy_text(app: &mut App) -> Option<String> {
     }
 }
 
-/// `o`: the session and line of the event in front of the user.
+/// `o`: the session and place (line, and JSON path in an imported document) of the event in
+/// front of the user.
 pub fn open_external(app: &mut App) -> Vec<Effect> {
+    use crate::model::Located;
+    let place = |(line, path): (u64, Option<&Arc<str>>)| (line, path.cloned());
+    let claim = |c: &crate::check::ClaimVerdict| (c.line, c.json_path.clone());
     let target = match app.view {
-        View::Sessions => app.selected_session().map(|s| (s, 1)),
+        View::Sessions => app.selected_session().map(|s| (s, 1, None)),
         View::DiffPairs | View::Diff | View::DiffClaim => super::diff::open_external(app),
         View::Queue | View::Grid => {
             if target_claim(app) {
-                app.cur.zip(app.current_claim().map(|c| c.line))
+                app.cur
+                    .zip(app.current_claim().map(claim))
+                    .map(|(s, (l, p))| (s, l, p))
             } else {
                 None
             }
@@ -440,31 +447,46 @@ pub fn open_external(app: &mut App) -> Vec<Effect> {
         View::Session => app.cur.and_then(|s| {
             let l = app.current()?;
             let t = l.session.turns.get(app.sel_turn)?;
-            let line = match app.focus {
-                Focus::Turns => t.line,
-                Focus::Calls => l.session.calls_in_turn(t.index).nth(app.sel_call)?.line,
-                Focus::Claims => app.current_claim()?.line,
-                Focus::Answer => l.session.answer(t.index).map_or(t.line, |a| a.line),
+            let (line, path) = match app.focus {
+                Focus::Turns => place(t.location()),
+                Focus::Calls => place(
+                    l.session
+                        .calls_in_turn(t.index)
+                        .nth(app.sel_call)?
+                        .location(),
+                ),
+                Focus::Claims => claim(app.current_claim()?),
+                Focus::Answer => place(
+                    l.session
+                        .answer(t.index)
+                        .map_or(t.location(), |a| a.location()),
+                ),
             };
-            Some((s, line))
+            Some((s, line, path))
         }),
         _ => app.cur.and_then(|s| {
             let l = app.current()?;
             let c = app.current_claim()?;
-            let line = if app.source_focus {
+            let (line, path) = if app.source_focus {
                 super::views::shown_call_id(app)
-                    .and_then(|id| l.session.result(&id).map(|r| r.line))
-                    .unwrap_or(c.line)
+                    .and_then(|id| l.session.result(&id).map(|r| place(r.location())))
+                    .unwrap_or_else(|| claim(c))
             } else {
-                c.line
+                claim(c)
             };
-            Some((s, line))
+            Some((s, line, path))
         }),
     };
     match target {
-        Some((session, line)) => vec![Effect::OpenExternal {
+        // A native record has its line; an imported one its path (and, in a line file, line).
+        Some((session, line, json_path)) => vec![Effect::OpenExternal {
             session,
-            line: line.max(1),
+            line: if json_path.is_some() {
+                line
+            } else {
+                line.max(1)
+            },
+            json_path,
         }],
         None => {
             app.status = "nothing to open here".into();

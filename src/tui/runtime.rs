@@ -8,6 +8,7 @@ use super::app::App;
 use super::update::{update, Effect};
 use super::views::{self, Drawn};
 use super::{loader, new_app, search, terminal, Options, TuiError};
+use crate::ingest::locate::Position;
 use crate::store::{Classification, SessionRef, Store};
 use ratatui::crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use std::io;
@@ -284,6 +285,7 @@ pub fn run(mut opts: Options) -> Result<(), TuiError> {
     }
     let search_gen = Arc::new(AtomicU64::new(0));
     let mut drawn = Drawn::default();
+    let mut places = super::places::Places::default();
     loop {
         if let Err(e) = tui.terminal.draw(|f| drawn = views::render(f, &app)) {
             drop(tui);
@@ -365,7 +367,7 @@ pub fn run(mut opts: Options) -> Result<(), TuiError> {
                     if let Leave::Quit = carry_out(
                         &mut app,
                         &mut tui,
-                        (store.as_ref(), &opts),
+                        (store.as_ref(), &opts, &mut places),
                         &tx,
                         &search_gen,
                         effect,
@@ -392,7 +394,7 @@ enum Leave {
 fn carry_out(
     app: &mut App,
     tui: &mut terminal::Tui,
-    (store, opts): (Option<&Store>, &Options),
+    (store, opts, places): (Option<&Store>, &Options, &mut super::places::Places),
     tx: &Sender<Incoming>,
     search_gen: &Arc<AtomicU64>,
     effect: Effect,
@@ -433,22 +435,52 @@ fn carry_out(
                 .map(|_| app.status.clone())
                 .map_err(|e| format!("cannot write to the terminal: {e}")),
         )),
-        Effect::OpenExternal { session, line } => {
+        Effect::OpenExternal {
+            session,
+            line,
+            json_path,
+        } => {
             let r = file_for(app, *session).and_then(|path| {
                 let cmd = editor();
-                let shown = format!("{} +{line} {}", cmd.join(" "), path.display());
+                // An imported record: its JSON path resolved in the file, else line 1 and why.
+                let (at, column, note) = match json_path {
+                    None => (
+                        Position {
+                            line: *line,
+                            column: 1,
+                        },
+                        false,
+                        None,
+                    ),
+                    Some(p) => match places.find(app, *session, &path, *line, p) {
+                        Ok(r) if r.exact => (r.at, true, None),
+                        Ok(r) => (
+                            r.at,
+                            true,
+                            Some("the path goes on inside a recorded string".to_owned()),
+                        ),
+                        Err(why) => (
+                            Position { line: 1, column: 1 },
+                            false,
+                            Some(format!("{why}: opened at line 1")),
+                        ),
+                    },
+                };
+                let args = super::places::editor_args(&cmd[0], at, column, &path);
+                let shown = crate::text::one_line(&format!("{} {}", cmd.join(" "), args.join(" ")))
+                    .into_owned();
                 let status = tui
                     .suspended(|| {
                         std::process::Command::new(&cmd[0])
                             .args(&cmd[1..])
-                            .arg(format!("+{line}"))
-                            .arg(&path)
+                            .args(&args)
                             .status()
                     })
                     .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+                let note = note.map_or_else(String::new, |n| format!("; {n}"));
                 match status {
-                    Ok(s) if s.success() => Ok(format!("back from `{shown}`")),
-                    Ok(s) => Ok(format!("`{shown}` exited with {s}")),
+                    Ok(s) if s.success() => Ok(format!("back from `{shown}`{note}")),
+                    Ok(s) => Ok(format!("`{shown}` exited with {s}{note}")),
                     Err(e) => Err(format!("cannot run `{}`: {e}", cmd[0])),
                 }
             });

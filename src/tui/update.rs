@@ -34,12 +34,14 @@ pub enum Effect {
     LoadSession(String, String),
     /// Start (true) or stop (false) following the opened logs.
     Follow(bool),
-    /// Open session `session`'s log at `line` in `$EDITOR` or `$PAGER`.
+    /// Open session `session`'s log at the record in `$EDITOR` or `$PAGER`.
     OpenExternal {
         /// Index into `App::sessions`.
         session: usize,
-        /// 1-based line.
+        /// 1-based line (0: the record is in a one-document file).
         line: u64,
+        /// The record's JSON path in an imported document; the runtime resolves it to a line.
+        json_path: Option<std::sync::Arc<str>>,
     },
     /// Compare sessions `a` (the baseline) with `b` (indexes into `App::sessions`); the outcome
     /// comes back as [`Msg::Diffed`].

@@ -217,6 +217,39 @@ fn the_explorer_claim_view_shows_where_the_citation_is_in_the_file() {
 }
 
 #[test]
+fn o_on_an_imported_record_carries_its_json_path_for_the_runtime_to_resolve() {
+    use provscope::check::{check_session, Config};
+    use provscope::tui::action::{Action, View};
+    use provscope::tui::app::Loaded;
+    use provscope::tui::update::{update, Effect};
+    let s = super::importers::one("openai-responses/openai-web-search-tool.1.json");
+    let r = check_session(&s, &Config::default());
+    let mut a = provscope::tui::new_app(&Config::default(), false).unwrap();
+    a.push_session(Loaded::new(s, r));
+    update(&mut a, Action::Open);
+    a.select_claim(1);
+    update(&mut a, Action::Goto(View::Claim));
+    let open = |a: &mut provscope::tui::app::App| update(a, crate::tui_util::key('o'));
+    // The source pane is focused first: its result; `h` focuses the claim: its citation.
+    let result = open(&mut a);
+    update(&mut a, crate::tui_util::key('h'));
+    let claim = open(&mut a);
+    for (e, path) in [
+        (claim, "$.output[7].content[0].annotations[1]"),
+        (result, "$.output[1]"),
+    ] {
+        assert_eq!(
+            e,
+            vec![Effect::OpenExternal {
+                session: 0,
+                line: 0,
+                json_path: Some(path.into())
+            }]
+        );
+    }
+}
+
+#[test]
 fn undeclared_servers_are_named_once_with_the_tiers_lines_that_declare_them() {
     let file = formats().join("openai-responses/openai-web-search-tool.1.json");
     let file = file.to_str().unwrap();

@@ -665,7 +665,8 @@ fn copy_and_open_name_the_focused_item() {
         e,
         vec![Effect::OpenExternal {
             session: a.cur.unwrap(),
-            line
+            line,
+            json_path: None
         }]
     );
     assert!(provscope::tui::runtime::osc52("clm").starts_with("\u{1b}]52;c;Y2xt"));

@@ -199,6 +199,114 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
     tmux.wait_for("EXIT=0");
 }
 
+/// `o` on a claim of an imported API response (one JSON document) opens `$EDITOR` at the line and
+/// column where the claim's citation starts, and at the cited result from the source pane; after
+/// the file changes it opens line 1 and says why.
+#[test]
+fn o_opens_an_imported_document_where_the_record_starts() {
+    use std::os::unix::fs::PermissionsExt;
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let rel = "openai-responses/openai-web-search-tool.1.json";
+    let file = dir.path().join("response.json");
+    std::fs::copy(super::importers::formats().join(rel), &file).unwrap();
+    // A fake editor named like one that takes `+LINE:COLUMN`; it records its arguments.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let args_file = dir.path().join("editor-args");
+    let editor = bin.join("emacsclient");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\necho FAKE-EDITOR-RAN\nsleep 1\n",
+            quoted(&args_file)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cmd = format!(
+        "EDITOR={} {} --db {} {}; echo EXIT=$?; sleep 60",
+        quoted(&editor),
+        env!("CARGO_BIN_EXE_provscope"),
+        quoted(&db),
+        quoted(&file)
+    );
+    let tmux = Tmux::new("provscope-open-imported");
+    tmux.start("imported", &cmd);
+    tmux.wait_for("Turns (");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for("Claim beside source");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    // Presses `o`, waits for the explorer to come back, returns the editor's arguments.
+    let open = |tmux: &Tmux| -> (usize, Option<usize>, String) {
+        let _ = std::fs::remove_file(&args_file);
+        tmux.keys(&["o"]);
+        // The editor ran (its arguments are written) and the explorer redrew itself.
+        let t0 = Instant::now();
+        let s = loop {
+            let s = tmux.screen();
+            if args_file.exists() && s.contains("back from `") && !s.contains("FAKE-EDITOR-RAN") {
+                break s;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(15), "{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let args = std::fs::read_to_string(&args_file).unwrap();
+        let args: Vec<&str> = args.lines().collect();
+        assert_eq!(args.len(), 2, "{args:?}");
+        assert_eq!(args[1], file.display().to_string());
+        let at = args[0].strip_prefix('+').unwrap();
+        match at.split_once(':') {
+            Some((l, c)) => (l.parse().unwrap(), Some(c.parse().unwrap()), s),
+            None => (at.parse().unwrap(), None, s),
+        }
+    };
+    // The JSON value that starts at a 1-based line and column (in characters) of the file.
+    let value_at = |line: usize, column: usize| -> serde_json::Value {
+        let l = text.lines().nth(line - 1).unwrap();
+        let from: usize = text
+            .lines()
+            .take(line - 1)
+            .map(|l| l.len() + 1)
+            .sum::<usize>()
+            + l.char_indices().nth(column - 1).unwrap().0;
+        serde_json::Deserializer::from_str(&text[from..])
+            .into_iter::<serde_json::Value>()
+            .next()
+            .unwrap()
+            .unwrap()
+    };
+    // The source pane is focused: the cited web search call.
+    let (l, c, _) = open(&tmux);
+    assert!(l > 1, "not line 1");
+    let result = value_at(l, c.unwrap());
+    assert_eq!(result["type"], "web_search_call", "{result}");
+    assert!(doc["output"].as_array().unwrap().contains(&result));
+    // `h`: the claim, at its url_citation annotation.
+    tmux.keys(&["h"]);
+    let (l, c, s) = open(&tmux);
+    let cited = value_at(l, c.unwrap());
+    assert_eq!(cited["type"], "url_citation", "{cited}");
+    assert_eq!(
+        cited, doc["output"][7]["content"][0]["annotations"][0],
+        "{s}"
+    );
+    // The file changes under the explorer: line 1, and the status says why.
+    std::fs::write(&file, text.replace("\n", "\n\n")).unwrap();
+    let (l, c, s) = open(&tmux);
+    assert_eq!((l, c), (1, None));
+    assert!(
+        s.contains("changed since it was loaded: opened at line 1"),
+        "{s}"
+    );
+    tmux.keys(&["Q"]);
+    tmux.wait_for("EXIT=0");
+}
+
 /// `e` on a claim in a real terminal writes its case next to where the explorer runs, the status
 /// line names the file, and `provscope check` runs that file: the stale claim of sample 04 fails
 /// its own case as recorded.
