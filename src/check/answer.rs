@@ -481,7 +481,7 @@ fn one_answer<'s>(
                 };
                 ck.emit(
                     Finding::new(
-                        Evidence::AnswerMismatch(e),
+                        Evidence::AnswerMismatch(Box::new(e)),
                         Severity::Warning,
                         format!("its marker {m} does not appear in the answer text: the user never saw this citation"),
                     )
@@ -550,7 +550,7 @@ fn one_answer<'s>(
             claims: Vec::new(),
         };
         ck.emit(
-            Finding::new(Evidence::AnswerMismatch(e), sev, msg)
+            Finding::new(Evidence::AnswerMismatch(Box::new(e)), sev, msg)
                 .claim(c)
                 .call_of(r),
         );
@@ -610,7 +610,7 @@ fn one_answer<'s>(
                 claims: Vec::new(),
             };
             ck.emit(
-                Finding::new(Evidence::AnswerMismatch(e), Severity::Error, msg)
+                Finding::new(Evidence::AnswerMismatch(Box::new(e)), Severity::Error, msg)
                     .claim(r.claim)
                     .call_of(r),
             );
@@ -631,7 +631,7 @@ fn one_answer<'s>(
             format!(" ({})", values.join(", "))
         };
         let mut f = Finding::new(
-            Evidence::AnswerMismatch(e),
+            Evidence::AnswerMismatch(Box::new(e)),
             Severity::Error,
             format!(
                 "the answer says something at {} that none of its stamps state{what}: a citation it did not earn",
@@ -714,7 +714,7 @@ fn tier_rendering(
         marker: marker.map(str::to_owned),
         passage: near.map(str::to_owned),
     };
-    let mut f = Finding::new(Evidence::TierRendering(e), Severity::Error, msg);
+    let mut f = Finding::new(Evidence::TierRendering(Box::new(e)), Severity::Error, msg);
     if let Some(o) = &r.claim.stamp.origin {
         f = f.call(&o.tool_call_id);
     }

@@ -220,7 +220,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             };
             ck.emit(
                 Finding::new(
-                    Evidence::EnvelopePartial(e),
+                    Evidence::EnvelopePartial(Box::new(e)),
                     Severity::Info,
                     format!(
                         "the envelope for {} verifies, but its predicate is v1, which does not \
@@ -367,10 +367,14 @@ fn tampered_finding(
             })
             .collect(),
     };
-    Finding::new(Evidence::ResultTampered(e), Severity::Error, message)
-        .call(id)
-        .turn(result.turn)
-        .at(result)
+    Finding::new(
+        Evidence::ResultTampered(Box::new(e)),
+        Severity::Error,
+        message,
+    )
+    .call(id)
+    .turn(result.turn)
+    .at(result)
 }
 
 /// `envelope_partial` (`inexact_numbers`) when the call's arguments or its delivered response
@@ -418,10 +422,14 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&PublicKey>) 
         ),
     };
     Some(
-        Finding::new(Evidence::EnvelopePartial(e), Severity::Warning, message)
-            .call(&o.call.id)
-            .turn(result.turn)
-            .at(result),
+        Finding::new(
+            Evidence::EnvelopePartial(Box::new(e)),
+            Severity::Warning,
+            message,
+        )
+        .call(&o.call.id)
+        .turn(result.turn)
+        .at(result),
     )
 }
 
@@ -446,7 +454,7 @@ pub(super) fn invalid(
     message: String,
 ) -> Finding {
     let f = Finding::new(
-        Evidence::EnvelopeInvalid(evidence),
+        Evidence::EnvelopeInvalid(Box::new(evidence)),
         Severity::Error,
         message,
     )

@@ -10,7 +10,9 @@ use crate::model::{Tier, Timestamp};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-/// The evidence of a finding; the variant always matches the finding's kind.
+/// The evidence of a finding; the variant always matches the finding's kind. Variants larger
+/// than a few words are boxed: a report holds a finding per flagged statement, and the enum is
+/// as large as its largest variant.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Evidence {
@@ -19,9 +21,9 @@ pub enum Evidence {
     /// `dangling_origin`.
     DanglingOrigin(DanglingOrigin),
     /// `origin_mismatch`.
-    OriginMismatch(OriginMismatch),
+    OriginMismatch(Box<OriginMismatch>),
     /// `span_invalid`.
-    SpanInvalid(SpanInvalid),
+    SpanInvalid(Box<SpanInvalid>),
     /// `span_unsupported`.
     SpanUnsupported(SpanUnsupported),
     /// `ambiguous_support`.
@@ -33,7 +35,7 @@ pub enum Evidence {
     /// `citation_drift`.
     CitationDrift(CitationDrift),
     /// `parallel_conflict`.
-    ParallelConflict(ParallelConflict),
+    ParallelConflict(Box<ParallelConflict>),
     /// `flattened_context`.
     FlattenedContext(FlattenedContext),
     /// `injection_suspect`.
@@ -41,21 +43,21 @@ pub enum Evidence {
     /// `envelope_missing`.
     EnvelopeMissing(EnvelopeMissing),
     /// `envelope_invalid`.
-    EnvelopeInvalid(EnvelopeInvalid),
+    EnvelopeInvalid(Box<EnvelopeInvalid>),
     /// `result_tampered`.
-    ResultTampered(ResultTampered),
+    ResultTampered(Box<ResultTampered>),
     /// `envelope_partial`.
-    EnvelopePartial(EnvelopePartial),
+    EnvelopePartial(Box<EnvelopePartial>),
     /// `answer_mismatch`.
-    AnswerMismatch(AnswerMismatch),
+    AnswerMismatch(Box<AnswerMismatch>),
     /// `tier_rendering`.
-    TierRendering(TierRendering),
+    TierRendering(Box<TierRendering>),
     /// `tier_review_overdue`.
-    TierReviewOverdue(TierReviewOverdue),
+    TierReviewOverdue(Box<TierReviewOverdue>),
     /// `untrusted_context`.
-    UntrustedContext(UntrustedContext),
+    UntrustedContext(Box<UntrustedContext>),
     /// `sub_agent_source`.
-    SubAgentSource(SubAgentSource),
+    SubAgentSource(Box<SubAgentSource>),
 }
 
 impl Evidence {
@@ -304,9 +306,68 @@ pub struct DriftEntry {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CitationDrift {
     /// The first statement, the last few before this one, and this one.
-    pub history: Vec<DriftEntry>,
+    pub history: DriftHistory,
     /// How many statements the whole history has.
     pub history_length: usize,
+}
+
+/// The statements a drift finding shows: a window over the statements of its claim that some
+/// finding shows, which every drift finding of the claim shares (a claim restated in many
+/// turns drifts in many of them, and each window repeats most of the last one). Serializes as
+/// the list of its entries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriftHistory {
+    statements: std::sync::Arc<[DriftEntry]>,
+    /// Whether `statements[0]` (the first statement) leads the window.
+    lead: bool,
+    /// The window's other entries: `statements[from..to]`.
+    from: u32,
+    to: u32,
+}
+
+impl DriftHistory {
+    /// `statements[0]` when `lead`, then `statements[range]` (clamped to the statements).
+    pub fn new(
+        statements: std::sync::Arc<[DriftEntry]>,
+        lead: bool,
+        range: std::ops::Range<usize>,
+    ) -> Self {
+        let n = statements.len();
+        let to = range.end.min(n);
+        let from = range.start.min(to);
+        DriftHistory {
+            statements,
+            lead: lead && n > 0,
+            from: u32::try_from(from).unwrap_or(u32::MAX),
+            to: u32::try_from(to).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The entries, in turn order.
+    pub fn entries(&self) -> impl Iterator<Item = &DriftEntry> {
+        let lead = self.statements.iter().take(usize::from(self.lead));
+        let rest = self
+            .statements
+            .get(self.from as usize..self.to as usize)
+            .unwrap_or_default();
+        lead.chain(rest)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        usize::from(self.lead) + (self.to - self.from) as usize
+    }
+
+    /// Whether it has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Serialize for DriftHistory {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.entries())
+    }
 }
 
 /// One side of a parallel conflict.
@@ -684,4 +745,49 @@ pub struct SubAgentSource {
     pub detail: Option<String>,
     /// The sub-agent stamps that state the claim.
     pub sub_claims: Vec<SubClaimRef>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn evidence_stays_a_few_words() {
+        // A report holds one finding per flagged statement, and the enum is as large as its
+        // largest variant: large variants are boxed.
+        let n = std::mem::size_of::<Evidence>();
+        assert!(n <= 72, "Evidence is {n} bytes");
+    }
+
+    fn entry(turn: u32) -> DriftEntry {
+        DriftEntry {
+            turn,
+            claim_id: format!("c{turn}"),
+            call_id: Some(format!("call_{turn}")),
+            in_context: Some(Some(true)),
+            value: None,
+        }
+    }
+
+    #[test]
+    fn drift_history_serializes_its_window() {
+        let all: Arc<[DriftEntry]> = (1..=5).map(entry).collect();
+        let turns = |h: &DriftHistory| h.entries().map(|e| e.turn).collect::<Vec<_>>();
+        let h = DriftHistory::new(all.clone(), true, 2..4);
+        assert_eq!(turns(&h), [1, 3, 4]);
+        assert_eq!(h.len(), 3);
+        let json = serde_json::to_value(&h).unwrap();
+        assert_eq!(json.as_array().map(Vec::len), Some(3));
+        assert_eq!(json[1]["claim_id"], "c3");
+        let h = DriftHistory::new(all.clone(), false, 0..5);
+        assert_eq!(turns(&h), [1, 2, 3, 4, 5]);
+        // Out-of-range windows are clamped, never a panic.
+        let h = DriftHistory::new(all, false, 4..99);
+        assert_eq!(turns(&h), [5]);
+        #[allow(clippy::reversed_empty_ranges)]
+        let h = DriftHistory::new(Arc::from(Vec::new()), true, 3..1);
+        assert!(h.is_empty());
+        assert_eq!(serde_json::to_string(&h).unwrap(), "[]");
+    }
 }

@@ -230,7 +230,7 @@ fn origin_mismatch<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
         fields.join(", ")
     );
     ck.emit(
-        Finding::new(Evidence::OriginMismatch(d), Severity::Error, msg)
+        Finding::new(Evidence::OriginMismatch(Box::new(d)), Severity::Error, msg)
             .claim(c)
             .call(&o.tool_call_id),
     );
@@ -252,7 +252,7 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
                 .unwrap_or_else(|| "the source".into());
             ck.emit(
                 Finding::new(
-                    Evidence::SpanInvalid(ev::SpanInvalid::default()),
+                    Evidence::SpanInvalid(Box::default()),
                     Severity::Info,
                     format!("the API citation names only {what}: the result that carried it is the origin, with no span to check"),
                 )
@@ -263,7 +263,7 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
         }
         ck.emit(
             Finding::new(
-                Evidence::SpanInvalid(ev::SpanInvalid::default()),
+                Evidence::SpanInvalid(Box::default()),
                 Severity::Error,
                 "has an origin but no span: nothing is cited",
             )
@@ -294,7 +294,7 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
                 ..ev::SpanInvalid::default()
             };
             ck.emit(
-                Finding::new(Evidence::SpanInvalid(e), Severity::Error, msg)
+                Finding::new(Evidence::SpanInvalid(Box::new(e)), Severity::Error, msg)
                     .claim(c)
                     .call(call_id),
             );
@@ -312,7 +312,7 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
         };
         ck.emit(
             Finding::new(
-                Evidence::SpanInvalid(evidence),
+                Evidence::SpanInvalid(Box::new(evidence)),
                 Severity::Error,
                 format!("span [{}, {}) is invalid: {e}", sp.start, sp.end),
             )

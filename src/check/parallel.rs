@@ -382,7 +382,7 @@ pub(crate) fn check<'s>(
                 fanout: a.fanout.clone(),
             };
             ck.emit(
-                Finding::new(Evidence::ParallelConflict(e), sev, msg)
+                Finding::new(Evidence::ParallelConflict(Box::new(e)), sev, msg)
                     .claim(r.claim)
                     .call(&a.id)
                     .call(&b.id),

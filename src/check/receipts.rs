@@ -244,7 +244,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
         };
         return Verdict::Tampered(
             Finding::new(
-                Evidence::ResultTampered(e),
+                Evidence::ResultTampered(Box::new(e)),
                 Severity::Error,
                 format!(
                     "the result of {} recorded as delivered is not the response its ArkForge \
@@ -269,7 +269,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
         };
         return Verdict::Finding(
             Finding::new(
-                Evidence::EnvelopePartial(e),
+                Evidence::EnvelopePartial(Box::new(e)),
                 Severity::Info,
                 format!(
                     "the ArkForge receipt for {} verifies, but its chain is the legacy \

@@ -288,7 +288,7 @@ pub(crate) fn check<'s>(
             }
         };
         ck.emit(
-            Finding::new(Evidence::SubAgentSource(e), sev, msg)
+            Finding::new(Evidence::SubAgentSource(Box::new(e)), sev, msg)
                 .claim(r.claim)
                 .call(&o.tool_call_id),
         );

@@ -118,7 +118,7 @@ fn untrusted_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             cited_by,
         };
         let f = Finding::new(
-                Evidence::UntrustedContext(e),
+                Evidence::UntrustedContext(Box::new(e)),
                 severity,
                 format!(
                     "the result of `{call}` from `{server}` ({why}) was in the model's context at turn {turn}{cited}: source trust must gate what reaches context"
@@ -177,9 +177,13 @@ fn review_overdue<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             date(due),
         );
         ck.emit(
-            Finding::new(Evidence::TierReviewOverdue(e), Severity::Warning, msg)
-                .claim(r.claim)
-                .call(&o.tool_call_id),
+            Finding::new(
+                Evidence::TierReviewOverdue(Box::new(e)),
+                Severity::Warning,
+                msg,
+            )
+            .claim(r.claim)
+            .call(&o.tool_call_id),
         );
     }
 }

@@ -282,6 +282,56 @@ fn citation_drift_rebinding_memory_and_nothing() {
     assert!(of_kind(&fx.report(), Kind::CitationDrift).is_empty());
 }
 
+#[test]
+fn citation_drift_history_is_the_first_statement_and_a_window_before_each() {
+    // One claim restated in 20 turns, each citing its own turn's call: every restatement
+    // re-binds. Each finding shows the first statement, up to 8 before it, and itself.
+    let mut fx = Fx::baseline();
+    fx.turns = 20;
+    for t in 2..=20u32 {
+        let mut c = FxCall::new(
+            &format!("req_{t}"),
+            t,
+            "pricing.internal",
+            "Team plan: seats cost $19 per user per month.",
+        );
+        // Turns past 9: the fixture's default times have one digit of minutes.
+        c.issued = format!("2026-10-02T14:{t:02}:00Z");
+        c.returned = format!("2026-10-02T14:{t:02}:01Z");
+        c.fetched = format!("2026-10-02T14:{t:02}:01Z");
+        fx.calls.push(c);
+        fx.generated.push((t, format!("2026-10-02T14:{t:02}:30Z")));
+        fx.claims.push(FxClaim::new(
+            "clm_price",
+            t,
+            "Team seats cost $19 per user per month",
+            &format!("req_{t}"),
+            "seats cost $19 per user per month",
+        ));
+    }
+    let r = fx.report();
+    let f = of_kind(&r, Kind::CitationDrift);
+    assert_eq!(f.len(), 19);
+    for d in &f {
+        let turn = d.turn.unwrap();
+        let e = d.evidence.to_json();
+        let turns: Vec<u64> = e["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["turn"].as_u64().unwrap())
+            .collect();
+        let from = u64::from(turn).saturating_sub(8).max(1);
+        let mut want: Vec<u64> = if from > 1 { vec![1] } else { Vec::new() };
+        want.extend(from..=u64::from(turn));
+        assert_eq!(turns, want, "turn {turn}");
+        assert_eq!(e["history_length"], 20);
+        let last = &e["history"][turns.len() - 1];
+        assert_eq!(last["call_id"], format!("req_{turn}"));
+        assert_eq!(last["value"], "seats cost $19 per user per month");
+    }
+}
+
 fn fanout(mirror_text: &str) -> Fx {
     let mut fx = Fx::baseline();
     fx.calls[0].fanout = Some("g1".into());
