@@ -102,13 +102,14 @@ fn import(db: &Path, items: &[(&SessionRef, &SessionReport)]) -> (usize, f64) {
 }
 
 /// Eight writers at once, `per` classifications each; returns classifications per second
-/// after checking that nothing was lost.
-fn writers(db: &Path, per: usize) -> f64 {
+/// after checking that nothing was lost. `hashed`: the log carries a content hash (as `provscope
+/// classify` sends; the explorer sends none), so each write also decides the session's identity.
+fn writers(db: &Path, per: usize, hashed: bool) -> f64 {
     Store::open(db).expect("open store");
     let s = SessionRef {
         session_id: "bench".into(),
         path: "bench.jsonl".into(),
-        content_hash: None,
+        content_hash: hashed.then(|| provscope::store::content_hash(b"bench")),
     };
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(WRITERS + 1));
     let handles: Vec<_> = (0..WRITERS)
@@ -236,12 +237,15 @@ fn main() {
     tx.commit().expect("commit");
     let plain = t.elapsed().as_secs_f64();
 
-    let sqlite_writers = writers(&tmp.join("writers.sqlite"), per);
-    let pg_writers = pg.as_deref().map(|url| {
-        let (db, name) = pg_database(url, "writers");
-        let r = writers(Path::new(&db), per);
-        drop_database(url, &name);
-        r
+    let sqlite_writers =
+        [false, true].map(|h| writers(&tmp.join(format!("writers-{h}.sqlite")), per, h));
+    let pg_writers = [false, true].map(|h| {
+        pg.as_deref().map(|url| {
+            let (db, name) = pg_database(url, "writers");
+            let r = writers(Path::new(&db), per, h);
+            drop_database(url, &name);
+            r
+        })
     });
     let _ = std::fs::remove_dir_all(&tmp);
 
@@ -262,14 +266,22 @@ fn main() {
     println!();
     println!("| {WRITERS} writers x {per} classifications | SQLite /s | PostgreSQL /s | PostgreSQL / SQLite | lost updates |");
     println!("|---|---|---|---|---|");
-    println!(
-        "| {} | {:.0} | {} | {} | 0 (checked) |",
-        WRITERS * per,
-        sqlite_writers,
-        pg_writers.map_or("skipped".into(), |r| format!("{r:.0}")),
-        pg_writers.map_or("skipped".into(), |r| format!(
-            "{:.0}%",
-            100.0 * r / sqlite_writers
-        )),
-    );
+    for (i, log) in [
+        "log without a content hash (explorer)",
+        "log with a content hash (`classify`)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        println!(
+            "| {}, {log} | {:.0} | {} | {} | 0 (checked) |",
+            WRITERS * per,
+            sqlite_writers[i],
+            pg_writers[i].map_or("skipped".into(), |r| format!("{r:.0}")),
+            pg_writers[i].map_or("skipped".into(), |r| format!(
+                "{:.0}%",
+                100.0 * r / sqlite_writers[i]
+            )),
+        );
+    }
 }

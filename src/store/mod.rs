@@ -456,16 +456,62 @@ impl fmt::Debug for Store {
     }
 }
 
-/// [`Store::classify`] on PostgreSQL: [`upsert_session`]'s upsert and [`classify_in`]'s three
-/// writes as one statement (data-modifying CTEs; foreign keys are checked at its end).
-const CLASSIFY_PG: &str = "
-WITH s AS (
+/// What refreshing a known session row sets (`excluded` is the row a write names): an empty
+/// path or a missing hash never erases what is known.
+macro_rules! session_refresh_set {
+    () => {
+        "path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
+         content_hash = coalesce(excluded.content_hash, sessions.content_hash),
+         last_seen = excluded.last_seen"
+    };
+}
+
+/// When a known session row is refreshed: a new path or content hash, or a `last_seen` over a
+/// minute (60,000 ms) old. Any other write leaves the row alone, so concurrent
+/// writers of one session never queue behind its row lock (on PostgreSQL an update holds it
+/// until the commit is flushed).
+macro_rules! session_refresh_when {
+    () => {
+        "(excluded.path <> '' AND excluded.path <> sessions.path)
+         OR (excluded.content_hash IS NOT NULL
+             AND (sessions.content_hash IS NULL OR excluded.content_hash <> sessions.content_hash))
+         OR sessions.last_seen < excluded.last_seen - 60000"
+    };
+}
+
+/// The conflict clause of a session row's insert (both backends): refresh the known row as
+/// [`session_refresh_when!`] says.
+macro_rules! upsert_session_tail {
+    () => {
+        concat!(
+            "ON CONFLICT (session_id) DO UPDATE SET ",
+            session_refresh_set!(),
+            " WHERE ",
+            session_refresh_when!()
+        )
+    };
+}
+
+/// [`Store::classify`] on PostgreSQL: the session row (inserted when missing, refreshed only as
+/// [`session_refresh_when!`] says, never locked otherwise), the claim statement, the
+/// classification and its history row in one statement (data-modifying CTEs; the session
+/// checks run at its end). Returns whether the session row existed before it.
+const CLASSIFY_PG: &str = concat!(
+    "
+WITH known AS (
+    SELECT EXISTS (SELECT 1 FROM sessions WHERE session_id = $1) AS recorded
+), s AS (
     INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
     VALUES ($1, $2, $3, $4, $5, $5)
-    ON CONFLICT (session_id) DO UPDATE SET
-        path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
-        content_hash = coalesce(excluded.content_hash, sessions.content_hash),
-        last_seen = excluded.last_seen
+    ON CONFLICT (session_id) DO NOTHING
+), r AS (
+    UPDATE sessions SET ",
+    session_refresh_set!(),
+    "
+    FROM (VALUES ($1, $3, $4, $5::bigint)) AS excluded (session_id, path, content_hash, last_seen)
+    WHERE sessions.session_id = excluded.session_id AND (",
+    session_refresh_when!(),
+    ")
 ), c AS (
     INSERT INTO claims (session_id, claim_id, turn) VALUES ($1, $6, $7) ON CONFLICT DO NOTHING
 ), k AS (
@@ -477,10 +523,13 @@ WITH s AS (
         source_verdict = excluded.source_verdict, owner = excluded.owner,
         next_action = excluded.next_action, note = excluded.note,
         reviewer = excluded.reviewer, at = excluded.at
+), h AS (
+    INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
+        source_verdict, owner, next_action, note, reviewer, at)
+    VALUES ($1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 )
-INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
-    source_verdict, owner, next_action, note, reviewer, at)
-VALUES ($1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+SELECT recorded FROM known"
+);
 
 const CLASSIFICATION_COLUMNS: &str =
     "session_id, claim_id, turn, quadrant, owner, next_action, note, reviewer, at";
@@ -844,38 +893,26 @@ impl Store {
         }
         let now = Timestamp::now();
         self.write(|q| {
-            if q.is_pg() {
-                // PostgreSQL: the session, claim, classification and history rows in one
-                // statement (one round trip instead of four; same rows as below).
-                if s.content_hash.is_some() {
-                    q.lock(&s.session_id)?;
-                }
-                let id = identify(q, s)?;
-                let (fact, source) = axes(c.quadrant);
-                q.exec(
-                    CLASSIFY_PG,
-                    vals![
-                        &id.key,
-                        &s.session_id,
-                        &s.path,
-                        &s.content_hash,
-                        now.millis(),
-                        &c.claim_id,
-                        c.turn,
-                        c.quadrant.name(),
-                        fact_name(fact),
-                        source_name(source),
-                        &c.owner,
-                        &c.next_action,
-                        &c.note,
-                        &c.reviewer,
-                        c.at.millis(),
-                    ],
-                )?;
+            if !q.is_pg() {
+                let id = upsert_session(q, s, now)?;
+                classify_in(q, &id.key, c)?;
                 return Ok(id);
             }
-            let id = upsert_session(q, s, now)?;
-            classify_in(q, &id.key, c)?;
+            // PostgreSQL: the session, claim, classification and history rows in one statement.
+            if s.content_hash.is_none() {
+                // Nothing to decide: the key is the declared id.
+                let rows = q.query(CLASSIFY_PG, &classify_params(&s.session_id, s, c, now))?;
+                let recorded = rows.first().map_or(Ok(0), |r| r.i64(0))?;
+                return Ok(Identity {
+                    key: s.session_id.clone(),
+                    recorded: recorded != 0,
+                    other: None,
+                });
+            }
+            // Logs declaring the same id decide their identities one at a time.
+            q.lock(&s.session_id)?;
+            let id = identify(q, s)?;
+            q.query(CLASSIFY_PG, &classify_params(&id.key, s, c, now))?;
             Ok(id)
         })
     }
@@ -1339,10 +1376,7 @@ fn upsert_sessions(q: &mut Q<'_>, refs: &[&SessionRef], now: Timestamp) -> DbRes
             sql::Col::Int,
             sql::Col::Int,
         ],
-        "ON CONFLICT (session_id) DO UPDATE SET
-             path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
-             content_hash = coalesce(excluded.content_hash, sessions.content_hash),
-             last_seen = excluded.last_seen",
+        upsert_session_tail!(),
         &values,
     )?;
     Ok(ids)
@@ -1358,12 +1392,12 @@ fn upsert_session(q: &mut Q<'_>, s: &SessionRef, now: Timestamp) -> DbResult<Ide
     }
     let id = identify(q, s)?;
     q.exec(
-        "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
-         VALUES ($1, $2, $3, $4, $5, $5)
-         ON CONFLICT (session_id) DO UPDATE SET
-             path = CASE WHEN excluded.path = '' THEN sessions.path ELSE excluded.path END,
-             content_hash = coalesce(excluded.content_hash, sessions.content_hash),
-             last_seen = excluded.last_seen",
+        concat!(
+            "INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen,
+                 last_seen)
+             VALUES ($1, $2, $3, $4, $5, $5) ",
+            upsert_session_tail!()
+        ),
         vals![
             &id.key,
             &s.session_id,
@@ -1383,6 +1417,33 @@ fn ensure_session(q: &mut Q<'_>, key: &str, now: i64) -> DbResult<()> {
         vals![key, key, now],
     )?;
     Ok(())
+}
+
+/// [`CLASSIFY_PG`]'s parameters: the classification `c` of the log `s` under the store key `key`.
+fn classify_params<'a>(
+    key: &'a str,
+    s: &'a SessionRef,
+    c: &'a Classification,
+    now: Timestamp,
+) -> [sql::Val<'a>; 15] {
+    let (fact, source) = axes(c.quadrant);
+    [
+        sql::Val::T(key),
+        sql::Val::T(&s.session_id),
+        sql::Val::T(&s.path),
+        sql::Val::OT(s.content_hash.as_deref()),
+        sql::Val::I(now.millis()),
+        sql::Val::T(&c.claim_id),
+        sql::Val::from(c.turn),
+        sql::Val::T(c.quadrant.name()),
+        sql::Val::T(fact_name(fact)),
+        sql::Val::T(source_name(source)),
+        sql::Val::T(&c.owner),
+        sql::Val::T(&c.next_action),
+        sql::Val::T(&c.note),
+        sql::Val::T(&c.reviewer),
+        sql::Val::I(c.at.millis()),
+    ]
 }
 
 fn classify_in(q: &mut Q<'_>, key: &str, c: &Classification) -> DbResult<()> {

@@ -880,3 +880,207 @@ fn wait_for_lock_waiter(url: &str) {
     }
     panic!("no statement waited for a lock within 20 s");
 }
+
+/// A session row is refreshed only when a write brings a new path or content hash, or its
+/// `last_seen` is over a minute old: other writes never lock it, on either backend.
+#[test]
+fn a_session_row_is_refreshed_only_when_something_changed_or_a_minute_passed() {
+    for db in backends("session_refresh") {
+        let be = db.name();
+        let st = Store::open(&db.path()).unwrap();
+        let row = || {
+            db.strings(
+            "SELECT path || ' ' || coalesce(content_hash, '-') || ' ' || last_seen FROM sessions
+             WHERE session_id = $1",
+            "s",
+        )
+        };
+        let split = |v: Vec<String>| -> (String, String, i64) {
+            let mut it = v[0].split(' ');
+            let (p, h, l) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            (p.to_owned(), h.to_owned(), l.parse().unwrap())
+        };
+        let with = |path: &str, hash: Option<&str>| SessionRef {
+            session_id: "s".into(),
+            path: path.into(),
+            content_hash: hash.map(str::to_owned),
+        };
+        let c = |i: i64| {
+            Classification::new(
+                "s",
+                "clm",
+                1,
+                Quadrant::FactRightSourceRight,
+                "",
+                "ana",
+                Timestamp(i),
+            )
+        };
+        st.classify(&with("a.jsonl", None), &c(1)).unwrap();
+        let (p, h, first) = split(row());
+        assert_eq!((p.as_str(), h.as_str()), ("a.jsonl", "-"), "{be}");
+        // Backdated by 30 s: a write within the minute leaves the row alone.
+        set_last_seen(&db, first - 30_000);
+        st.classify(&with("a.jsonl", None), &c(2)).unwrap();
+        st.classify(&with("", None), &c(3)).unwrap();
+        assert_eq!(
+            split(row()).2,
+            first - 30_000,
+            "{be}: refreshed within the minute"
+        );
+        // A new path is recorded at once, and so is a content hash.
+        st.classify(&with("b.jsonl", None), &c(4)).unwrap();
+        let (p, _, seen) = split(row());
+        assert!(p == "b.jsonl" && seen >= first, "{be}: {p} {seen}");
+        st.upsert_session(&with("b.jsonl", Some("sha256:00")))
+            .unwrap();
+        assert_eq!(split(row()).1, "sha256:00", "{be}");
+        // Over a minute old: refreshed by the next write.
+        set_last_seen(&db, first - 61_000);
+        st.classify(&with("b.jsonl", None), &c(5)).unwrap();
+        let (p, h, seen) = split(row());
+        assert!(seen >= first, "{be}: last_seen {seen} not refreshed");
+        assert_eq!((p.as_str(), h.as_str()), ("b.jsonl", "sha256:00"), "{be}");
+        assert_eq!(st.classification_history("s", "clm", 1).unwrap().len(), 5);
+    }
+}
+
+fn set_last_seen(db: &Db, at: i64) {
+    match db {
+        Db::Sqlite { path, .. } => {
+            let conn = Connection::open(path).unwrap();
+            conn.execute("UPDATE sessions SET last_seen = ?1", [at])
+                .unwrap();
+        }
+        Db::Pg(url) => {
+            let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+            c.execute("UPDATE sessions SET last_seen = $1", &[&at])
+                .unwrap();
+        }
+    }
+}
+
+/// On PostgreSQL a classification does not wait for another writer holding the session's row
+/// (as a refresh of it does until its commit is flushed): reviewers of one session do not
+/// queue behind each other, whether or not their logs carry a content hash.
+#[test]
+fn postgres_classifications_do_not_queue_behind_the_session_row() {
+    let Some(url) = crate::backends::pg_db("pg_no_session_queue") else {
+        return;
+    };
+    let st = Store::open(Path::new(&url)).unwrap();
+    let hashed = SessionRef {
+        session_id: "s".into(),
+        path: "s.jsonl".into(),
+        content_hash: Some("sha256:01".into()),
+    };
+    let bare = SessionRef {
+        content_hash: None,
+        ..hashed.clone()
+    };
+    let c = |claim: &str| {
+        Classification::new(
+            "s",
+            claim,
+            1,
+            Quadrant::FactRightSourceWrong,
+            "",
+            "ana",
+            Timestamp(1),
+        )
+    };
+    st.classify(&hashed, &c("first")).unwrap();
+    let mut holder = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let mut tx = holder.transaction().unwrap();
+    tx.execute(
+        "SELECT 1 FROM sessions WHERE session_id = 's' FOR NO KEY UPDATE",
+        &[],
+    )
+    .unwrap();
+    let (done, rx) = std::sync::mpsc::channel();
+    let writer = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let st = Store::open(Path::new(&url)).unwrap();
+            for (i, s) in [bare, hashed].iter().enumerate() {
+                st.classify(s, &c(&format!("other{i}"))).unwrap();
+            }
+            done.send(()).unwrap();
+        })
+    };
+    let waited = rx.recv_timeout(Duration::from_secs(20));
+    tx.rollback().unwrap();
+    writer.join().unwrap();
+    assert!(
+        waited.is_ok(),
+        "a classification waited for the session row held by another transaction"
+    );
+    assert_eq!(st.classifications("s").unwrap().len(), 3);
+}
+
+/// On PostgreSQL a connection lost in the middle of a write (before its commit) rolls the write
+/// back and it is tried again on a new connection: applied exactly once.
+#[test]
+fn postgres_a_connection_lost_during_a_write_is_retried_and_applied_once() {
+    let Some(url) = crate::backends::pg_db("pg_lost_mid_write") else {
+        return;
+    };
+    let st = Store::open(Path::new(&url)).unwrap();
+    let s = SessionRef {
+        session_id: "s".into(),
+        path: "s.jsonl".into(),
+        content_hash: None,
+    };
+    let c = |note: &str| {
+        Classification::new(
+            "s",
+            "clm",
+            1,
+            Quadrant::FactRightSourceWrong,
+            note,
+            "ana",
+            Timestamp(1),
+        )
+    };
+    st.classify(&s, &c("one")).unwrap();
+    let mut holder = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let mut tx = holder.transaction().unwrap();
+    tx.execute(
+        "SELECT 1 FROM classifications WHERE claim_id = 'clm' FOR UPDATE",
+        &[],
+    )
+    .unwrap();
+    let writer = {
+        let (url, s, two) = (url.clone(), s.clone(), c("two"));
+        std::thread::spawn(move || {
+            let st = Store::open(Path::new(&url)).unwrap();
+            st.classify(&s, &two).map_err(|e| e.to_string())
+        })
+    };
+    // The write waits for the row lock; its connection is terminated meanwhile.
+    wait_for_lock_waiter(&url);
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .unwrap();
+    tx.rollback().unwrap();
+    if let Err(e) = writer.join().unwrap() {
+        panic!("retried on a new connection: {e}");
+    }
+    st.classify(&s, &c("three")).unwrap();
+    let notes: Vec<String> = st
+        .classification_history("s", "clm", 1)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.note)
+        .collect();
+    assert_eq!(
+        notes,
+        ["one", "two", "three"],
+        "the lost write applied once"
+    );
+}
