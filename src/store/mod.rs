@@ -909,9 +909,16 @@ impl Store {
                     other: None,
                 });
             }
-            // Logs declaring the same id decide their identities one at a time.
-            q.lock(&s.session_id)?;
-            let id = identify(q, s)?;
+            // A log already recorded with its content keeps its key for good (a row's hash
+            // only ever goes from none to one): nothing to decide. Otherwise logs declaring the
+            // same id decide their identities one at a time.
+            let id = match identify_settled(q, s)? {
+                (id, true) => id,
+                (_, false) => {
+                    q.lock(&s.session_id)?;
+                    identify(q, s)?
+                }
+            };
             q.query(CLASSIFY_PG, &classify_params(&id.key, s, c, now))?;
             Ok(id)
         })
@@ -1315,12 +1322,23 @@ fn placeholders(n: usize) -> String {
 
 /// Where the records of the log `s` are (or would be) kept.
 fn identify(q: &mut Q<'_>, s: &SessionRef) -> DbResult<Identity> {
+    Ok(identify_settled(q, s)?.0)
+}
+
+/// [`identify`], and whether the decision is settled for good: a row already holds the log's
+/// declared id with its content hash, which no later write changes, so no lock is needed.
+fn identify_settled(q: &mut Q<'_>, s: &SessionRef) -> DbResult<(Identity, bool)> {
     let rows = q.query(
         "SELECT session_id, declared_id, path, content_hash FROM sessions
          WHERE declared_id = $1 OR session_id = $1 ORDER BY first_seen, session_id",
         vals![&s.session_id],
     )?;
-    Ok(decide(&mut known_rows(&rows)?, s))
+    let mut known = known_rows(&rows)?;
+    let settled = s.content_hash.is_some()
+        && known
+            .iter()
+            .any(|k| k.declared == s.session_id && k.hash == s.content_hash);
+    Ok((decide(&mut known, s), settled))
 }
 
 /// Records (or refreshes) many logs at once (bulk import): one lock statement, one query for

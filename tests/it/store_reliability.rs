@@ -961,8 +961,9 @@ fn set_last_seen(db: &Db, at: i64) {
 }
 
 /// On PostgreSQL a classification does not wait for another writer holding the session's row
-/// (as a refresh of it does until its commit is flushed): reviewers of one session do not
-/// queue behind each other, whether or not their logs carry a content hash.
+/// (as a refresh of it does until its commit is flushed), nor, once its log is recorded with its
+/// content hash, for another writer deciding the identity of a log declaring the same id:
+/// reviewers of one session do not queue behind each other, with or without a content hash.
 #[test]
 fn postgres_classifications_do_not_queue_behind_the_session_row() {
     let Some(url) = crate::backends::pg_db("pg_no_session_queue") else {
@@ -997,6 +998,9 @@ fn postgres_classifications_do_not_queue_behind_the_session_row() {
         &[],
     )
     .unwrap();
+    // What a writer deciding the identity of a new log declaring `s` holds.
+    tx.execute("SELECT pg_advisory_xact_lock(hashtext('s'))", &[])
+        .unwrap();
     let (done, rx) = std::sync::mpsc::channel();
     let writer = {
         let url = url.clone();
