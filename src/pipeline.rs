@@ -266,7 +266,7 @@ impl Pipeline {
         let links: Vec<(&str, &crate::model::SubSession)> = s
             .calls
             .iter()
-            .filter_map(|c| c.sub_session.as_ref().map(|l| (c.id.as_str(), l)))
+            .filter_map(|c| c.sub_session.as_deref().map(|l| (c.id.as_str(), l)))
             .collect();
         if links.is_empty() {
             return Vec::new();

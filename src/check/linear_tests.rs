@@ -32,7 +32,7 @@ fn follow(s: &Session, cfg: &Config) -> Vec<SubCheck> {
     s.calls
         .iter()
         .filter_map(|c| {
-            let link = c.sub_session.clone()?;
+            let link = c.sub_session.as_deref().cloned()?;
             Some(SubCheck {
                 call_id: c.id.clone(),
                 link,

@@ -293,7 +293,7 @@ pub(crate) fn run(
     if let Some(k) = &keep {
         ck.clean = k.clean.clone();
     }
-    let resolved: Vec<Resolved> = s.claims().map(|c| origin::resolve(&ck, c)).collect();
+    let mut resolved: Vec<Resolved> = s.claims().map(|c| origin::resolve(&ck, c)).collect();
     for r in &resolved {
         if ck.in_scope(r.claim.turn) {
             origin::check_claim(&mut ck, r);
@@ -317,6 +317,14 @@ pub(crate) fn run(
         findings.splice(0..0, kept.map(|f| incremental::refresh(f.clone(), s)));
         incremental::keep_answers(k, &resolved, &mut answers);
     }
+    // The checks are done: what only they needed (each claim's key tokens and words, the
+    // results' text indexes) is freed before the report is built, so the peak of a large
+    // session is not the two together.
+    for r in &mut resolved {
+        r.keys = ClaimKeys::default();
+    }
+    ck.text_index = HashMap::default();
+    ck.args_hashes = HashMap::default();
     // After the kept findings are back: the warning counts every `below_tier` finding.
     diagnostics.extend(trust::undeclared_tiers(&ck, &findings));
     findings.sort_by(|a, b| {

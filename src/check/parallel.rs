@@ -54,7 +54,7 @@ fn siblings<'s>(
     big_turns: &mut FxHashMap<u32, TurnCalls<'s>>,
     a: &'s Call,
 ) -> Vec<&'s Call> {
-    let n = ck.s.index.calls_by_turn.get(&a.turn).map_or(0, Vec::len);
+    let n = ck.s.index.calls_by_turn.get(a.turn).len();
     if n > SMALL_TURN {
         return big_turns
             .entry(a.turn)

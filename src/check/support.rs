@@ -173,7 +173,7 @@ impl Support {
 }
 
 /// A claim prepared for scoring against many texts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ClaimKeys {
     /// Key tokens.
     pub keys: Vec<Key>,

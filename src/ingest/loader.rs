@@ -578,7 +578,7 @@ impl Builder {
                         format!("method is `{}`, expected `tools/call`", c.request.method),
                     );
                 }
-                if self.session.index.call.contains_key(&id) {
+                if self.session.call_position(&id).is_some() {
                     self.field_diag(
                         line_no,
                         text,
@@ -588,10 +588,7 @@ impl Builder {
                     );
                     return;
                 }
-                self.session
-                    .index
-                    .call
-                    .insert(id.clone(), self.session.calls.len());
+                let at = self.session.calls.len();
                 self.session.calls.push(Call {
                     id,
                     turn: c.turn,
@@ -603,13 +600,18 @@ impl Builder {
                     json_path: None,
                     sub_session: None,
                 });
+                let s = &mut self.session;
+                let calls = &s.calls;
+                s.index
+                    .call
+                    .insert_first(&calls[at].id, at, |k| calls[k].id.as_str());
             }
             Event::ToolResult(r) => {
                 if !self.hashable(line_no, text, "tool_result", None, Some(&r.response)) {
                     return;
                 }
                 let id = r.tag.call_id.clone();
-                if self.session.index.result.contains_key(&id) {
+                if self.session.result_position(&id).is_some() {
                     self.field_diag(
                         line_no,
                         text,
@@ -640,10 +642,7 @@ impl Builder {
                         line_no,
                     ));
                 }
-                self.session
-                    .index
-                    .result
-                    .insert(id, self.session.results.len());
+                let at = self.session.results.len();
                 self.session.results.push(ToolResult {
                     turn: r.turn,
                     tag: r.tag,
@@ -651,6 +650,11 @@ impl Builder {
                     line: line_no,
                     json_path: None,
                 });
+                let s = &mut self.session;
+                let results = &s.results;
+                s.index
+                    .result
+                    .insert_first(&id, at, |k| results[k].call_id());
             }
             Event::Context(c) => {
                 if !self.seen_contexts.insert(c.turn) {
@@ -964,8 +968,8 @@ impl Builder {
             );
         }
         for (call_id, sub, line) in std::mem::take(&mut self.sub_sessions) {
-            match self.session.index.call.get(&call_id) {
-                Some(&i) => self.session.calls[i].sub_session = Some(sub),
+            match self.session.call_position(&call_id) {
+                Some(i) => self.session.calls[i].sub_session = Some(Box::new(sub)),
                 None => self.diag_at(
                     line,
                     1,
@@ -994,14 +998,14 @@ impl Builder {
         for (i, t) in s.turns.iter().enumerate() {
             idx.turn.insert(t.index, i);
         }
-        for (i, c) in s.calls.iter().enumerate() {
-            idx.calls_by_turn.entry(c.turn).or_default().push(i);
-        }
-        for (i, r) in s.results.iter().enumerate() {
-            idx.results_by_turn.entry(r.turn).or_default().push(i);
-        }
+        idx.calls_by_turn = crate::model::TurnGroups::build(s.calls.iter().map(|c| c.turn));
+        idx.results_by_turn = crate::model::TurnGroups::build(s.results.iter().map(|r| r.turn));
         for r in &s.results {
-            match idx.call.get(&r.tag.call_id).map(|&c| &s.calls[c]) {
+            match idx
+                .call
+                .get(&r.tag.call_id, |i| s.calls[i].id.as_str())
+                .map(|c| &s.calls[c])
+            {
                 None => d(
                     r.line,
                     "tool_result.tag.call_id",
@@ -1053,7 +1057,11 @@ impl Builder {
         }
         for (i, e) in s.envelopes.iter().enumerate() {
             idx.envelope.entry(e.call_id.clone()).or_default().push(i);
-            if !idx.call.contains_key(&e.call_id) {
+            if idx
+                .call
+                .get(&e.call_id, |i| s.calls[i].id.as_str())
+                .is_none()
+            {
                 d(
                     e.line,
                     "envelope.call_id",
@@ -1077,7 +1085,10 @@ impl Builder {
         for (i, c) in s.contexts.iter().enumerate() {
             idx.context.insert(c.turn, i);
             for e in &c.results {
-                if !idx.call.contains_key(&e.call_id) && !idx.result.contains_key(&e.call_id) {
+                let known = idx.call.get(&e.call_id, |i| s.calls[i].id.as_str());
+                let known =
+                    known.or_else(|| idx.result.get(&e.call_id, |i| s.results[i].call_id()));
+                if known.is_none() {
                     d(
                         c.line,
                         "context.results.call_id",

@@ -283,9 +283,10 @@ pub struct Stamp {
     /// Who made the stamp; absent means `declared`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
-    /// For a derived stamp: the API citation it was made from.
+    /// For a derived stamp: the API citation it was made from (boxed: declared stamps have
+    /// none, and a session holds every stamp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub citation: Option<CitationInfo>,
+    pub citation: Option<Box<CitationInfo>>,
 }
 
 impl Stamp {

@@ -131,9 +131,10 @@ pub struct CallResponse {
     /// The tool result, when the call did not fail at the protocol level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<CallToolResult>,
-    /// The protocol error, when it did.
+    /// The protocol error, when it did (boxed: most results have none, and a session holds
+    /// every result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<RpcError>,
+    pub error: Option<Box<RpcError>>,
 }
 
 /// A `CallToolResult` (MCP 2025-11-25 and 2026-07-28 shapes), parsed losslessly.
@@ -158,8 +159,9 @@ pub struct ContentBlock {
     pub kind: String,
     /// `text` of a text block.
     pub text: Option<String>,
-    /// `resource` of an embedded resource block; its `text` is citable.
-    pub resource: Option<EmbeddedResource>,
+    /// `resource` of an embedded resource block; its `text` is citable (boxed: most blocks are
+    /// text blocks).
+    pub resource: Option<Box<EmbeddedResource>>,
     /// Every other field (`data`, `mimeType`, `uri`, `annotations`, `_meta`, ...), raw.
     pub extra: Vec<(String, Box<RawValue>)>,
 }

@@ -19,8 +19,8 @@ pub use event::{
 pub use kind::{Kind, Severity, ALL_KINDS};
 pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
 pub use session::{
-    location, Answer, Call, Claim, ClaimLabels, Context, EnvelopeForm, EnvelopeRecord, ImportInfo,
-    Label, Located, Session, SessionIndex, SubSession, ToolResult, Turn,
+    location, Answer, Call, Claim, ClaimLabels, Context, EnvelopeForm, EnvelopeRecord, IdIndex,
+    ImportInfo, Label, Located, Session, SessionIndex, SubSession, ToolResult, Turn, TurnGroups,
 };
 pub use tier::Tier;
 pub use timestamp::{human_duration, Timestamp, TimestampError};

@@ -77,8 +77,9 @@ pub struct Call {
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
     pub json_path: Option<Arc<str>>,
-    /// The session of the agent this call ran (a sub-agent or hand-off), when the log links one.
-    pub sub_session: Option<SubSession>,
+    /// The session of the agent this call ran (a sub-agent or hand-off), when the log links one
+    /// (boxed: most calls have none, and a session holds every call).
+    pub sub_session: Option<Box<SubSession>>,
 }
 
 /// A link from a call to the session of the agent it ran.
@@ -254,13 +255,146 @@ pub struct Label {
     pub line: u64,
 }
 
+/// Records by their id: positions in a table hashed by the id each record holds, so an id is
+/// not stored a second time as a key (4 bytes a record instead of a copy of its id).
+#[derive(Clone, Default)]
+pub struct IdIndex {
+    table: hashbrown::HashTable<u32>,
+}
+
+impl std::fmt::Debug for IdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IdIndex({} ids)", self.table.len())
+    }
+}
+
+fn hash_id(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+impl IdIndex {
+    /// The position of the record with id `id`; `id_at` gives the id of the record at a
+    /// position.
+    pub fn get<'a>(&self, id: &str, id_at: impl Fn(usize) -> &'a str) -> Option<usize> {
+        self.table
+            .find(hash_id(id), |&p| id_at(p as usize) == id)
+            .map(|&p| p as usize)
+    }
+
+    /// Indexes the record at position `at` under `id`, unless a record has that id already
+    /// (the first is kept); whether it was indexed. `id_at` must cover `at`.
+    pub fn insert_first<'a>(
+        &mut self,
+        id: &str,
+        at: usize,
+        id_at: impl Fn(usize) -> &'a str,
+    ) -> bool {
+        let h = hash_id(id);
+        if self.table.find(h, |&p| id_at(p as usize) == id).is_some() {
+            return false;
+        }
+        let Ok(at) = u32::try_from(at) else {
+            return false;
+        };
+        self.table
+            .insert_unique(h, at, |&p| hash_id(id_at(p as usize)));
+        true
+    }
+
+    /// Indexes the record at position `at` under `id`, replacing a record with that id (the
+    /// last is kept). `id_at` must cover `at`.
+    pub fn insert_last<'a>(&mut self, id: &str, at: usize, id_at: impl Fn(usize) -> &'a str) {
+        let Ok(at) = u32::try_from(at) else {
+            return;
+        };
+        let h = hash_id(id);
+        match self.table.find_mut(h, |&p| id_at(p as usize) == id) {
+            Some(p) => *p = at,
+            None => {
+                self.table
+                    .insert_unique(h, at, |&p| hash_id(id_at(p as usize)));
+            }
+        }
+    }
+
+    /// Number of ids.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether no id is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+/// Records grouped by turn, in log order within each turn: one list of positions ordered by
+/// turn, and each turn's range of it (instead of a list per turn).
+#[derive(Clone, Debug, Default)]
+pub struct TurnGroups {
+    order: Vec<u32>,
+    /// turn -> (start, length) in `order`.
+    ranges: HashMap<u32, (u32, u32)>,
+}
+
+impl TurnGroups {
+    /// Groups records by their turns, given in position order (linear: each turn's records are
+    /// counted, then placed).
+    pub fn build(turns: impl Iterator<Item = u32> + Clone) -> Self {
+        let mut ranges: HashMap<u32, (u32, u32)> = HashMap::default();
+        let mut first_seen = Vec::new();
+        let mut n = 0usize;
+        for t in turns.clone() {
+            ranges
+                .entry(t)
+                .or_insert_with(|| {
+                    first_seen.push(t);
+                    (0, 0)
+                })
+                .1 += 1;
+            n += 1;
+        }
+        // Each turn's start; its length counts up again as its positions are placed.
+        let mut start = 0u32;
+        for t in &first_seen {
+            if let Some(r) = ranges.get_mut(t) {
+                let len = r.1;
+                *r = (start, 0);
+                start = start.saturating_add(len);
+            }
+        }
+        let mut order = vec![0u32; n];
+        for (p, t) in turns.enumerate() {
+            if let (Some(r), Ok(p)) = (ranges.get_mut(&t), u32::try_from(p)) {
+                if let Some(slot) = order.get_mut(r.0.saturating_add(r.1) as usize) {
+                    *slot = p;
+                }
+                r.1 += 1;
+            }
+        }
+        ranges.shrink_to_fit();
+        TurnGroups { order, ranges }
+    }
+
+    /// The positions of a turn's records, in log order.
+    pub fn get(&self, turn: u32) -> &[u32] {
+        self.ranges
+            .get(&turn)
+            .and_then(|&(s, l)| self.order.get(s as usize..s.saturating_add(l) as usize))
+            .unwrap_or_default()
+    }
+}
+
 /// Lookups built once at load time.
 #[derive(Clone, Debug, Default)]
 pub struct SessionIndex {
     /// call id -> index into `calls`.
-    pub call: HashMap<String, usize>,
-    /// call id -> index into `results`.
-    pub result: HashMap<String, usize>,
+    pub call: IdIndex,
+    /// call id -> index into `results` (the first result of each call).
+    pub result: IdIndex,
+    /// claim id -> (answer index, claim position) for every turn that states it, in turn order.
+    pub claim: HashMap<String, Vec<(usize, usize)>>,
     /// call id -> indexes into `envelopes`.
     pub envelope: HashMap<String, Vec<usize>>,
     /// turn -> index into `answers`.
@@ -269,14 +403,12 @@ pub struct SessionIndex {
     pub context: HashMap<u32, usize>,
     /// turn -> index into `turns`.
     pub turn: HashMap<u32, usize>,
-    /// claim id -> (answer index, claim position) for every turn that states it, in turn order.
-    pub claim: HashMap<String, Vec<(usize, usize)>>,
     /// server name -> index into the header's `servers`.
     pub server: HashMap<String, usize>,
     /// turn -> indexes into `calls`, in log order.
-    pub calls_by_turn: HashMap<u32, Vec<usize>>,
+    pub calls_by_turn: TurnGroups,
     /// turn -> indexes into `results`, in log order.
-    pub results_by_turn: HashMap<u32, Vec<usize>>,
+    pub results_by_turn: TurnGroups,
     /// claim id -> the labels that can apply to it (see [`Session::label_for`]).
     pub label: HashMap<String, ClaimLabels>,
     /// Per context (same order as `contexts`): positions of its entries sorted by call id,
@@ -377,13 +509,25 @@ impl Session {
     /// The call with this id.
     pub fn call(&self, id: &str) -> Option<&Call> {
         crate::probe::steps(1);
-        self.index.call.get(id).map(|&i| &self.calls[i])
+        self.call_position(id).map(|i| &self.calls[i])
+    }
+
+    /// The position in `calls` of the call with this id.
+    pub fn call_position(&self, id: &str) -> Option<usize> {
+        self.index.call.get(id, |i| self.calls[i].id.as_str())
     }
 
     /// The result of the call with this id.
     pub fn result(&self, call_id: &str) -> Option<&ToolResult> {
         crate::probe::steps(1);
-        self.index.result.get(call_id).map(|&i| &self.results[i])
+        self.result_position(call_id).map(|i| &self.results[i])
+    }
+
+    /// The position in `results` of the (first) result of the call with this id.
+    pub fn result_position(&self, call_id: &str) -> Option<usize> {
+        self.index
+            .result
+            .get(call_id, |i| self.results[i].call_id())
     }
 
     /// The envelopes attesting this call.
@@ -401,10 +545,9 @@ impl Session {
     pub fn calls_in_turn(&self, turn: u32) -> impl Iterator<Item = &Call> {
         self.index
             .calls_by_turn
-            .get(&turn)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.calls[i])
+            .get(turn)
+            .iter()
+            .map(|&i| &self.calls[i as usize])
             .inspect(|_| crate::probe::steps(1))
     }
 
@@ -412,10 +555,9 @@ impl Session {
     pub fn results_in_turn(&self, turn: u32) -> impl Iterator<Item = &ToolResult> {
         self.index
             .results_by_turn
-            .get(&turn)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.results[i])
+            .get(turn)
+            .iter()
+            .map(|&i| &self.results[i as usize])
             .inspect(|_| crate::probe::steps(1))
     }
 
@@ -538,6 +680,31 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turn_groups_keep_log_order_within_each_turn() {
+        let g = TurnGroups::build([1u32, 2, 1, 3, 2, 1].into_iter());
+        assert_eq!(g.get(1), [0, 2, 5]);
+        assert_eq!(g.get(2), [1, 4]);
+        assert_eq!(g.get(3), [3]);
+        assert!(g.get(9).is_empty());
+        assert!(TurnGroups::build(std::iter::empty()).get(1).is_empty());
+    }
+
+    #[test]
+    fn id_index_finds_by_the_ids_records_hold() {
+        let ids = ["a", "b", "a", "c"];
+        let at = |i: usize| ids[i];
+        let (mut first, mut last) = (IdIndex::default(), IdIndex::default());
+        for (i, id) in ids.iter().enumerate() {
+            first.insert_first(id, i, at);
+            last.insert_last(id, i, at);
+        }
+        assert_eq!((first.get("a", at), last.get("a", at)), (Some(0), Some(2)));
+        assert_eq!((first.get("c", at), first.get("zz", at)), (Some(3), None));
+        assert_eq!((first.len(), last.len()), (3, 3));
+        assert!(!first.insert_first("b", 1, at));
+    }
 
     fn label(claim: &str, turn: Option<u32>, fact: Fact, line: u64) -> Label {
         Label {

@@ -911,7 +911,7 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
         .flatten()
         .and_then(|c| {
             let call = l.session.call(c.call_id.as_deref()?)?;
-            let link = call.sub_session.clone()?;
+            let link = call.sub_session.as_deref().cloned()?;
             Some((
                 link,
                 c.sub_claim.as_ref().map(|s| (s.claim_id.clone(), s.turn)),
@@ -923,7 +923,7 @@ fn open_sub_session(app: &mut App) -> Vec<Effect> {
         .calls
         .iter()
         .filter(|c| Some(c.turn) == turn)
-        .filter_map(|c| c.sub_session.clone())
+        .filter_map(|c| c.sub_session.as_deref().cloned())
         .collect();
     let (link, target) = match cited {
         Some(x) => x,
@@ -1083,7 +1083,7 @@ fn open(app: &mut App) -> Vec<Effect> {
                 let call = app.current().and_then(|l| {
                     let t = l.session.turns.get(app.sel_turn)?;
                     l.session.calls_in_turn(t.index).nth(app.sel_call).map(|c| {
-                        let k = l.session.index.call.get(&c.id).copied().unwrap_or(0);
+                        let k = l.session.call_position(&c.id).unwrap_or(0);
                         (app.cur.unwrap_or(0), k)
                     })
                 });

@@ -39,17 +39,21 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
 
 /// The session is internally consistent and the checks run on it.
 fn consistent(s: &Session) {
-    for (id, &i) in &s.index.call {
-        assert_eq!(&s.calls[i].id, id);
+    for c in &s.calls {
+        assert_eq!(s.call(&c.id).map(|x| x.id.as_str()), Some(c.id.as_str()));
     }
-    for (id, &i) in &s.index.result {
-        assert_eq!(s.results[i].call_id(), id);
+    for r in &s.results {
+        assert_eq!(
+            s.result(r.call_id()).map(|x| x.call_id()),
+            Some(r.call_id())
+        );
     }
     for (id, v) in &s.index.claim {
         for &(a, c) in v {
             assert_eq!(s.answers[a].claims[c].id(), id);
         }
     }
+    assert!(s.index.call.len() <= s.calls.len() && s.index.result.len() <= s.results.len());
     let _ = provscope::check::check_session(s, &provscope::check::Config::default());
 }
 

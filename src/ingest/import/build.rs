@@ -497,7 +497,7 @@ impl Builder {
                 },
                 line: c.line,
                 json_path: c.json_path,
-                sub_session: c.sub_session,
+                sub_session: c.sub_session.map(Box::new),
             });
         }
         if no_args > 0 {
@@ -556,7 +556,7 @@ impl Builder {
                     jsonrpc: Some("2.0".into()),
                     id,
                     result,
-                    error: r.error,
+                    error: r.error.map(Box::new),
                 },
                 line: r.line,
                 json_path: r.json_path,
@@ -610,7 +610,7 @@ impl Builder {
                             policy: None,
                         }),
                         provenance: Some(Provenance::Derived),
-                        citation: Some(c.citation),
+                        citation: Some(Box::new(c.citation)),
                     },
                     turn,
                     position: claims.len(),
@@ -693,14 +693,16 @@ fn index(s: &mut Session) {
     for (i, t) in s.turns.iter().enumerate() {
         idx.turn.insert(t.index, i);
     }
+    // Calls: the last of an id wins; results: the first.
     for (i, c) in s.calls.iter().enumerate() {
-        idx.call.insert(c.id.clone(), i);
-        idx.calls_by_turn.entry(c.turn).or_default().push(i);
+        idx.call.insert_last(&c.id, i, |j| s.calls[j].id.as_str());
     }
+    idx.calls_by_turn = crate::model::TurnGroups::build(s.calls.iter().map(|c| c.turn));
     for (i, r) in s.results.iter().enumerate() {
-        idx.result.entry(r.tag.call_id.clone()).or_insert(i);
-        idx.results_by_turn.entry(r.turn).or_default().push(i);
+        idx.result
+            .insert_first(r.call_id(), i, |j| s.results[j].call_id());
     }
+    idx.results_by_turn = crate::model::TurnGroups::build(s.results.iter().map(|r| r.turn));
     for (i, a) in s.answers.iter().enumerate() {
         idx.answer.insert(a.turn, i);
         for (j, c) in a.claims.iter().enumerate() {

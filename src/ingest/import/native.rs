@@ -74,7 +74,7 @@ pub fn write_session<W: Write>(s: &Session, w: &mut W) -> std::io::Result<()> {
         for r in s.results_in_turn(t) {
             let mut v =
                 json!({"event": "tool_result", "turn": t, "tag": r.tag, "response": r.response});
-            if let Some(sub) = s.call(r.call_id()).and_then(|c| c.sub_session.as_ref()) {
+            if let Some(sub) = s.call(r.call_id()).and_then(|c| c.sub_session.as_deref()) {
                 let mut link = json!({"session_id": sub.id});
                 if let Some(p) = &sub.path {
                     link["path"] = p.clone().into();

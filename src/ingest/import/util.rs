@@ -96,7 +96,7 @@ pub fn block(v: &Value) -> ContentBlock {
             ("type", Value::String(_)) => {}
             ("text", Value::String(t)) => b.text = Some(t.clone()),
             ("resource", Value::Object(_)) => match serde_json::from_value(x.clone()) {
-                Ok(r) => b.resource = Some(r),
+                Ok(r) => b.resource = Some(Box::new(r)),
                 Err(_) => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
             },
             _ => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
