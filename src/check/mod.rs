@@ -26,6 +26,7 @@ mod linear_tests;
 mod metrics;
 mod origin;
 mod parallel;
+pub mod progress;
 mod receipts;
 pub mod sub;
 mod trust;
@@ -293,19 +294,37 @@ pub(crate) fn run(
     if let Some(k) = &keep {
         ck.clean = k.clean.clone();
     }
-    let mut resolved: Vec<Resolved> = s.claims().map(|c| origin::resolve(&ck, c)).collect();
-    for r in &resolved {
+    let mut stages = progress::Stages::new(s.claims().count());
+    let mut resolved: Vec<Resolved> = s
+        .claims()
+        .enumerate()
+        .map(|(i, c)| {
+            stages.claim(i);
+            origin::resolve(&ck, c)
+        })
+        .collect();
+    stages.next();
+    for (i, r) in resolved.iter().enumerate() {
+        stages.claim(i);
         if ck.in_scope(r.claim.turn) {
             origin::check_claim(&mut ck, r);
         }
     }
+    stages.next();
     context::check(&mut ck, &resolved);
+    stages.next();
     let mut answers = answer::check(&mut ck, &resolved);
+    stages.next();
     trust::check(&mut ck, &resolved);
+    stages.next();
     let drift_groups = drift::check(&mut ck, &resolved);
+    stages.next();
     let fanouts = parallel::check(&mut ck, &resolved);
+    stages.next();
     envelopes::check(&mut ck, &resolved);
+    stages.next();
     let (sub_sessions, sub_claims) = sub::check(&mut ck, &resolved, subs);
+    stages.next();
     let mut diagnostics = trust::ttl_diagnostics(&ck, &resolved);
     let mut findings = std::mem::take(&mut ck.findings);
     if let Some(k) = &keep {
@@ -386,6 +405,7 @@ pub(crate) fn run(
         diagnostics,
         sub_sessions,
     };
+    stages.next();
     (report, ck.checked)
 }
 

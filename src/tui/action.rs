@@ -206,6 +206,15 @@ pub enum LoadMsg {
         /// Bytes read.
         bytes: u64,
     },
+    /// How far the checks of the step being loaded are (`check::progress`), once it is read.
+    Checking {
+        /// The file, as sessions name their source.
+        source: String,
+        /// Units of the check done.
+        done: u64,
+        /// Units of the whole check.
+        total: u64,
+    },
     /// A problem with an input, for the sessions view.
     Problem(String),
     /// Everything is loaded.

@@ -440,6 +440,8 @@ pub struct Growing {
     pub checked: u64,
     /// Bytes of the file read by the step being loaded.
     pub read: u64,
+    /// Once the step being loaded is read: the share of its checks done, in percent.
+    pub checking: Option<u8>,
     /// Bytes of the file.
     pub total: u64,
 }

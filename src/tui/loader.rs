@@ -204,7 +204,7 @@ pub fn spawn_steps(
                 let Some(detected) = job.detect() else {
                     continue;
                 };
-                match in_steps(&job, &steps, &opts, &cfg, &*send) {
+                match in_steps(&job, &steps, &opts, &cfg, &send) {
                     Some(true) => continue,
                     Some(false) => return,
                     None => {}
@@ -378,7 +378,7 @@ fn in_steps(
     steps: &Steps,
     opts: &LoadOptions,
     p: &Pipeline,
-    send: &dyn Fn(LoadMsg) -> bool,
+    send: &Arc<dyn Fn(LoadMsg) -> bool + Send + Sync>,
 ) -> Option<bool> {
     let size = std::fs::metadata(&job.path)
         .ok()
@@ -416,7 +416,7 @@ fn in_steps(
                     read: 0,
                     told: Instant::now(),
                     source: &source,
-                    send,
+                    send: &**send,
                 };
                 let s = ingest::load_reader(name.clone(), source.clone(), reading, opts);
                 (s, k == last_step)
@@ -432,9 +432,10 @@ fn in_steps(
                 send(LoadMsg::Problem(pr));
             }
         }
+        let loaded = check_told(s, p, send, &source);
         let msg = LoadMsg::Step {
             source: source.to_string(),
-            loaded: Box::new(checked(s, p)),
+            loaded: Box::new(loaded),
             checked: checked_bytes,
             total: if last {
                 checked_bytes
@@ -451,6 +452,29 @@ fn in_steps(
         }
     }
     Some(true)
+}
+
+/// [`checked`], telling the explorer how far the checks are: when they start, then at most
+/// every [`READ_TICK`].
+fn check_told(
+    s: Session,
+    p: &Pipeline,
+    send: &Arc<dyn Fn(LoadMsg) -> bool + Send + Sync>,
+    source: &Arc<str>,
+) -> Loaded {
+    let (send, source) = (send.clone(), source.clone());
+    let mut told: Option<Instant> = None;
+    let tell = move |done: u64, total: u64| {
+        if told.is_none_or(|t| t.elapsed() >= READ_TICK) {
+            told = Some(Instant::now());
+            send(LoadMsg::Checking {
+                source: source.to_string(),
+                done,
+                total,
+            });
+        }
+    };
+    crate::check::progress::watch(tell, || checked(s, p))
 }
 
 /// The byte offset of the first line at or after `from` that is a `turn` event, as the

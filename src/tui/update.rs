@@ -324,6 +324,17 @@ fn load(app: &mut App, m: LoadMsg) -> Vec<Effect> {
         LoadMsg::Read { source, bytes } => {
             if let Some(g) = app.growing.iter_mut().find(|g| g.source == source) {
                 g.read = bytes.max(g.checked).min(g.total);
+                g.checking = None;
+            }
+        }
+        LoadMsg::Checking {
+            source,
+            done,
+            total,
+        } => {
+            if let Some(g) = app.growing.iter_mut().find(|g| g.source == source) {
+                let pct = (done.min(total) as f64 * 100.0 / total.max(1) as f64).floor();
+                g.checking = Some(pct as u8);
             }
         }
         LoadMsg::Problem(p) => app.problems.push(p),
@@ -394,6 +405,7 @@ fn load_step(
                 g.checked = checked;
                 g.read = checked;
                 g.total = total;
+                g.checking = None;
             }
             if app.queue.sessions > 0 {
                 let sel = app.queue.selected;
@@ -411,6 +423,7 @@ fn load_step(
                     index,
                     checked,
                     read: checked,
+                    checking: None,
                     total,
                 });
             }

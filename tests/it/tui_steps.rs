@@ -235,9 +235,81 @@ fn the_header_shows_how_far_a_growing_log_is_checked() {
         "{header}"
     );
     insta::assert_snapshot!("growing_header_120x12", s);
+    // Once read, the step is checked: the header says how far.
+    let source = path.display().to_string();
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Checking {
+            source: source.clone(),
+            done: 4,
+            total: 10,
+        }),
+    );
+    let s = screen(&mut app, 120, 12);
+    let header = s.lines().next().unwrap();
+    assert!(
+        header.contains(&format!("long: {pct}% checked"))
+            && header.contains("checking up to 50%: 40% done")
+            && !header.contains("reading"),
+        "{header}"
+    );
+    insta::assert_snapshot!("growing_header_checking_120x12", s);
+    // A checking message for another file changes nothing; the next read shows reading again.
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Checking {
+            source: "other.jsonl".into(),
+            done: 9,
+            total: 10,
+        }),
+    );
+    assert_eq!(app.growing[0].checking, Some(40));
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Read {
+            source,
+            bytes: g.total * 3 / 4,
+        }),
+    );
+    let s = screen(&mut app, 120, 12);
+    assert!(s.lines().next().unwrap().contains("reading 75%"), "{s}");
     for m in rest {
         update(&mut app, Msg::Load(m));
     }
     let s = screen(&mut app, 120, 12);
     assert!(!s.lines().next().unwrap().contains("checked"), "{s}");
+}
+
+#[test]
+fn the_loader_tells_how_far_each_step_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let source = path.display().to_string();
+    let msgs = load_messages(vec![path], SMALL);
+    // Each step's check is told when it starts (then at most every 200 ms), before the step.
+    let mut checking_since_step = 0;
+    let mut steps = 0;
+    for m in &msgs {
+        match m {
+            LoadMsg::Checking {
+                source: s,
+                done,
+                total,
+            } => {
+                assert_eq!(s, &source);
+                assert!(done <= total && *total > 0, "{done}/{total}");
+                if checking_since_step == 0 {
+                    assert_eq!(*done, 0, "the first word of a step's check is its start");
+                }
+                checking_since_step += 1;
+            }
+            LoadMsg::Step { .. } => {
+                assert!(checking_since_step >= 1, "step {steps} was not told");
+                checking_since_step = 0;
+                steps += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(steps >= 3, "{steps}");
 }

@@ -296,7 +296,8 @@ fn render_header(f: &mut Frame, area: Rect, app: &App) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// A large log opened in steps: how much of it is checked and how far the next step has read.
+/// A large log opened in steps: how much of it is checked, and how far the next step has read
+/// or, once read, how far its checks are.
 fn growing_text(app: &App, g: &crate::tui::app::Growing) -> String {
     let name = app
         .sessions
@@ -309,12 +310,15 @@ fn growing_text(app: &App, g: &crate::tui::app::Growing) -> String {
         ("KB", 1e3)
     };
     let pct = |b: u64| (b as f64 * 100.0 / g.total.max(1) as f64).min(100.0);
+    let next = match g.checking {
+        Some(c) => format!("checking up to {:.0}%: {c}% done", pct(g.read)),
+        None => format!("reading {:.0}%", pct(g.read)),
+    };
     format!(
-        "◌ {name}: {:.0}% checked ({:.0}/{:.0} {unit}), reading {:.0}%",
+        "◌ {name}: {:.0}% checked ({:.0}/{:.0} {unit}), {next}",
         pct(g.checked),
         g.checked as f64 / div,
         g.total as f64 / div,
-        pct(g.read)
     )
 }
 
