@@ -17,9 +17,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use provscope::attest::dsse::{self, Envelope, SigCheck};
-use provscope::check::{check_session, Config};
+use provscope::check::{check_sessions, Config};
 use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::{load_file, LoadOptions};
+use provscope::pipeline::Groups;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -190,10 +191,10 @@ fn child_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Child: envelope checking inside `check_session` on the sealed sessions of `dir`: the checks
-/// with and without the envelopes on the same loaded sessions; the difference is what the
-/// envelopes cost. Then the attest bench's loop (parse, PAE, `verify_all` per 256) over the
-/// same envelopes.
+/// Child: envelope checking inside the checks on the sealed sessions of `dir`, grouped as
+/// `verify -j1` groups them (`pipeline::Groups`, `check_sessions`): the checks with and without
+/// the envelopes on the same loaded sessions; the difference is what the envelopes cost. Then
+/// the attest bench's loop (parse, PAE, `verify_all` per 256) over the same envelopes.
 fn envelopes_child(dir: &Path) {
     let cfg = Config::default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -215,13 +216,27 @@ fn envelopes_child(dir: &Path) {
         }
     }
     let n: usize = sealed.iter().map(|s| s.envelopes.len()).sum();
-    // One timed pass of the checks over a set of sessions.
+    // One timed pass of the checks over a set of sessions, in the groups of `verify -j1`.
     let time = |set: &[provscope::model::Session]| {
         let t = Instant::now();
-        let f: usize = set
+        let mut groups = Groups::default();
+        let mut ready = Vec::new();
+        let mut f = 0;
+        for s in set {
+            groups.push(s, &mut ready);
+            for g in ready.drain(..) {
+                let pairs: Vec<_> = g.iter().map(|s| (*s, &[][..])).collect();
+                f += check_sessions(&pairs, &cfg)
+                    .iter()
+                    .map(|r| r.findings.len())
+                    .sum::<usize>();
+            }
+        }
+        let pairs: Vec<_> = groups.finish().into_iter().map(|s| (s, &[][..])).collect();
+        f += check_sessions(&pairs, &cfg)
             .iter()
-            .map(|s| check_session(s, &cfg).findings.len())
-            .sum();
+            .map(|r| r.findings.len())
+            .sum::<usize>();
         std::hint::black_box(f);
         t.elapsed().as_secs_f64()
     };

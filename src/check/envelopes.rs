@@ -1,22 +1,24 @@
 //! Execution envelopes: `envelope_missing`, `envelope_invalid`, `result_tampered` and
 //! `envelope_partial`.
 //!
-//! Every envelope is parsed and opened (`attest::envelope::open`); its signatures are verified
-//! in one batch per session against the keys the session header trusts for the call's server
-//! (`attestor_keys`), falling back to one-by-one verification to find which failed. Only a
+//! Every envelope is parsed and opened (`attest::envelope::open`, [`prepare`]); its signatures
+//! are verified in batches against the keys the session header trusts for the call's server
+//! (`attestor_keys`), falling back to one-by-one verification to find which failed: one batch
+//! per session, or shared by several sessions checked together ([`verify_together`], for
+//! `check::check_sessions`). Only a
 //! verified predicate is compared with the recording: first the call (call hash and the fields
 //! it binds), then the result hash and the sealed freshness (the ingestion tag's times, TTL and
 //! cache). `keyid` is never used to decide anything.
 
 use super::evidence::{self as ev, Evidence, InvalidReason};
 use super::finding::{Finding, Severity};
-use super::{Checker, Resolved};
+use super::{Checker, Config, Resolved};
 use crate::attest::dsse::{self, Envelope, SigCheck};
 use crate::attest::envelope::{
     compare_call, compare_freshness, compare_result, open, Mismatch, Statement,
 };
 use crate::attest::keys::{self, PublicKey};
-use crate::model::{Call, EnvelopeForm, EnvelopeRecord, ToolResult};
+use crate::model::{Call, EnvelopeForm, EnvelopeRecord, Session, ToolResult};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The keys the header declares for one server.
@@ -30,9 +32,9 @@ struct ServerKeys {
     unusable: Vec<String>,
 }
 
-fn server_keys(ck: &Checker, server: &str) -> ServerKeys {
+fn server_keys(s: &Session, server: &str) -> ServerKeys {
     let mut k = ServerKeys::default();
-    let Some(info) = ck.s.server(server) else {
+    let Some(info) = s.server(server) else {
         return k;
     };
     for (field, list, out) in [
@@ -70,19 +72,41 @@ enum SigVerdict {
     Bad,
 }
 
-pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
-    let s = ck.s;
+/// A session's envelopes parsed and opened, their signatures verified or not yet.
+pub(crate) struct Prepared<'s> {
+    /// Findings for envelopes that name no recorded call, do not parse or do not open, in
+    /// envelope order.
+    early: Vec<Finding>,
+    keys_of: HashMap<&'s str, ServerKeys>,
+    opened: Vec<Opened<'s>>,
+    receipts: Vec<(&'s EnvelopeRecord, &'s Call)>,
+    /// One verdict per signature of each opened envelope, once verified.
+    verdicts: Option<Vec<Vec<SigVerdict>>>,
+}
+
+/// Whether the session or the configuration requires an envelope for every call, and whether
+/// the session header does.
+fn requirement(s: &Session, cfg: &Config) -> (bool, bool) {
     let header_requires = s.header.as_ref().is_some_and(|h| h.require_envelopes);
-    let required = header_requires || ck.cfg.require_envelopes;
-    if s.envelopes.is_empty() && !required {
-        return;
+    (header_requires || cfg.require_envelopes, header_requires)
+}
+
+/// Parses and opens every envelope of a session; signatures are verified later (by [`check`],
+/// or for several sessions at once by [`verify_together`]).
+pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
+    let mut p = Prepared {
+        early: Vec::new(),
+        keys_of: HashMap::default(),
+        opened: Vec::new(),
+        receipts: Vec::new(),
+        verdicts: None,
+    };
+    if s.envelopes.is_empty() && !requirement(s, cfg).0 {
+        return p;
     }
-    let mut keys_of: HashMap<&'s str, ServerKeys> = HashMap::default();
-    let mut opened: Vec<Opened<'s>> = Vec::new();
-    let mut receipts: Vec<(&'s EnvelopeRecord, &'s Call)> = Vec::new();
     for rec in &s.envelopes {
         let Some(call) = s.call(&rec.call_id) else {
-            ck.emit(invalid(
+            p.early.push(invalid(
                 rec,
                 None,
                 ev::EnvelopeInvalid::new(rec.line, None, InvalidReason::UnknownCall),
@@ -94,7 +118,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             continue;
         };
         if rec.form == EnvelopeForm::ArkforgeReceipt {
-            receipts.push((rec, call));
+            p.receipts.push((rec, call));
             continue;
         }
         let env = match Envelope::parse(rec.raw.get()) {
@@ -104,7 +128,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     field: Some(e.field.clone()),
                     ..reason(rec, call, InvalidReason::Malformed)
                 };
-                ck.emit(invalid(
+                p.early.push(invalid(
                     rec,
                     Some(call),
                     evidence,
@@ -120,7 +144,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                     payload_type: Some(env.payload_type.clone()),
                     ..reason(rec, call, InvalidReason::BadPayload)
                 };
-                ck.emit(invalid(
+                p.early.push(invalid(
                     rec,
                     Some(call),
                     evidence,
@@ -129,11 +153,11 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 continue;
             }
         };
-        keys_of
+        p.keys_of
             .entry(call.server.as_str())
-            .or_insert_with(|| server_keys(ck, &call.server));
+            .or_insert_with(|| server_keys(s, &call.server));
         let pae = env.pae();
-        opened.push(Opened {
+        p.opened.push(Opened {
             rec,
             call,
             env,
@@ -141,7 +165,45 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
             pae,
         });
     }
-    let verdicts = verify_signatures(&opened, &keys_of);
+    p
+}
+
+/// Verifies the signatures of several sessions' prepared envelopes in shared batches (the
+/// verdicts are the same as verifying each session's alone).
+pub(crate) fn verify_together(sessions: &mut [Prepared]) {
+    let verdicts = verify_many(sessions.iter().map(|p| (&p.opened[..], &p.keys_of)));
+    for (p, v) in sessions.iter_mut().zip(verdicts) {
+        p.verdicts = Some(v);
+    }
+}
+
+/// The envelope checks of one session: with `prepared` (from [`prepare`], signatures perhaps
+/// verified already by [`verify_together`]), or preparing them here.
+pub(crate) fn check<'s>(
+    ck: &mut Checker<'s>,
+    resolved: &[Resolved<'s>],
+    prepared: Option<Prepared<'s>>,
+) {
+    let s = ck.s;
+    let (required, header_requires) = requirement(s, ck.cfg);
+    if s.envelopes.is_empty() && !required {
+        return;
+    }
+    let Prepared {
+        early,
+        keys_of,
+        opened,
+        receipts,
+        verdicts,
+    } = prepared.unwrap_or_else(|| prepare(s, ck.cfg));
+    for f in early {
+        ck.emit(f);
+    }
+    let verdicts = verdicts.unwrap_or_else(|| {
+        verify_many(std::iter::once((&opened[..], &keys_of)))
+            .pop()
+            .unwrap_or_default()
+    });
     let mut tampered: Vec<(&'s Call, Finding)> = Vec::new();
     for (o, sigs) in opened.iter().zip(verdicts) {
         let keys = &keys_of[o.call.server.as_str()];
@@ -466,87 +528,110 @@ pub(super) fn invalid(
     }
 }
 
-/// Verifies every signature of every opened envelope: one batch over each signature's first
-/// candidate key, then one-by-one against all known keys for whatever the batch did not accept.
-fn verify_signatures(
-    opened: &[Opened],
-    keys_of: &HashMap<&str, ServerKeys>,
-) -> Vec<Vec<SigVerdict>> {
-    // First candidate: the trusted key the payload names, else the server's first trusted key.
-    let mut checks: Vec<SigCheck> = Vec::new();
-    let mut slots: Vec<(usize, usize)> = Vec::new();
+/// Verifies every signature of every opened envelope of one or more sessions (each with the
+/// keys its header declares): batches over each signature's first candidate key, shared by
+/// all the sessions, then one-by-one against all known keys for whatever the batches did not
+/// accept. One verdict per signature, per envelope, per session.
+fn verify_many<'a, 's: 'a>(
+    sessions: impl Iterator<Item = (&'a [Opened<'s>], &'a HashMap<&'s str, ServerKeys>)>,
+) -> Vec<Vec<Vec<SigVerdict>>> {
+    let sessions: Vec<_> = sessions.collect();
     // Each distinct key text is parsed (and its point decompressed) once.
     let mut parsed: HashMap<&str, Option<PublicKey>> = HashMap::default();
-    let named: Vec<Option<PublicKey>> = opened
+    // The key each payload names.
+    let named: Vec<Vec<Option<PublicKey>>> = sessions
         .iter()
-        .map(|o| {
-            let text = o.st.predicate.attestor.key.as_str();
-            *parsed
-                .entry(text)
-                .or_insert_with(|| keys::parse_public(text).ok())
+        .map(|(opened, _)| {
+            opened
+                .iter()
+                .map(|o| {
+                    let text = o.st.predicate.attestor.key.as_str();
+                    *parsed
+                        .entry(text)
+                        .or_insert_with(|| keys::parse_public(text).ok())
+                })
+                .collect()
         })
         .collect();
-    for (i, o) in opened.iter().enumerate() {
-        let trusted = &keys_of[o.call.server.as_str()].attestor;
-        let first = named[i]
-            .as_ref()
-            .and_then(|n| trusted.iter().find(|k| *k == n))
-            .or(trusted.first());
-        if let Some(key) = first {
-            for (j, sig) in o.env.signatures.iter().enumerate() {
-                checks.push(SigCheck {
-                    msg: &o.pae,
-                    sig: &sig.sig,
-                    key,
-                });
-                slots.push((i, j));
+    // First candidate: the trusted key the payload names, else the server's first trusted key.
+    let mut checks: Vec<SigCheck> = Vec::new();
+    let mut slots: Vec<(usize, usize, usize)> = Vec::new();
+    for (si, ((opened, keys_of), named)) in sessions.iter().zip(&named).enumerate() {
+        for (i, o) in opened.iter().enumerate() {
+            let trusted = &keys_of[o.call.server.as_str()].attestor;
+            let first = named[i]
+                .as_ref()
+                .and_then(|n| trusted.iter().find(|k| *k == n))
+                .or(trusted.first());
+            if let Some(key) = first {
+                for (j, sig) in o.env.signatures.iter().enumerate() {
+                    checks.push(SigCheck {
+                        msg: &o.pae,
+                        sig: &sig.sig,
+                        key,
+                    });
+                    slots.push((si, i, j));
+                }
             }
         }
     }
     let batch = dsse::verify_all(&checks);
-    let mut out: Vec<Vec<Option<SigVerdict>>> = opened
+    let mut out: Vec<Vec<Vec<Option<SigVerdict>>>> = sessions
         .iter()
-        .map(|o| o.env.signatures.iter().map(|_| None).collect())
+        .map(|(opened, _)| {
+            opened
+                .iter()
+                .map(|o| o.env.signatures.iter().map(|_| None).collect())
+                .collect()
+        })
         .collect();
-    for ((i, j), (ok, c)) in slots.into_iter().zip(batch.into_iter().zip(&checks)) {
+    for ((si, i, j), (ok, c)) in slots.into_iter().zip(batch.into_iter().zip(&checks)) {
         if ok {
-            out[i][j] = Some(SigVerdict::Trusted(*c.key));
+            out[si][i][j] = Some(SigVerdict::Trusted(*c.key));
         }
     }
-    opened
+    sessions
         .iter()
         .zip(out)
-        .enumerate()
-        .map(|(i, (o, sigs))| {
-            let keys = &keys_of[o.call.server.as_str()];
-            sigs.into_iter()
-                .zip(&o.env.signatures)
-                .map(|(v, sig)| {
-                    let verdict = v.unwrap_or_else(|| {
-                        let try_key = |k: &PublicKey| {
-                            dsse::verify_one(&SigCheck {
-                                msg: &o.pae,
-                                sig: &sig.sig,
-                                key: k,
-                            })
-                        };
-                        if let Some(k) = keys.attestor.iter().find(|k| try_key(k)) {
-                            SigVerdict::Trusted(*k)
-                        } else if let Some(k) = keys.own.iter().find(|k| try_key(k)) {
-                            SigVerdict::SelfAttested(*k)
-                        } else if let Some(k) = named[i].as_ref().filter(|k| try_key(k)) {
-                            SigVerdict::Untrusted(*k)
-                        } else {
-                            SigVerdict::Bad
-                        }
-                    });
-                    // A key listed both as attestor and as the server's own is the server's.
-                    match verdict {
-                        SigVerdict::Trusted(k) if keys.own.contains(&k) => {
-                            SigVerdict::SelfAttested(k)
-                        }
-                        v => v,
-                    }
+        .zip(&named)
+        .map(|(((opened, keys_of), out), named)| {
+            opened
+                .iter()
+                .zip(out)
+                .enumerate()
+                .map(|(i, (o, sigs))| {
+                    let keys = &keys_of[o.call.server.as_str()];
+                    sigs.into_iter()
+                        .zip(&o.env.signatures)
+                        .map(|(v, sig)| {
+                            let verdict = v.unwrap_or_else(|| {
+                                let try_key = |k: &PublicKey| {
+                                    dsse::verify_one(&SigCheck {
+                                        msg: &o.pae,
+                                        sig: &sig.sig,
+                                        key: k,
+                                    })
+                                };
+                                if let Some(k) = keys.attestor.iter().find(|k| try_key(k)) {
+                                    SigVerdict::Trusted(*k)
+                                } else if let Some(k) = keys.own.iter().find(|k| try_key(k)) {
+                                    SigVerdict::SelfAttested(*k)
+                                } else if let Some(k) = named[i].as_ref().filter(|k| try_key(k)) {
+                                    SigVerdict::Untrusted(*k)
+                                } else {
+                                    SigVerdict::Bad
+                                }
+                            });
+                            // A key listed both as attestor and as the server's own is the
+                            // server's.
+                            match verdict {
+                                SigVerdict::Trusted(k) if keys.own.contains(&k) => {
+                                    SigVerdict::SelfAttested(k)
+                                }
+                                v => v,
+                            }
+                        })
+                        .collect()
                 })
                 .collect()
         })

@@ -185,7 +185,7 @@ pub fn check_since(
         clean: prints.clean(s, &m.prints),
     });
     let kept = keep.as_ref().map_or(0, |k| k.clean.len());
-    let (report, checked) = super::run(s, cfg, subs, keep);
+    let (report, checked) = super::run(s, cfg, subs, keep, None);
     let memo = Memo {
         prints,
         report: report.clone(),

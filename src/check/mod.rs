@@ -272,7 +272,27 @@ pub fn check_session(s: &Session, cfg: &Config) -> SessionReport {
 /// Runs every check on one session, judging claims that cite a sub-agent against the sub-agent
 /// sessions the pipeline followed.
 pub fn check_session_with(s: &Session, cfg: &Config, subs: &[sub::SubCheck]) -> SessionReport {
-    run(s, cfg, subs, None).0
+    run(s, cfg, subs, None, None).0
+}
+
+/// Runs every check on several sessions, each with the sub-agent sessions followed for it, as
+/// [`check_session_with`] does one by one (the same reports), but with the envelope signatures
+/// of all of them verified in shared batches: small sessions' envelopes verify at the rate of
+/// large batches.
+pub fn check_sessions(
+    sessions: &[(&Session, &[sub::SubCheck])],
+    cfg: &Config,
+) -> Vec<SessionReport> {
+    let mut prepared: Vec<envelopes::Prepared> = sessions
+        .iter()
+        .map(|(s, _)| envelopes::prepare(s, cfg))
+        .collect();
+    envelopes::verify_together(&mut prepared);
+    sessions
+        .iter()
+        .zip(prepared)
+        .map(|((s, subs), p)| run(s, cfg, subs, None, Some(p)).0)
+        .collect()
 }
 
 /// The last check's report and the turns whose turn-local findings it keeps.
@@ -282,13 +302,15 @@ pub(crate) struct Keep<'p> {
 }
 
 /// Runs the checks; with `keep`, the turn-local checks skip its clean turns and their findings
-/// and answer passages are taken from its report. Returns the turns the turn-local checks
-/// looked at.
-pub(crate) fn run(
-    s: &Session,
-    cfg: &Config,
+/// and answer passages are taken from its report; with `envelopes`, the session's envelopes
+/// as already prepared (and perhaps verified) with other sessions'. Returns the turns the
+/// turn-local checks looked at.
+pub(crate) fn run<'s>(
+    s: &'s Session,
+    cfg: &'s Config,
     subs: &[sub::SubCheck],
     keep: Option<Keep>,
+    prepared: Option<envelopes::Prepared<'s>>,
 ) -> (SessionReport, std::collections::BTreeSet<u32>) {
     let mut ck = Checker::new(s, cfg);
     if let Some(k) = &keep {
@@ -321,7 +343,7 @@ pub(crate) fn run(
     stages.next();
     let fanouts = parallel::check(&mut ck, &resolved);
     stages.next();
-    envelopes::check(&mut ck, &resolved);
+    envelopes::check(&mut ck, &resolved, prepared);
     stages.next();
     let (sub_sessions, sub_claims) = sub::check(&mut ck, &resolved, subs);
     stages.next();

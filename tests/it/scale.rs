@@ -1,5 +1,5 @@
-//! Issue 18 as a user sees it: envelopes verified in batches still name exactly the envelope
-//! whose signature is bad, and reports written session by session (`verify` JSON, JUnit,
+//! Issue 18 as a user sees it: envelopes verified in batches, within a session or shared by
+//! several small sessions, still name exactly the envelope whose signature is bad, and reports written session by session (`verify` JSON, JUnit,
 //! SARIF, text; `summary` JSON) are the documents a whole-run serialization gives.
 
 use base64::Engine;
@@ -95,7 +95,7 @@ fn verify_json(dir: &Path) -> Value {
 fn a_bad_signature_among_hundreds_of_batched_envelopes_is_named_exactly() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sealed");
-    // 90 turns of 4 calls: 360 sealed calls in one session, more than one batch of 256.
+    // 90 turns of 4 calls: 360 sealed calls in one session, one batch.
     gen(
         &dir,
         &[
@@ -119,7 +119,7 @@ fn a_bad_signature_among_hundreds_of_batched_envelopes_is_named_exactly() {
         envelope_findings(&verify_json(&dir)),
         vec![("call_200".to_owned(), "bad_signature".to_owned())]
     );
-    // Bad ones at both ends of both batches: exactly those, each named once.
+    // Bad ones at both ends and around the middle: exactly those, each named once.
     corrupt(&file, &["call_1", "call_256", "call_257", "call_360"]);
     let want: Vec<(String, String)> = ["call_1", "call_200", "call_256", "call_257", "call_360"]
         .iter()
@@ -283,4 +283,75 @@ fn reports_written_session_by_session_are_whole_documents() {
     std::fs::create_dir(&empty).unwrap();
     let o = provscope(&["summary", "--format", "json", empty.to_str().unwrap()]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "[]\n");
+}
+
+/// Every envelope finding of a `verify --format json` document with its session: (session
+/// id, call ids, reason).
+fn envelope_findings_by_session(doc: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for s in doc["sessions"].as_array().unwrap() {
+        let one = serde_json::json!({ "sessions": [s] });
+        let id = s["session_id"].as_str().unwrap().to_owned();
+        out.extend(
+            envelope_findings(&one)
+                .into_iter()
+                .map(|(c, r)| (id.clone(), c, r)),
+        );
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn small_sealed_sessions_verified_in_shared_batches_name_each_bad_signature_in_its_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sealed");
+    // 40 sessions of 6 sealed calls: `verify -j1` checks them together, their 240
+    // signatures in one shared batch.
+    gen(
+        &dir,
+        &[
+            "--sessions",
+            "40",
+            "--turns",
+            "3",
+            "--calls",
+            "2",
+            "--envelopes",
+            "--fault-rate",
+            "0",
+            "--seed",
+            "9",
+        ],
+    );
+    let clean = verify_json(&dir);
+    assert_eq!(clean["sessions"].as_array().unwrap().len(), 40);
+    assert_eq!(envelope_findings(&clean), vec![]);
+    corrupt(&dir.join("gen-000003.jsonl"), &["call_2"]);
+    corrupt(&dir.join("gen-000031.jsonl"), &["call_1", "call_6"]);
+    let doc = verify_json(&dir);
+    let id = |f: &str| {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap();
+        let head: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        head["session_id"].as_str().unwrap().to_owned()
+    };
+    let bad = |f: &str, c: &str| (id(f), c.to_owned(), "bad_signature".to_owned());
+    let mut want = vec![
+        bad("gen-000003.jsonl", "call_2"),
+        bad("gen-000031.jsonl", "call_1"),
+        bad("gen-000031.jsonl", "call_6"),
+    ];
+    want.sort();
+    assert_eq!(envelope_findings_by_session(&doc), want);
+    // The same document as checking session by session (`-j2` does not group).
+    let j2 = provscope(&[
+        "verify",
+        "--format",
+        "json",
+        "--now",
+        NOW,
+        "-j2",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(serde_json::from_slice::<Value>(&j2.stdout).unwrap(), doc);
 }
