@@ -316,15 +316,15 @@ pub(crate) fn run<'s>(
     if let Some(k) = &keep {
         ck.clean = k.clean.clone();
     }
-    let mut stages = progress::Stages::new(s.claims().count());
-    let mut resolved: Vec<Resolved> = s
-        .claims()
-        .enumerate()
-        .map(|(i, c)| {
-            stages.claim(i);
-            origin::resolve(&ck, c)
-        })
-        .collect();
+    let claim_count = s.claim_count();
+    let mut stages = progress::Stages::new(claim_count);
+    // Sized exactly: collected from a flattened iterator, the list would double its way up and
+    // hold up to twice what it needs at the checks' peak.
+    let mut resolved: Vec<Resolved> = Vec::with_capacity(claim_count);
+    resolved.extend(s.claims().enumerate().map(|(i, c)| {
+        stages.claim(i);
+        origin::resolve(&ck, c)
+    }));
     stages.next();
     for (i, r) in resolved.iter().enumerate() {
         stages.claim(i);
@@ -368,6 +368,8 @@ pub(crate) fn run<'s>(
     ck.args_hashes = HashMap::default();
     // After the kept findings are back: the warning counts every `below_tier` finding.
     diagnostics.extend(trust::undeclared_tiers(&ck, &findings));
+    // The report keeps the findings for as long as the session is held.
+    findings.shrink_to_fit();
     findings.sort_by(|a, b| {
         (a.turn.unwrap_or(0), a.line, a.severity, a.kind).cmp(&(
             b.turn.unwrap_or(0),

@@ -667,9 +667,11 @@ impl Builder {
                     );
                     return;
                 }
+                let mut results = c.results;
+                results.shrink_to_fit();
                 self.session.contexts.push(Context {
                     turn: c.turn,
-                    results: c.results,
+                    results,
                     line: line_no,
                 });
             }
