@@ -11,9 +11,11 @@
 
 use super::blocks::mcp_name;
 use super::build::{text_block, Builder, Loc, NewCall, NewResult};
+use super::lax::Key;
 use super::util::{self, s};
 use crate::model::{DiagLevel, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 /// Every attribute the importer reads; spans keep only these.
@@ -83,6 +85,63 @@ impl Attrs {
     /// True when the attribute is set.
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
+    }
+}
+
+/// Reads the attributes the importer uses from a JSON object (a Langfuse observation's
+/// `metadata.attributes`), as iterating the object's `Value` did: the last of duplicate keys
+/// wins, keys in order of first appearance, other values skipped unread; a non-object has none.
+impl<'de> Deserialize<'de> for Attrs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Attrs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Attrs, A::Error> {
+                let mut read: Vec<(String, Value)> = Vec::new();
+                while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                    if Attrs::known(&k).is_none() {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let v: Value = map.next_value()?;
+                    match read.iter_mut().find(|(x, _)| *x == k) {
+                        Some(slot) => slot.1 = v,
+                        None => read.push((k.into_owned(), v)),
+                    }
+                }
+                let mut attrs = Attrs::default();
+                for (k, v) in read {
+                    attrs.set(&k, v);
+                }
+                Ok(attrs)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Attrs, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Attrs::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Attrs, E> {
+                Ok(Attrs::default())
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -184,6 +243,16 @@ pub fn unstring(v: &Value) -> Value {
         }
     }
     v.clone()
+}
+
+/// [`unstring`] of an owned value (nothing copied when it is not JSON text).
+pub fn unstring_owned(v: Value) -> Value {
+    match v {
+        Value::String(ref t) if t.trim_start().starts_with(['{', '[']) => {
+            serde_json::from_str::<Value>(t).unwrap_or(v)
+        }
+        other => other,
+    }
 }
 
 /// Messages from any of the shapes chat spans carry.

@@ -3,11 +3,13 @@
 //! like OTLP spans (see `genai.rs`); `TOOL` observations are tool calls.
 
 use super::build::Builder;
-use super::genai::{self, unstring, Attrs, SpanRec};
+use super::genai::{self, unstring_owned, Attrs, SpanRec};
+use super::lax::{lax_object, Raw, Str};
 use super::sniff::Head;
-use super::util::{s, time_str};
+use super::util::time_str;
 use super::Input;
 use crate::model::{DiagLevel, Session};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -20,10 +22,96 @@ pub fn sniff(h: &Head) -> bool {
 
 #[derive(Deserialize)]
 struct Export<'a> {
-    #[serde(default)]
-    trace: Value,
+    #[serde(default, borrow)]
+    trace: Trace<'a>,
     #[serde(default, borrow)]
     observations: Vec<&'a RawValue>,
+}
+
+lax_object! {
+    /// The trace fields read (its copies of the observations and scores are skipped unread).
+    struct Trace<'a> {
+        id: Str<'a> = "id",
+        name: Str<'a> = "name",
+        timestamp: Str<'a> = "timestamp",
+        input: Raw<'a> = "input",
+    }
+}
+
+lax_object! {
+    /// The observation fields read; `input` and `output` are `None` when absent or `null`.
+    struct Observation<'a> {
+        id: Str<'a> = "id",
+        trace_id: Str<'a> = "traceId",
+        parent: Str<'a> = "parentObservationId",
+        name: Str<'a> = "name",
+        start: Str<'a> = "startTime",
+        end: Str<'a> = "endTime",
+        kind: Str<'a> = "type",
+        model: Str<'a> = "model",
+        input: Option<Value> = "input",
+        output: Option<Value> = "output",
+        metadata: Metadata = "metadata",
+    }
+}
+
+/// An observation's `metadata.attributes` (the source span's attributes), from the object or
+/// from JSON text holding it.
+#[derive(Default)]
+struct Metadata(Attrs);
+
+lax_object! {
+    struct MetadataObject<'a> {
+        attributes: Attrs = "attributes",
+    }
+}
+
+impl<'de> Deserialize<'de> for Metadata {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Metadata;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Metadata, A::Error> {
+                let mut m = MetadataObject::default();
+                while let Some(super::lax::Key(k)) = map.next_key()? {
+                    super::lax::Fields::field(&mut m, &k, &mut map)?;
+                }
+                Ok(Metadata(m.attributes))
+            }
+            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Metadata, E> {
+                // JSON written as a string, as `unstring` reads it.
+                if t.trim_start().starts_with(['{', '[']) {
+                    if let Ok(m) = serde_json::from_str::<MetadataObject>(t) {
+                        return Ok(Metadata(m.attributes));
+                    }
+                }
+                Ok(Metadata::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Metadata, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Metadata::default())
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Metadata, E> {
+                Ok(Metadata::default())
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Metadata, E> {
+                Ok(Metadata::default())
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Metadata, E> {
+                Ok(Metadata::default())
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Metadata, E> {
+                Ok(Metadata::default())
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Metadata, E> {
+                Ok(Metadata::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
@@ -42,18 +130,18 @@ pub fn import(input: &Input) -> Vec<Session> {
         }
     };
     let trace = &doc.trace;
-    if let Some(id) = s(trace, "id") {
+    if let Some(id) = trace.id.get() {
         b.session_id(id);
     }
-    if let Some(n) = s(trace, "name") {
+    if let Some(n) = trace.name.get() {
         b.title(n);
     }
     b.agent("langfuse");
-    let trace_id = s(trace, "id").unwrap_or("").to_owned();
+    let trace_id = trace.id.get().unwrap_or("");
     let mut spans = Vec::with_capacity(doc.observations.len());
     for (i, raw) in doc.observations.iter().enumerate() {
         let path = format!("observations[{i}]");
-        let o: Value = match serde_json::from_str(raw.get()) {
+        let o: Observation = match serde_json::from_str(raw.get()) {
             Ok(v) => v,
             Err(e) => {
                 b.diag(
@@ -66,7 +154,7 @@ pub fn import(input: &Input) -> Vec<Session> {
                 continue;
             }
         };
-        let Some(id) = s(&o, "id") else {
+        let Some(id) = o.id.get() else {
             b.diag(
                 0,
                 0,
@@ -76,45 +164,39 @@ pub fn import(input: &Input) -> Vec<Session> {
             );
             continue;
         };
-        let meta = o.get("metadata").map(unstring).unwrap_or(Value::Null);
-        let mut attrs = Attrs::default();
-        for (k, v) in meta
-            .get("attributes")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            attrs.set(k, v.clone());
-        }
         spans.push(SpanRec {
-            trace_id: s(&o, "traceId").unwrap_or(&trace_id).to_owned(),
+            trace_id: o.trace_id.get().unwrap_or(trace_id).to_owned(),
             span_id: id.to_owned(),
-            parent_id: s(&o, "parentObservationId").map(str::to_owned),
-            name: s(&o, "name").unwrap_or("").to_owned(),
-            start: s(&o, "startTime").and_then(time_str),
-            end: s(&o, "endTime").and_then(time_str),
-            attrs,
-            obs_type: s(&o, "type").map(str::to_owned),
-            input: o.get("input").filter(|v| !v.is_null()).map(unstring),
-            output: o.get("output").filter(|v| !v.is_null()).map(unstring),
+            parent_id: o.parent.get().map(str::to_owned),
+            name: o.name.get().unwrap_or("").to_owned(),
+            start: o.start.get().and_then(time_str),
+            end: o.end.get().and_then(time_str),
+            attrs: o.metadata.0,
+            obs_type: o.kind.get().map(str::to_owned),
+            input: o.input.map(unstring_owned),
+            output: o.output.map(unstring_owned),
             path,
             ..SpanRec::default()
         });
-        if let Some(m) = s(&o, "model") {
+        if let Some(m) = o.model.get() {
             b.model(m);
         }
     }
-    let start = s(trace, "timestamp").and_then(time_str);
+    let start = trace.timestamp.get().and_then(time_str);
     // The trace's own input is the user's message when no model span recorded it.
-    let user = trace.get("input").map(unstring).and_then(|v| match v {
-        Value::String(t) => Some(t),
-        Value::Object(ref o) => o
-            .get("prompt")
-            .or_else(|| o.get("input"))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        _ => None,
-    });
+    let user = trace
+        .input
+        .value()
+        .map(unstring_owned)
+        .and_then(|v| match v {
+            Value::String(t) => Some(t),
+            Value::Object(ref o) => o
+                .get("prompt")
+                .or_else(|| o.get("input"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            _ => None,
+        });
     let has_chat_user = spans.iter().any(|sp| sp.is_chat() && sp.input.is_some());
     if !has_chat_user {
         if let Some(u) = &user {

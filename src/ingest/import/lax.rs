@@ -135,8 +135,8 @@ pub fn object<'de, T: Fields<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::E
     d.deserialize_any(ObjectVisitor(PhantomData))
 }
 
-/// A key, borrowed when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
+/// An object key, borrowed when it has no escapes.
+pub struct Key<'de>(pub Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
