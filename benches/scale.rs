@@ -8,8 +8,9 @@
 //! Run: `cargo bench --bench scale` (`-- --calls 100000,400000` for other sizes; `-- --keep` to
 //! keep the generated inputs under `target/bench-data/scale/`, several GB at 1M calls;
 //! `-- --no-explorer` to skip the explorer columns; `-- --only envelopes` for the envelope rows
-//! alone; `-- --explorer-only` for the explorer alone, large logs opened in steps against whole
-//! files in the same run; `SCALE_BIN=path` measures another
+//! alone, `SCALE_ENVELOPE_ROUNDS=N` for their rounds (15); `-- --explorer-only` for the
+//! explorer alone, large logs opened in steps against whole files in the same run;
+//! `SCALE_BIN=path` measures another
 //! `provscope` binary's verify and summary on the same inputs, e.g. a copy of the release
 //! binary, since the shared target directory's binary may be rebuilt by someone else meanwhile).
 //! Each measurement runs in a child process; peak RSS is its `VmHWM`, read while it runs.
@@ -178,6 +179,40 @@ fn explorer_child(dir: &Path, whole: bool) {
     );
 }
 
+/// The time this thread spent on a CPU (`/proc/thread-self/schedstat`, nanoseconds), or wall
+/// time where that file is missing: on a machine shared with other builds, the time a
+/// measurement waited for a core is not part of its cost.
+struct CpuClock {
+    wall: Instant,
+    cpu: Option<u64>,
+}
+
+impl CpuClock {
+    fn now_ns() -> Option<u64> {
+        std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    fn start() -> Self {
+        CpuClock {
+            wall: Instant::now(),
+            cpu: Self::now_ns(),
+        }
+    }
+
+    /// Seconds since `start`.
+    fn elapsed(&self) -> f64 {
+        match (self.cpu, Self::now_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+            _ => self.wall.elapsed().as_secs_f64(),
+        }
+    }
+}
+
 fn child_json(args: &[&str]) -> serde_json::Value {
     let out = Command::new(std::env::current_exe().unwrap())
         .args(args)
@@ -193,8 +228,9 @@ fn child_json(args: &[&str]) -> serde_json::Value {
 
 /// Child: envelope checking inside the checks on the sealed sessions of `dir`, grouped as
 /// `verify -j1` groups them (`pipeline::Groups`, `check_sessions`): the checks with and without
-/// the envelopes on the same loaded sessions; the difference is what the envelopes cost. Then
-/// the attest bench's loop (parse, PAE, `verify_all` per 256) over the same envelopes.
+/// the envelopes on the same loaded sessions; the difference is what the envelopes cost.
+/// Against it, the attest bench's loop (parse, PAE, `verify_all` per 256) over the same
+/// envelopes. Times are this thread's CPU time ([`CpuClock`]).
 fn envelopes_child(dir: &Path) {
     let cfg = Config::default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -216,29 +252,42 @@ fn envelopes_child(dir: &Path) {
         }
     }
     let n: usize = sealed.iter().map(|s| s.envelopes.len()).sum();
-    // One timed pass of the checks over a set of sessions, in the groups of `verify -j1`.
-    let time = |set: &[provscope::model::Session]| {
-        let t = Instant::now();
-        let mut groups = Groups::default();
-        let mut ready = Vec::new();
-        let mut f = 0;
-        for s in set {
-            groups.push(s, &mut ready);
-            for g in ready.drain(..) {
-                let pairs: Vec<_> = g.iter().map(|s| (*s, &[][..])).collect();
-                f += check_sessions(&pairs, &cfg)
-                    .iter()
-                    .map(|r| r.findings.len())
-                    .sum::<usize>();
+    // The groups of `verify -j1` (`pipeline::Groups`), as ranges of sessions.
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    {
+        let (mut groups, mut ready, mut at) = (Groups::default(), Vec::new(), 0);
+        let mut take = |g: Vec<&provscope::model::Session>| {
+            if !g.is_empty() {
+                spans.push(at..at + g.len());
+                at += g.len();
             }
+        };
+        for s in &sealed {
+            groups.push(s, &mut ready);
+            ready.drain(..).for_each(&mut take);
         }
-        let pairs: Vec<_> = groups.finish().into_iter().map(|s| (s, &[][..])).collect();
-        f += check_sessions(&pairs, &cfg)
-            .iter()
-            .map(|r| r.findings.len())
-            .sum::<usize>();
+        take(groups.finish());
+    }
+    // The checks of one group: with its envelopes, the group checked together as `verify -j1`
+    // checks it; without, each session alone (a session without envelopes is a group of its
+    // own).
+    let check = |set: &[provscope::model::Session], together: bool| {
+        let t = CpuClock::start();
+        let pairs: Vec<_> = set.iter().map(|s| (s, &[][..])).collect();
+        let f: usize = if together {
+            check_sessions(&pairs, &cfg)
+                .iter()
+                .map(|r| r.findings.len())
+                .sum()
+        } else {
+            pairs
+                .chunks(1)
+                .flat_map(|p| check_sessions(p, &cfg))
+                .map(|r| r.findings.len())
+                .sum()
+        };
         std::hint::black_box(f);
-        t.elapsed().as_secs_f64()
+        t.elapsed()
     };
     // The attest bench's batch-256 loop over the same envelopes.
     let lines: Vec<&str> = sealed
@@ -252,10 +301,10 @@ fn envelopes_child(dir: &Path) {
             provscope::attest::keys::parse_public(k).ok()
         })
         .unwrap();
-    let batch = || {
-        let t = Instant::now();
+    let batch = |chunks: &[&[&str]]| {
+        let t = CpuClock::start();
         let mut ok = 0;
-        for chunk in lines.chunks(256) {
+        for chunk in chunks {
             let envs: Vec<Envelope> = chunk.iter().map(|l| Envelope::parse(l).unwrap()).collect();
             let paes: Vec<Vec<u8>> = envs.iter().map(|e| e.pae()).collect();
             let checks: Vec<SigCheck> = envs
@@ -270,19 +319,56 @@ fn envelopes_child(dir: &Path) {
             ok += dsse::verify_all(&checks).iter().filter(|b| **b).count();
         }
         std::hint::black_box(ok);
-        t.elapsed().as_secs_f64()
+        t.elapsed()
     };
-    // The three measurements interleaved, five rounds, the best of each: a busy minute on this
-    // shared machine then spoils one round of each instead of one measurement.
-    let (mut with, mut without, mut batch256) = (f64::MAX, f64::MAX, f64::MAX);
-    for _ in 0..5 {
-        with = with.min(time(&sealed));
-        without = without.min(time(&bare));
-        batch256 = batch256.min(batch());
+    let chunks: Vec<&[&str]> = lines.chunks(256).collect();
+    // The three measurements interleaved group by group, their order rotating, `rounds` rounds:
+    // a group's envelope cost is its checks with envelopes minus without, set against the
+    // batch-256 chunks that start among its envelopes. A round's ratio is the sum over its
+    // groups; the figure is the median over rounds. A busy moment on this shared machine then
+    // touches the three measurements of one group alike, and spoils one round at most (the
+    // difference of two bests from different passes over all sessions swung by 20 points).
+    let rounds: usize = std::env::var("SCALE_ENVELOPE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15);
+    let (mut with, mut without, mut batch256, mut ratio) = (vec![], vec![], vec![], vec![]);
+    for r in 0..rounds.max(1) {
+        let (mut w, mut wo, mut b) = (0.0, 0.0, 0.0);
+        let mut first = 0usize; // the first envelope of the group
+        for (gi, span) in spans.iter().enumerate() {
+            let count: usize = sealed[span.clone()].iter().map(|s| s.envelopes.len()).sum();
+            let mine = first.div_ceil(256)..(first + count).div_ceil(256);
+            first += count;
+            for k in 0..3 {
+                match (r + gi + k) % 3 {
+                    0 => w += check(&sealed[span.clone()], true),
+                    1 => wo += check(&bare[span.clone()], false),
+                    _ => b += batch(&chunks[mine.clone()]),
+                }
+            }
+        }
+        with.push(w);
+        without.push(wo);
+        batch256.push(b);
+        ratio.push(b / (w - wo));
     }
-    let batch = batch256;
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let quartiles = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 4], v[(3 * v.len()) / 4])
+    };
+    let (q1, q3) = quartiles(&mut ratio);
     println!(
-        "{{\"envelopes\":{n},\"check_with\":{with},\"check_without\":{without},\"batch256\":{batch}}}"
+        "{{\"envelopes\":{n},\"rounds\":{},\"check_with\":{},\"check_without\":{},\"batch256\":{},\"ratio\":{},\"ratio_q1\":{q1},\"ratio_q3\":{q3}}}",
+        ratio.len(),
+        median(&mut with),
+        median(&mut without),
+        median(&mut batch256),
+        median(&mut ratio),
     );
 }
 
@@ -470,8 +556,9 @@ fn main() {
         generate(&dir, 20_000, sessions, true);
         let e = child_json(&["--child", "envelopes", dir.to_str().unwrap()]);
         let n = e["envelopes"].as_f64().unwrap();
-        let cost = e["check_with"].as_f64().unwrap() - e["check_without"].as_f64().unwrap();
-        let batch = e["batch256"].as_f64().unwrap();
+        let f = |k: &str| e[k].as_f64().unwrap();
+        let cost = f("check_with") - f("check_without");
+        let batch = f("batch256");
         let (vt, _) = best(2, || {
             measure(provscope(
                 &[
@@ -486,12 +573,17 @@ fn main() {
             ))
         });
         println!(
-            "envelopes, {sessions} sessions of {}: {n} in verify -j1 {:.0} ms; inside the checks {:.0}/s (checks with envelopes minus without), attest batch-256 loop {:.0}/s: {:.0}% (goal >= 80%)",
+            "envelopes, {sessions} sessions of {}: {n} in verify -j1 {:.0} ms; medians of {} rounds: checks {:.0} ms with envelopes, {:.0} ms without, inside the checks {:.0}/s, attest batch-256 loop {:.0}/s; ratio per round, median {:.0}% (quartiles {:.0}-{:.0}%) (goal >= 80%)",
             20_000 / sessions,
             vt * 1e3,
+            e["rounds"],
+            f("check_with") * 1e3,
+            f("check_without") * 1e3,
             n / cost,
             n / batch,
-            batch / cost * 100.0
+            f("ratio") * 100.0,
+            f("ratio_q1") * 100.0,
+            f("ratio_q3") * 100.0,
         );
         if !keep {
             std::fs::remove_dir_all(&dir).unwrap();
