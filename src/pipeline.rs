@@ -28,9 +28,10 @@ pub struct Pipeline {
 pub struct Inputs {
     /// The files, in order (directories expanded and sorted); empty with `samples`.
     pub files: Vec<PathBuf>,
-    /// The format of each file, when discovery detected it (by index; may be shorter than
-    /// `files`): the loader then does not detect it again.
-    pub detected: Vec<Option<crate::ingest::import::Detected>>,
+    /// Whether each file was found in a directory scan (by index; may be shorter than
+    /// `files`): it is then judged by content when it is loaded and gives no session when it
+    /// is not a log (`ingest::load_found`).
+    pub in_scan: Vec<bool>,
     /// The bundled samples instead of files.
     pub samples: bool,
     /// Problems with the paths themselves.
@@ -38,7 +39,8 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// How many inputs will be loaded.
+    /// How many inputs will be read (a file found in a directory that is not a log gives no
+    /// session).
     pub fn len(&self) -> usize {
         if self.samples {
             ingest::samples::files().len()
@@ -254,11 +256,11 @@ impl Pipeline {
                 ..Inputs::default()
             };
         }
-        let (found, errors) = ingest::discover_detected(paths);
-        let (files, detected) = found.into_iter().map(|f| (f.path, f.detected)).unzip();
+        let (found, errors) = ingest::discover_found(paths);
+        let (files, in_scan) = found.into_iter().map(|f| (f.path, f.in_scan)).unzip();
         Inputs {
             files,
-            detected,
+            in_scan,
             samples: false,
             errors,
         }
@@ -283,9 +285,9 @@ impl Pipeline {
             inputs
                 .files
                 .get(i)
-                .map(|f| {
-                    let detected = inputs.detected.get(i).copied().flatten();
-                    ingest::load_file_sessions_detected(f, &self.load, detected)
+                .and_then(|f| {
+                    let in_scan = inputs.in_scan.get(i).copied().unwrap_or(false);
+                    ingest::load_found(f, &self.load, in_scan)
                 })
                 .unwrap_or_default()
         }
@@ -631,7 +633,7 @@ mod tests {
     }
 
     #[test]
-    fn each_file_found_in_a_directory_is_detected_once() {
+    fn each_file_found_in_a_directory_is_opened_and_judged_once() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let formats = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats");
         let copy = |from: &str, to: &str| {
@@ -647,35 +649,52 @@ mod tests {
         let native = crate::ingest::samples::files()[0];
         std::fs::write(dir.path().join("native.jsonl"), native.1).unwrap_or_default();
         std::fs::write(dir.path().join("notes.json"), "{\"name\": 1}").unwrap_or_default();
+        // Over the 64 KiB head: the loader reads on from the head, a line format streamed.
+        let log = std::fs::read(formats.join("claude-desktop-log/mcp-server-weather.log"))
+            .unwrap_or_default();
+        std::fs::write(dir.path().join("zbig.log"), log.repeat(40)).unwrap_or_default();
         let p = Pipeline::new(LoadOptions::default(), Config::default(), 1);
-        let before = crate::probe::detections();
+        let (opens, detections) = (crate::probe::opens(), crate::probe::detections());
         let inputs = p.discover(&[dir.path().to_path_buf()]);
-        let formats: Vec<&str> = p
-            .collect(&inputs)
-            .iter()
-            .map(|c| c.session.format())
-            .collect();
+        // Discovery judges the first file only (the directory holds a log).
+        assert_eq!(crate::probe::opens() - opens, 1);
+        assert_eq!(crate::probe::detections() - detections, 1);
+        let (opens, detections) = (crate::probe::opens(), crate::probe::detections());
+        let checked = p.collect(&inputs);
+        let formats: Vec<&str> = checked.iter().map(|c| c.session.format()).collect();
         assert_eq!(
             formats,
             [
                 "claude-desktop-log",
                 "langfuse",
                 "provscope",
-                "openai-responses"
+                "openai-responses",
+                "claude-desktop-log"
             ]
         );
-        // Five files judged (notes.json is skipped), none judged again by the loader.
-        assert_eq!(crate::probe::detections() - before, 5);
-        // A file named on the command line is judged once, by the loader.
+        assert!(checked[4].session.calls.len() >= 40 * checked[0].session.calls.len());
+        assert!(checked[4].session.bytes > 64 * 1024);
+        // Six files opened and judged once each by the loader (notes.json is skipped).
+        assert_eq!(crate::probe::opens() - opens, 6);
+        assert_eq!(crate::probe::detections() - detections, 6);
+        // A file named on the command line is opened and judged once, by the loader.
         let named = p.discover(&[dir.path().join("openai.json")]);
-        let before = crate::probe::detections();
+        let (opens, detections) = (crate::probe::opens(), crate::probe::detections());
         assert_eq!(p.collect(&named).len(), 1);
-        assert_eq!(crate::probe::detections() - before, 1);
+        assert_eq!(crate::probe::opens() - opens, 1);
+        assert_eq!(crate::probe::detections() - detections, 1);
         // The directory scan of the ingest API too.
-        let before = crate::probe::detections();
+        let (opens, detections) = (crate::probe::opens(), crate::probe::detections());
         let loaded =
             crate::ingest::load_paths(&[dir.path().to_path_buf()], &LoadOptions::default(), 1);
-        assert_eq!(loaded.sessions.len(), 4);
-        assert_eq!(crate::probe::detections() - before, 5);
+        assert_eq!(loaded.sessions.len(), 5);
+        assert_eq!(crate::probe::opens() - opens, 7);
+        assert_eq!(crate::probe::detections() - detections, 7);
+        // A directory of files that are not logs is reported, and nothing loads.
+        let none = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(none.path().join("package.json"), "{\"name\": 1}").unwrap_or_default();
+        let inputs = p.discover(&[none.path().to_path_buf()]);
+        assert!(inputs.has_errors());
+        assert!(p.collect(&inputs).is_empty());
     }
 }

@@ -6,6 +6,7 @@
 thread_local! {
     static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static DETECTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static OPENS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Records `n` elements visited (compared, hashed or probed) by a lookup.
@@ -22,6 +23,19 @@ pub(crate) fn steps(n: usize) {
 pub(crate) fn detection() {
     #[cfg(test)]
     DETECTIONS.with(|s| s.set(s.get() + 1));
+}
+
+/// Records one file opened to be judged or loaded.
+#[inline(always)]
+pub(crate) fn open() {
+    #[cfg(test)]
+    OPENS.with(|s| s.set(s.get() + 1));
+}
+
+/// The files opened to be judged or loaded on this thread so far.
+#[cfg(test)]
+pub(crate) fn opens() -> u64 {
+    OPENS.with(|s| s.get())
 }
 
 /// The format detections made on this thread so far.

@@ -154,13 +154,13 @@ pub fn run(
     // Named files are followed even before they exist; directories as they were at the start.
     let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) =
         paths.iter().cloned().partition(|p| p.exists());
-    let inputs = if present.is_empty() {
-        crate::pipeline::Inputs::default()
+    // The logs among the files found in directories, judged now: only those are followed.
+    let (mut files, errors) = if present.is_empty() {
+        Default::default()
     } else {
-        st.pipeline.discover(&present)
+        crate::ingest::discover(&present)
     };
-    ctx.diags(&inputs.errors);
-    let mut files: Vec<PathBuf> = inputs.files.clone();
+    ctx.diags(&errors);
     files.extend(missing);
     let mut follow = Follow::new(files);
     follow.follow_dirs(present.iter().filter(|p| p.is_dir()).cloned().collect());
@@ -227,7 +227,11 @@ pub fn run(
         .map_err(super::CliError::stdout)?;
     }
     ctx.diags(&diags);
-    if inputs.has_errors() || diags.iter().any(|d| d.level == DiagLevel::Error) {
+    if errors
+        .iter()
+        .chain(&diags)
+        .any(|d| d.level == DiagLevel::Error)
+    {
         return Ok(Exit::InputErrors);
     }
     Ok(Exit::findings_if(failing))

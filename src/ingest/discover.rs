@@ -1,7 +1,7 @@
 //! Turning command-line paths into session logs, and loading them in parallel.
 
 use super::import::{detect_file, Detected};
-use super::loader::{load_file_sessions_detected, LoadOptions};
+use super::loader::{load_found, LoadOptions};
 use crate::model::{DiagLevel, Diagnostic, Session};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,29 +44,40 @@ fn path_error(p: &Path, message: String) -> Diagnostic {
     }
 }
 
-/// A file to load, with its format when the directory scan detected it (files named on the
-/// command line are detected by the loader).
+/// A file to load.
 #[derive(Clone, Debug)]
 pub struct Found {
     /// The file.
     pub path: PathBuf,
-    /// Its format, judged by content during the scan.
-    pub detected: Option<Detected>,
+    /// Found in a directory scan: loaded only when its content turns out to be a session log or
+    /// a known format (judged when it is loaded, from the head the loader reads on from). A
+    /// file named on the command line is always read.
+    pub in_scan: bool,
 }
 
-/// [`discover_detected`] without the formats.
+/// The log files under `paths`, each judged by content now (for following them; loading
+/// judges each file as it reads it, see [`discover_found`]).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
-    let (found, errors) = discover_detected(paths);
-    (found.into_iter().map(|f| f.path).collect(), errors)
+    let (found, errors) = discover_found(paths);
+    (
+        found
+            .into_iter()
+            .filter(|f| !f.in_scan || scanned(&f.path).is_some())
+            .map(|f| f.path)
+            .collect(),
+        errors,
+    )
 }
 
-/// Expands paths into log files: files as given, directories searched recursively (sorted, hidden
-/// entries and symlinked directories skipped) for candidate files (`.jsonl`, `.json`, `.ndjson`,
-/// `.log`, `.yaml`, `.yml`) whose content is a session log or a format an importer reads.
-/// Other files in a directory are skipped quietly; a file named on the command line is always
-/// read (and reported when it is not a known format). Each file found in a directory comes with
-/// the format its scan detected, so the loader does not detect it again.
-pub fn discover_detected(paths: &[PathBuf]) -> (Vec<Found>, Vec<Diagnostic>) {
+/// Expands paths into the files to load: files as given, directories searched recursively
+/// (sorted, hidden entries and symlinked directories skipped) for candidate files (`.jsonl`,
+/// `.json`, `.ndjson`, `.log`, `.yaml`, `.yml`). Nothing is read here but, for each directory,
+/// the heads of its candidates up to the first that is a log (a directory with none is
+/// reported): each candidate is judged by content when it is loaded, from the head the loader
+/// reads on from, so a file is opened and read once (`loader::load_found`), and the other files
+/// of a directory are skipped quietly then. A file named on the command line is always read
+/// (and reported when it is not a known format).
+pub fn discover_found(paths: &[PathBuf]) -> (Vec<Found>, Vec<Diagnostic>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -81,7 +92,7 @@ pub fn discover_detected(paths: &[PathBuf]) -> (Vec<Found>, Vec<Diagnostic>) {
             Ok(m) if m.is_dir() => {
                 let before = files.len();
                 walk(p, &mut files, &mut errors);
-                if files.len() == before {
+                if !files[before..].iter().any(|f| scanned(&f.path).is_some()) {
                     errors.push(path_error(
                         p,
                         "no session logs or known traces in this directory".into(),
@@ -90,7 +101,7 @@ pub fn discover_detected(paths: &[PathBuf]) -> (Vec<Found>, Vec<Diagnostic>) {
             }
             Ok(_) => files.push(Found {
                 path: p.clone(),
-                detected: None,
+                in_scan: false,
             }),
         }
     }
@@ -119,11 +130,10 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<Diagnostic>) {
         let path = e.path();
         match e.file_type() {
             Ok(t) if t.is_dir() => walk(&path, out, errors),
-            Ok(t) if t.is_file() => {
-                if let Some(detected) = scanned(&path) {
-                    out.push(Found { path, detected });
-                }
-            }
+            Ok(t) if t.is_file() && has_candidate_extension(&path) => out.push(Found {
+                path,
+                in_scan: true,
+            }),
             // A FIFO or a device in a scanned directory could block or never end: skipped, said.
             Ok(t) if !t.is_file() && !t.is_symlink() && has_candidate_extension(&path) => {
                 errors.push(Diagnostic {
@@ -149,26 +159,32 @@ fn has_candidate_extension(path: &Path) -> bool {
         .is_some_and(|x| CANDIDATES.contains(&x))
 }
 
-/// Whether a file found in a directory is kept: `Some` with its detected format when it holds a
-/// session log or a known format (`Some(None)` for a `.jsonl` that could not be read: the loader
-/// reports it), `None` to skip it. A `.jsonl` file that starts like JSON is kept even when
-/// unrecognised, so a damaged session log is reported rather than skipped.
+/// Whether a file found in a directory is kept, judged by content now (reads its head): `Some`
+/// with its detected format when it holds a session log or a known format (`Some(None)` for a
+/// `.jsonl` that could not be read: the loader reports it), `None` to skip it.
 pub fn scanned(path: &Path) -> Option<Option<Detected>> {
-    let ext = path.extension().and_then(|x| x.to_str())?;
-    if !CANDIDATES.contains(&ext) {
+    if !has_candidate_extension(path) {
         return None;
     }
-    match detect_file(path) {
-        Ok(d @ (Detected::Native | Detected::Import(_))) => Some(Some(d)),
-        Ok(d @ Detected::JsonLike) => (ext == "jsonl").then_some(Some(d)),
-        Ok(Detected::Unknown) => None,
-        Err(_) => (ext == "jsonl").then_some(None),
+    in_scan_keeps(path, detect_file(path).ok())
+}
+
+/// The rule of [`scanned`] on a candidate's detected format (`None` when it could not be read):
+/// a `.jsonl` file that starts like JSON is kept even when unrecognised (and one that cannot be
+/// read), so a damaged session log is reported rather than skipped.
+pub(crate) fn in_scan_keeps(path: &Path, detected: Option<Detected>) -> Option<Option<Detected>> {
+    let jsonl = path.extension().is_some_and(|x| x == "jsonl");
+    match detected {
+        Some(d @ (Detected::Native | Detected::Import(_))) => Some(Some(d)),
+        Some(d @ Detected::JsonLike) => jsonl.then_some(Some(d)),
+        Some(Detected::Unknown) => None,
+        None => jsonl.then_some(None),
     }
 }
 
 /// Discovers and loads every session under `paths`, using up to `threads` threads.
 pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Loaded {
-    let (files, input_errors) = discover_detected(paths);
+    let (files, input_errors) = discover_found(paths);
     let sessions = load_files_parallel(&files, opts, threads);
     Loaded {
         sessions,
@@ -178,7 +194,7 @@ pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Load
 
 fn load_files_parallel(files: &[Found], opts: &LoadOptions, threads: usize) -> Vec<Session> {
     parallel_map(files, threads, |f| {
-        load_file_sessions_detected(&f.path, opts, f.detected)
+        load_found(&f.path, opts, f.in_scan).unwrap_or_default()
     })
     .into_iter()
     .flatten()

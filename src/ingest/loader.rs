@@ -116,22 +116,23 @@ fn unknown_format() -> crate::model::ImportInfo {
 /// Loads every session of one file, whatever its format (detected by content, never by name).
 /// Always returns at least one session (carrying the diagnostics when nothing could be read).
 pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
-    load_file_sessions_detected(path, opts, None)
+    load_found(path, opts, false).unwrap_or_default()
 }
 
-/// [`load_file_sessions`] for a file whose format a directory scan already detected by content
-/// (`detected`), so its head is not read and judged a second time.
-pub fn load_file_sessions_detected(
-    path: &Path,
-    opts: &LoadOptions,
-    detected: Option<super::import::Detected>,
-) -> Vec<Session> {
+/// Loads every session of one file, opening and reading it once: its head is read to detect
+/// the format by content, and the loader reads on from there. A file found in a directory scan
+/// (`in_scan`) gives `None` when it holds no session log or known format
+/// (`discover::in_scan_keeps`); any other file is always read, and reported when it is not a
+/// known format.
+pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<Session>> {
     use super::import::{self, Detected};
     let source: Arc<str> = Arc::from(path.display().to_string());
-    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    // A directory scan lists regular files only; a named file may be a FIFO or a device, which
+    // an open could block on or read for ever.
+    let regular = in_scan || std::fs::metadata(path).map_or(true, |m| m.is_file());
     if !regular {
         // A FIFO can be read only once, and a device may never end: read it once, capped.
-        return match read_non_regular(path) {
+        return Some(match read_non_regular(path) {
             Ok((bytes, cut)) => {
                 let mut all = load_any_bytes(&session_name(path), &source, &bytes, opts);
                 if cut && !bytes.contains(&0) {
@@ -147,56 +148,74 @@ pub fn load_file_sessions_detected(
                 all
             }
             Err(e) => vec![unreadable(path, source, &e)],
-        };
+        });
     }
-    let (detected, whole) = match detected {
-        Some(d) => (Ok(d), None),
-        None => match import::detect_file_head(path) {
-            Ok((d, whole)) => (Ok(d), whole),
-            Err(e) => (Err(e), None),
-        },
+    let head = match import::open_head(path) {
+        Ok(h) => h,
+        Err(e) => {
+            return (!in_scan || super::discover::in_scan_keeps(path, None).is_some())
+                .then(|| vec![unreadable(path, source, &e)])
+        }
     };
-    match detected {
-        Ok(Detected::Native) | Ok(Detected::JsonLike) => vec![load_native_file(path, opts)],
+    let detected = import::detect(&head.bytes);
+    if in_scan && super::discover::in_scan_keeps(path, Some(detected)).is_none() {
+        return None;
+    }
+    Some(match detected {
+        Detected::Native | Detected::JsonLike => {
+            let name = session_name(path);
+            if head.whole() {
+                vec![load_reader(name, source, &head.bytes[..], opts)]
+            } else {
+                vec![load_reader(
+                    name,
+                    source,
+                    (&head.bytes[..]).chain(&head.file),
+                    opts,
+                )]
+            }
+        }
         // Large files of line formats are streamed (memory stays low) unless the bytes must be
         // hashed as read; a file shorter than the detection head was read whole already.
-        Ok(Detected::Import(imp)) if imp.streams && !opts.hash_content && whole.is_none() => {
-            import::run(
+        Detected::Import(imp) if imp.streams && !opts.hash_content && !head.whole() => import::run(
+            imp,
+            &import::Input {
+                name: session_name(path),
+                source,
+                path: Some(path),
+                bytes: &head.bytes,
+                rest: Some(&head.file),
+                opts,
+            },
+        ),
+        Detected::Import(imp) => {
+            let whole = head.whole();
+            let (mut file, mut bytes) = (head.file, head.bytes);
+            if !whole {
+                if let Err(e) = file.read_to_end(&mut bytes) {
+                    return Some(vec![unreadable(path, source, &e)]);
+                }
+            }
+            let mut all = import::run(
                 imp,
                 &import::Input {
                     name: session_name(path),
                     source,
                     path: Some(path),
-                    bytes: &[],
-                    stream: true,
+                    bytes: &bytes,
+                    rest: None,
                     opts,
                 },
-            )
-        }
-        Ok(Detected::Import(imp)) => match whole.map_or_else(|| std::fs::read(path), Ok) {
-            Ok(bytes) => {
-                let mut all = import::run(
-                    imp,
-                    &import::Input {
-                        name: session_name(path),
-                        source,
-                        path: Some(path),
-                        bytes: &bytes,
-                        stream: false,
-                        opts,
-                    },
-                );
-                if opts.hash_content {
-                    let h = sha256_hex(&bytes);
-                    for s in &mut all {
-                        s.content_hash = Some(h.clone());
-                    }
+            );
+            if opts.hash_content {
+                let h = sha256_hex(&bytes);
+                for s in &mut all {
+                    s.content_hash = Some(h.clone());
                 }
-                all
             }
-            Err(e) => vec![unreadable(path, source, &e)],
-        },
-        Ok(Detected::Unknown) => {
+            all
+        }
+        Detected::Unknown => {
             let mut s = Session {
                 name: session_name(path),
                 source: source.clone(),
@@ -209,8 +228,7 @@ pub fn load_file_sessions_detected(
             ));
             vec![s]
         }
-        Err(e) => vec![unreadable(path, source, &e)],
-    }
+    })
 }
 
 /// Loads every session in `bytes`, whatever its format (tests, embedded data).
@@ -240,7 +258,7 @@ fn load_any_bytes_unhashed(
                 source: Arc::from(source),
                 path: None,
                 bytes,
-                stream: false,
+                rest: None,
                 opts,
             },
         ),

@@ -8,8 +8,8 @@ pub mod locate;
 pub mod samples;
 pub mod tail;
 
-pub use discover::{discover, discover_detected, load_paths, parallel_map, scanned, Found, Loaded};
+pub use discover::{discover, discover_found, load_paths, parallel_map, scanned, Found, Loaded};
 pub use loader::{
-    load_any_bytes, load_bytes, load_file, load_file_sessions, load_file_sessions_detected,
-    load_native_file, load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
+    load_any_bytes, load_bytes, load_file, load_file_sessions, load_found, load_native_file,
+    load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
 };

@@ -36,18 +36,6 @@ struct Job {
     alone: bool,
 }
 
-impl Job {
-    /// The file's format (detected here, once, for a file found in a directory), or `None`
-    /// when a file found in a directory is not worth loading.
-    fn detect(&self) -> Option<Option<crate::ingest::import::Detected>> {
-        if self.named {
-            Some(None)
-        } else {
-            ingest::scanned(&self.path)
-        }
-    }
-}
-
 /// How a large session log is opened in steps: the first turns are loaded and checked first,
 /// so the session view appears at once; then ever longer prefixes (each 4x the last, while a
 /// quarter of the file at most: at most a third more work, and the step held meanwhile is at
@@ -201,15 +189,15 @@ pub fn spawn_steps(
                     Err(_) => return,
                 };
                 let Ok(job) = job else { return };
-                let Some(detected) = job.detect() else {
-                    continue;
-                };
                 match in_steps(&job, &steps, &opts, &cfg, &send) {
                     Some(true) => continue,
                     Some(false) => return,
                     None => {}
                 }
-                let sessions = ingest::load_file_sessions_detected(&job.path, &opts, detected);
+                // Opened and read once; a file found in a directory that is not a log is skipped.
+                let Some(sessions) = ingest::load_found(&job.path, &opts, !job.named) else {
+                    continue;
+                };
                 let problems: Vec<String> = sessions.iter().flat_map(problems_of).collect();
                 let loaded: Vec<Loaded> = sessions.into_iter().map(|s| checked(s, &cfg)).collect();
                 if tx.send((loaded, problems)).is_err() {

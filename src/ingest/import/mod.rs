@@ -30,7 +30,8 @@ use sniff::Head;
 use std::path::Path;
 use std::sync::Arc;
 
-/// What an importer reads: the whole file, with its name and path.
+/// What an importer reads: the whole file, or its first bytes and the open file they came from,
+/// with its name and path.
 pub struct Input<'a> {
     /// Display name (the file stem).
     pub name: String,
@@ -38,52 +39,69 @@ pub struct Input<'a> {
     pub source: Arc<str>,
     /// The file's path, when it is on disk (to find sibling files such as sub-agent transcripts).
     pub path: Option<&'a Path>,
-    /// The bytes; empty when `stream` is set.
+    /// The whole input; only its first bytes when `rest` is set (read [`Input::all`] or
+    /// [`Input::lines`] then).
     pub bytes: &'a [u8],
-    /// Read the file at `path` as a stream instead of `bytes` (line formats keep memory low).
-    pub stream: bool,
+    /// The open file the input continues in after `bytes` (the head read to detect its format):
+    /// line formats are streamed from it, so memory stays low, and the file is opened once.
+    pub rest: Option<&'a std::fs::File>,
     /// Loader options.
     pub opts: &'a LoadOptions,
 }
 
 impl Input<'_> {
-    /// The whole input: the bytes, or the file read once.
-    pub fn all(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
-        match (self.stream, self.path) {
-            (true, Some(p)) => std::fs::read(p).map(std::borrow::Cow::Owned),
-            _ => Ok(std::borrow::Cow::Borrowed(self.bytes)),
+    /// The open file, positioned after `bytes` (each reading of a streamed input starts there).
+    fn rest_at_end_of_head(&self) -> std::io::Result<Option<&std::fs::File>> {
+        use std::io::Seek;
+        match self.rest {
+            Some(mut f) => {
+                f.seek(std::io::SeekFrom::Start(self.bytes.len() as u64))?;
+                Ok(Some(f))
+            }
+            None => Ok(None),
         }
     }
 
-    /// The input as capped lines, streamed from the file when `stream` is set.
+    /// The whole input: the bytes, or the head and the rest of the file, read once.
+    pub fn all(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        use std::io::Read;
+        match self.rest_at_end_of_head()? {
+            Some(mut f) => {
+                let mut all = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
+                all.extend_from_slice(self.bytes);
+                f.read_to_end(&mut all)?;
+                Ok(std::borrow::Cow::Owned(all))
+            }
+            None => Ok(std::borrow::Cow::Borrowed(self.bytes)),
+        }
+    }
+
+    /// The input as capped lines, streamed from the file when `rest` is set.
     pub fn lines(
         &self,
     ) -> std::io::Result<super::lines::CappedLines<Box<dyn std::io::BufRead + '_>>> {
-        let r: Box<dyn std::io::BufRead + '_> = match (self.stream, self.path) {
-            (true, Some(p)) => Box::new(std::io::BufReader::with_capacity(
+        use std::io::Read;
+        let r: Box<dyn std::io::BufRead + '_> = match self.rest_at_end_of_head()? {
+            Some(f) => Box::new(std::io::BufReader::with_capacity(
                 256 * 1024,
-                std::fs::File::open(p)?,
+                self.bytes.chain(f),
             )),
-            _ => Box::new(self.bytes),
+            None => Box::new(self.bytes),
         };
         Ok(super::lines::CappedLines::new(r, self.opts.max_line_bytes))
     }
 
-    /// The whole input when it is a JSON array (its first non-blank byte is `[`), else `None`.
+    /// The whole input when it is a JSON array (its first non-blank byte, within the first
+    /// 4 KiB of a streamed file, is `[`), else `None`.
     pub fn all_if_array(&self) -> std::io::Result<Option<std::borrow::Cow<'_, [u8]>>> {
         let first = |b: &[u8]| {
             b.iter()
                 .copied()
                 .find(|c| !c.is_ascii_whitespace() && !matches!(c, 0xef | 0xbb | 0xbf))
         };
-        let head = match (self.stream, self.path) {
-            (true, Some(p)) => {
-                use std::io::Read;
-                let mut buf = Vec::new();
-                std::fs::File::open(p)?.take(4096).read_to_end(&mut buf)?;
-                first(&buf)
-            }
-            _ => first(self.bytes),
+        let head = match self.rest {
+            Some(_) => first(&self.bytes[..self.bytes.len().min(4096)]),
+            None => first(self.bytes),
         };
         if head == Some(b'[') {
             self.all().map(Some)
@@ -94,9 +112,9 @@ impl Input<'_> {
 
     /// The input's size in bytes.
     pub fn len(&self) -> u64 {
-        match (self.stream, self.path) {
-            (true, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
-            _ => self.bytes.len() as u64,
+        match self.rest {
+            Some(f) => f.metadata().map_or(0, |m| m.len()),
+            None => self.bytes.len() as u64,
         }
     }
 
@@ -225,18 +243,35 @@ pub fn detect(head: &[u8]) -> Detected {
 
 /// Detects the format of a file on disk (reads its first 64 KiB).
 pub fn detect_file(path: &Path) -> std::io::Result<Detected> {
-    detect_file_head(path).map(|(d, _)| d)
+    open_head(path).map(|h| detect(&h.bytes))
 }
 
-/// Detects the format of a file on disk, returning with it the whole file when it is shorter
-/// than the head read to detect it (so a small file is read once, not twice).
-pub fn detect_file_head(path: &Path) -> std::io::Result<(Detected, Option<Vec<u8>>)> {
+/// A file opened to be loaded: its first bytes (read to detect its format) and the file, whose
+/// position is after them, so the loader reads on from there instead of opening it again.
+pub struct OpenedHead {
+    /// The open file.
+    pub file: std::fs::File,
+    /// Its first [`sniff::HEAD_BYTES`] bytes (fewer when it is shorter).
+    pub bytes: Vec<u8>,
+}
+
+impl OpenedHead {
+    /// True when the head is the whole file (it is shorter than the head read).
+    pub fn whole(&self) -> bool {
+        self.bytes.len() < sniff::HEAD_BYTES
+    }
+}
+
+/// Opens a file and reads its head.
+pub fn open_head(path: &Path) -> std::io::Result<OpenedHead> {
     use std::io::Read;
-    let f = std::fs::File::open(path)?;
-    let mut buf = Vec::with_capacity(sniff::HEAD_BYTES);
-    f.take(sniff::HEAD_BYTES as u64).read_to_end(&mut buf)?;
-    let d = detect(&buf);
-    Ok((d, (buf.len() < sniff::HEAD_BYTES).then_some(buf)))
+    crate::probe::open();
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(sniff::HEAD_BYTES);
+    (&mut file)
+        .take(sniff::HEAD_BYTES as u64)
+        .read_to_end(&mut bytes)?;
+    Ok(OpenedHead { file, bytes })
 }
 
 /// The importer with this name.
