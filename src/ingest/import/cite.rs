@@ -133,9 +133,18 @@ impl<'t> Offsets<'t> {
         if o < n {
             (n, b) = (0, 0);
         }
-        let mut rest = self.text[b..].chars();
         while n < o {
-            let c = rest.next()?;
+            // An ASCII run counts one per byte in either unit: skipped a word at a time.
+            let run = ascii_prefix(
+                &self.text.as_bytes()[b..],
+                usize::try_from(o - n).unwrap_or(usize::MAX),
+            );
+            n += run as u64;
+            b += run;
+            if n == o {
+                break;
+            }
+            let c = self.text[b..].chars().next()?;
             n += width(c);
             b += c.len_utf8();
         }
@@ -154,6 +163,28 @@ impl<'t> Offsets<'t> {
         }
         Some(self.byte(start, unit)?..self.byte(end, unit)?)
     }
+}
+
+/// How many of the first `max` bytes of `s` are ASCII before the first byte that is not,
+/// tested eight at a time.
+fn ascii_prefix(s: &[u8], max: usize) -> usize {
+    let s = &s[..s.len().min(max)];
+    let mut words = s.chunks_exact(8);
+    let mut n = 0;
+    for w in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let high = u64::from_le_bytes(word) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return n + (high.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + words
+        .remainder()
+        .iter()
+        .take_while(|c| c.is_ascii())
+        .count()
 }
 
 /// The character offsets of a byte range of `text`.
@@ -265,6 +296,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counted_offsets_in_long_mixed_texts_resolve_as_span_resolve_does(
+            runs in proptest::collection::vec(("[a-z .]{0,90}", "(é|😀|ü|\n|ab)"), 0..8),
+            cuts in proptest::collection::vec(0u64..800, 1..12),
+        ) {
+            // ASCII runs longer than a word, split by characters of 1 to 4 bytes, cited in and
+            // out of order.
+            let t: String = runs.iter().map(|(a, b)| format!("{a}{b}")).collect();
+            let o = Offsets::new(&t);
+            for w in cuts.windows(2) {
+                for (x, y) in [(w[0], w[1]), (w[0].min(w[1]), w[0].max(w[1]))] {
+                    for unit in [SpanUnit::Char, SpanUnit::Utf8, SpanUnit::Utf16] {
+                        proptest::prop_assert_eq!(o.range(x, y, unit), resolve(&t, x, y, unit).ok());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_prefixes() {
+        assert_eq!(ascii_prefix(b"", 5), 0);
+        assert_eq!(ascii_prefix(b"abcdefghij", 100), 10);
+        assert_eq!(ascii_prefix(b"abcdefghij", 9), 9);
+        assert_eq!(ascii_prefix("abcdefgh\u{e9}".as_bytes(), 100), 8);
+        assert_eq!(ascii_prefix("abcdefghijk\u{e9}z".as_bytes(), 100), 11);
+        assert_eq!(ascii_prefix("\u{e9}abcdefghijk".as_bytes(), 100), 0);
     }
 
     #[test]
