@@ -96,7 +96,12 @@ pub fn import(input: &Input) -> Vec<Session> {
                 break;
             }
         };
-        let text = String::from_utf8_lossy(bytes);
+        // Valid lines are borrowed (`from_utf8` checks ASCII a word at a time; the lossy
+        // decoder goes byte by byte), invalid ones replaced lossily.
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
         let Some((time, server, _level, msg)) = parse_prefix(&text) else {
             if !text.trim().is_empty() {
                 noise += 1;
