@@ -140,12 +140,35 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
 /// The index of the first byte at or after `from` that opens or closes a string, an object or
 /// an array (the end of `b` when there is none).
 fn next_structural(b: &[u8], from: usize) -> usize {
-    b.get(from..)
-        .and_then(|rest| {
-            rest.iter()
-                .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
-        })
-        .map_or(b.len(), |p| from + p)
+    let Some(rest) = b.get(from..) else {
+        return b.len();
+    };
+    // Eight bytes at a time: a byte is structural when it is `"`, or when it is `{`/`[` or
+    // `}`/`]` once bit 0x20 is set (`[` is 0x5B, `{` 0x7B; `]` 0x5D, `}` 0x7D). The lowest
+    // flagged byte of a zero-byte test is exact, which is the one taken.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut words = rest.chunks_exact(8);
+    let mut at = from;
+    for w in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let w = u64::from_le_bytes(word);
+        let folded = w | (0x20 * ONES);
+        let hit = zero(w ^ (b'"' as u64 * ONES))
+            | zero(folded ^ (0x7B * ONES))
+            | zero(folded ^ (0x7D * ONES));
+        if hit != 0 {
+            return at + (hit.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+        .map_or(b.len(), |p| at + p)
 }
 
 /// The index after the JSON string starting at byte `start` (a `"`).
@@ -227,6 +250,38 @@ mod tests {
         let h = Head::new(r#"{"k": "v", "n": {"s": "abc\"#);
         assert_eq!(h.str("k"), Some("v"));
         assert!(h.has("n"));
+    }
+
+    #[test]
+    fn the_next_structural_byte_is_found_at_any_position() {
+        let plain = |b: &[u8], from: usize| {
+            b.iter()
+                .skip(from)
+                .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+                .map_or(b.len(), |p| from + p)
+        };
+        // Every structural byte, and the bytes that share their low bits, at every position of
+        // texts longer than a word.
+        for c in [
+            b'"', b'{', b'}', b'[', b']', b'\x02', b';', b'=', b'\x1b', b'\xfb', b'\xdd', b' ',
+        ] {
+            for len in 0..21 {
+                for at in 0..len {
+                    let mut t = vec![b'a'; len];
+                    t[at] = c;
+                    if at + 1 < len {
+                        t[at + 1] = b'"';
+                    }
+                    for from in 0..=len + 1 {
+                        assert_eq!(
+                            next_structural(&t, from),
+                            plain(&t, from),
+                            "{t:?} from {from}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
