@@ -440,51 +440,78 @@ pub fn text_of(raw: &RawValue) -> String {
         .map_or_else(|_| raw.get().to_owned(), |v| v.to_string())
 }
 
-/// A raw object without one of its keys, written as `serde_json` writes the `Value` with that
-/// key removed (`Map::remove`, which with `preserve_order` moves the last key into its place),
-/// without reading the removed value into a `Value`. Not an object: the value as it is.
-pub fn raw_without(raw: Option<&RawValue>, drop: &str) -> Option<Box<RawValue>> {
+/// What [`raw_without`] read of an object.
+pub struct Without<T> {
+    /// The object without the key, written as `serde_json` writes the `Value` with that key
+    /// removed (`Map::remove`, which with `preserve_order` moves the last key into its place);
+    /// not an object: the value as it is.
+    pub raw: Option<Box<RawValue>>,
+    /// The removed key's value (the last one, when the key repeats), read as a `T`.
+    pub removed: Option<T>,
+    /// The rest of the object, as a `Value` of it would give it (`None`: not an object).
+    pub rest: Option<serde_json::Map<String, Value>>,
+}
+
+/// A raw object without one of its keys, read once: the removed value is read as a `T`
+/// (`IgnoredAny` to skip it), never into a `Value`.
+pub fn raw_without<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>, drop: &str) -> Without<T> {
+    let none = Without {
+        raw: None,
+        removed: None,
+        rest: None,
+    };
     let Some(raw) = raw else {
-        return serde_json::value::to_raw_value(&Value::Null).ok();
+        return Without {
+            raw: serde_json::value::to_raw_value(&Value::Null).ok(),
+            ..none
+        };
     };
-    let v = if raw.get().starts_with('{') {
-        let mut de = serde_json::Deserializer::from_str(raw.get());
-        let mut map = de
-            .deserialize_map(MapWithout {
-                drop,
-                _v: PhantomData,
-            })
-            .ok()?;
-        map.remove(drop);
-        Value::Object(map)
-    } else {
-        serde_json::from_str(raw.get()).ok()?
+    if !raw.get().starts_with('{') {
+        let v = serde_json::from_str::<Value>(raw.get()).ok();
+        return Without {
+            raw: v.and_then(|v| serde_json::value::to_raw_value(&v).ok()),
+            ..none
+        };
+    }
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    let Ok((mut map, removed)) = de.deserialize_map(MapWithout::<T> {
+        drop,
+        _v: PhantomData,
+    }) else {
+        return none;
     };
-    serde_json::value::to_raw_value(&v).ok()
+    map.remove(drop);
+    Without {
+        // A map is written as the `Value::Object` holding it.
+        raw: serde_json::value::to_raw_value(&map).ok(),
+        removed,
+        rest: Some(map),
+    }
 }
 
-struct MapWithout<'k, 'de> {
+struct MapWithout<'k, T> {
     drop: &'k str,
-    _v: PhantomData<&'de ()>,
+    _v: PhantomData<T>,
 }
 
-impl<'de> Visitor<'de> for MapWithout<'_, 'de> {
-    type Value = serde_json::Map<String, Value>;
+impl<'de, T: Deserialize<'de>> Visitor<'de> for MapWithout<'_, T> {
+    type Value = (serde_json::Map<String, Value>, Option<T>);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = serde_json::Map::new();
+        let mut dropped = None;
         while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
             if k == self.drop {
-                map.next_value::<IgnoredAny>()?;
+                dropped = Some(map.next_value::<T>()?);
                 out.insert(k.into_owned(), Value::Null);
             } else {
                 let v = map.next_value::<Value>()?;
                 out.insert(k.into_owned(), v);
             }
         }
-        Ok(out)
+        Ok((out, dropped))
     }
 }
 
@@ -528,8 +555,23 @@ mod tests {
             serde_json::value::to_raw_value(&v).unwrap()
         };
         let raw: Box<RawValue> = serde_json::from_str(t).unwrap();
-        let got = raw_without(Some(&raw), "sources").unwrap();
+        let got = raw_without::<IgnoredAny>(Some(&raw), "sources")
+            .raw
+            .unwrap();
         assert_eq!(got.get(), want.get());
-        assert_eq!(raw_without(None, "sources").unwrap().get(), "null");
+        let none = raw_without::<IgnoredAny>(None, "sources");
+        assert_eq!(none.raw.unwrap().get(), "null");
+        // Read in the same pass: the removed value (the last when the key repeats), the rest.
+        let t = r#"{"sources": [1], "url": "a", "sources": [{"url": "u"}], "url": "b"}"#;
+        let raw: Box<RawValue> = serde_json::from_str(t).unwrap();
+        let got = raw_without::<List<Item>>(Some(&raw), "sources");
+        assert_eq!(got.raw.unwrap().get(), r#"{"url":"b"}"#);
+        assert_eq!(got.removed.unwrap().items().len(), 1);
+        assert_eq!(got.rest.unwrap().get("url"), Some(&Value::from("b")));
+        let raw: Box<RawValue> = serde_json::from_str("[1]").unwrap();
+        let got = raw_without::<List<Item>>(Some(&raw), "sources");
+        assert_eq!(got.raw.unwrap().get(), "[1]");
+        let (sources, rest) = (got.removed, got.rest);
+        assert!(sources.is_none() && rest.is_none());
     }
 }

@@ -381,16 +381,32 @@ impl Conv {
                 if self.b.has_call(id) {
                     return;
                 }
-                let action: Action = item
-                    .action
-                    .0
-                    .and_then(|r| serde_json::from_str(r.get()).ok())
-                    .unwrap_or_default();
+                // The action read once: its arguments are the action without `sources`.
+                let lax::Without {
+                    raw: arguments,
+                    removed: sources,
+                    rest,
+                } = lax::raw_without::<List<Source>>(item.action.0, "sources");
+                let action = match rest {
+                    Some(rest) => Action {
+                        sources: sources.unwrap_or_default(),
+                        url: Str(rest
+                            .get("url")
+                            .and_then(Value::as_str)
+                            .map(|u| u.to_owned().into())),
+                        ..Action::default()
+                    },
+                    None => item
+                        .action
+                        .0
+                        .and_then(|r| serde_json::from_str(r.get()).ok())
+                        .unwrap_or_default(),
+                };
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
                     tool: "web_search".into(),
-                    arguments: lax::raw_without(item.action.0, "sources"),
+                    arguments,
                     at,
                     json_path: Some(json_path(path)),
                     ..NewCall::default()
