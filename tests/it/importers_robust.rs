@@ -408,3 +408,36 @@ fn a_streamed_file_loads_like_the_same_bytes_read_whole() {
         }
     }
 }
+
+#[test]
+fn a_character_across_the_first_4_kib_of_a_response_is_no_panic() {
+    // The importers of one response or a cassette look at the first 4 KiB for a cassette; a
+    // response whose 4,096th byte is inside a character panicked there.
+    for (doc, format) in [
+        (
+            r#"{"object":"response","id":"r","model":"m","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","annotations":[],"text":"PAD"}]}]}"#,
+            "openai-responses",
+        ),
+        (
+            r#"{"type":"message","role":"assistant","content":[{"type":"text","text":"PAD"}]}"#,
+            "anthropic-messages",
+        ),
+        (
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"PAD"}]}}],"modelVersion":"g"}"#,
+            "gemini",
+        ),
+    ] {
+        let at = doc.find("PAD").unwrap();
+        let pad = "a".repeat(4095 - at) + &"\u{e9}".repeat(8);
+        let text = doc.replace("PAD", &pad);
+        assert!(!text.is_char_boundary(4096), "{format}");
+        let sessions = load_any_bytes("x", "x.json", text.as_bytes(), &LoadOptions::default());
+        assert_eq!(sessions.len(), 1, "{format}");
+        assert_eq!(sessions[0].format(), format);
+        assert_eq!(sessions[0].answers.len(), 1, "{format}");
+        assert!(
+            sessions[0].answers[0].text.ends_with("\u{e9}\u{e9}"),
+            "{format}"
+        );
+    }
+}

@@ -66,8 +66,7 @@ pub fn import(input: &Input) -> Vec<Session> {
             return vec![c.b.finish()];
         }
     };
-    let head = Head::new(&text[..text.len().min(4096)]);
-    if head.is_cassette() {
+    if super::sniff::starts_as_cassette(text) {
         let (its, problems) = cassette::read(text, HOSTS);
         for p in problems {
             c.b.diag(p.line, p.column, &p.path, p.level, p.message);

@@ -54,15 +54,29 @@ impl<'a> Head<'a> {
 
     /// True when the head is a YAML document whose first key is `interactions:` (a VCR cassette).
     pub fn is_cassette(&self) -> bool {
-        let mut lines = self
-            .text
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
-        match lines.next() {
-            Some("---") => lines.next().is_some_and(|l| l.starts_with("interactions:")),
-            Some(l) => l.starts_with("interactions:"),
-            None => false,
-        }
+        cassette_text(self.text)
+    }
+}
+
+/// True when the first 4 KiB of a whole file (cut at a character boundary) are a VCR cassette,
+/// as [`Head::is_cassette`] judges them: what an importer of one response or a cassette asks
+/// before reading the file (without reading its keys).
+pub fn starts_as_cassette(text: &str) -> bool {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    cassette_text(text[..end].trim_start_matches('\u{feff}').trim_start())
+}
+
+fn cassette_text(text: &str) -> bool {
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    match lines.next() {
+        Some("---") => lines.next().is_some_and(|l| l.starts_with("interactions:")),
+        Some(l) => l.starts_with("interactions:"),
+        None => false,
     }
 }
 
@@ -286,6 +300,14 @@ mod tests {
 
     #[test]
     fn cassettes_and_plain_text() {
+        // Cut at 4 KiB inside a character: no panic, the same answer as a head.
+        let long = format!("interactions:\n- {}\u{e9}\u{e9}", "a".repeat(4079));
+        assert!(!long.is_char_boundary(4096));
+        assert!(starts_as_cassette(&long));
+        let doc = format!("{{\"a\": \"{}\u{e9}\"}}", "b".repeat(4088));
+        assert!(!doc.is_char_boundary(4096));
+        assert!(!starts_as_cassette(&doc));
+        assert!(starts_as_cassette("\u{feff}\n# c\n---\ninteractions: []"));
         assert!(Head::new("interactions:\n- request:\n").is_cassette());
         assert!(Head::new("---\ninteractions:\n").is_cassette());
         assert!(!Head::new("2025-06-30T06:11:45.990Z [weather] [info] x").is_cassette());
