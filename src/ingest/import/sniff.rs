@@ -3,6 +3,8 @@
 //! JSON is read with a small tolerant scanner that records the top-level keys (and their
 //! string values) of the first object, so a 64 KiB head of a large document is enough.
 
+use std::borrow::Cow;
+
 /// How many bytes of a file are read to decide its format.
 pub const HEAD_BYTES: usize = 64 * 1024;
 
@@ -14,8 +16,8 @@ pub struct Head<'a> {
     /// The first non-blank line.
     pub first_line: &'a str,
     /// Top-level keys of the first JSON object (of the document, or of the first line),
-    /// with their value when it is a string.
-    pub keys: Vec<(String, Option<String>)>,
+    /// with their value when it is a string (borrowed from the head unless it has escapes).
+    pub keys: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
     /// The document starts with `[` (a JSON array).
     pub array: bool,
 }
@@ -82,7 +84,7 @@ fn cassette_text(text: &str) -> bool {
 
 /// The top-level keys of the first JSON object in `s` (inside a leading `[` if any), scanning
 /// tolerantly: a truncated head gives the keys seen so far.
-fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
+fn top_keys(s: &str) -> Vec<(Cow<'_, str>, Option<Cow<'_, str>>)> {
     let b = s.as_bytes();
     let mut i = 0;
     // Into the first object (skipping one `[`).
@@ -95,7 +97,7 @@ fn top_keys(s: &str) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut expect_key = false;
-    let mut pending_key: Option<String> = None;
+    let mut pending_key: Option<Cow<str>> = None;
     while i < b.len() {
         match b[i] {
             b'{' | b'[' => {
@@ -201,18 +203,38 @@ fn skip_string(b: &[u8], start: usize) -> usize {
     b.len()
 }
 
-/// The decoded text of the JSON string starting at byte `start` (a `"`), and the index after it.
-/// Escapes other than `\"` and `\\` are kept as written (keys that matter are plain ASCII).
-fn string_at(s: &str, start: usize) -> (String, usize) {
+/// The decoded text of the JSON string starting at byte `start` (a `"`), and the index after it:
+/// borrowed when it has no escapes. Escapes other than `\"` and `\\` are kept as written (keys
+/// that matter are plain ASCII).
+fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize) {
     let b = s.as_bytes();
+    let from = start + 1;
+    match b
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        Some(p) if b[from + p] == b'"' => {
+            return (
+                Cow::Borrowed(s.get(from..from + p).unwrap_or("")),
+                from + p + 1,
+            )
+        }
+        None => {
+            return (
+                Cow::Borrowed(s.get(from.min(b.len())..).unwrap_or("")),
+                b.len(),
+            )
+        }
+        Some(_) => {}
+    }
     let mut out = String::new();
-    let mut i = start + 1;
+    let mut i = from;
     let mut run = i;
     while i < b.len() {
         match b[i] {
             b'"' => {
                 out.push_str(s.get(run..i).unwrap_or(""));
-                return (out, i + 1);
+                return (Cow::Owned(out), i + 1);
             }
             b'\\' => {
                 out.push_str(s.get(run..i).unwrap_or(""));
@@ -231,7 +253,7 @@ fn string_at(s: &str, start: usize) -> (String, usize) {
         }
     }
     out.push_str(s.get(run.min(b.len())..).unwrap_or(""));
-    (out, b.len())
+    (Cow::Owned(out), b.len())
 }
 
 #[cfg(test)]
@@ -257,13 +279,23 @@ mod tests {
         let h = Head::new(
             r#"{"a": [{"s": "x]}\"{[,", "t": "\\"}, 1, [2, "]"]], "object": "response", "b": {"c": "}"}, "z": "3"}"#,
         );
-        let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
         assert_eq!(keys, ["a", "object", "b", "z"]);
         assert_eq!(h.str("object"), Some("response"));
         // Cut inside a nested string: the keys seen so far.
         let h = Head::new(r#"{"k": "v", "n": {"s": "abc\"#);
         assert_eq!(h.str("k"), Some("v"));
         assert!(h.has("n"));
+        // Escaped and truncated strings, at the top level.
+        let h = Head::new(r#"{"a\"b": "c\\d\/e\n", "t": "cut"#);
+        assert_eq!(h.str("a\"b"), Some("c\\d/e\\n"));
+        assert_eq!(h.str("t"), Some("cut"));
+        assert!(matches!(h.keys[0].0, Cow::Owned(_)));
+        let h = Head::new(r#"{"plain": "v"}"#);
+        assert!(matches!(
+            h.keys[0],
+            (Cow::Borrowed("plain"), Some(Cow::Borrowed("v")))
+        ));
     }
 
     #[test]
