@@ -11,65 +11,25 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{dir_bytes, load_spec, write_sessions, Until};
 use provscope::check::Config;
 use provscope::diff::{Options, RunBuilder};
-use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::LoadOptions;
 use provscope::pipeline::Pipeline;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Instant;
 
 /// The same allocator as the `provscope` binary.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    v.sort();
-    v
-}
-
-fn dir_bytes(dir: &Path) -> u64 {
-    files(dir).iter().map(|f| f.metadata().unwrap().len()).sum()
-}
-
-/// Writes sessions of `spec` until `mb` MB, or `count` sessions when given (the same count as A).
+/// Writes sessions of the load bench's shape with `fault_rate` until `mb` MB, or `count`
+/// sessions when given (the same count as A).
 fn generate(dir: &Path, mb: u64, fault_rate: f64, count: Option<u64>) -> u64 {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let spec = GenSpec {
-        turns: 40,
-        calls: 4,
-        seed: 42,
-        fault_rate,
-        result_bytes: 900,
-        envelopes: false,
-        sub_agents: false,
-    };
-    let mut total = 0u64;
-    let mut i = 0u64;
-    loop {
-        let done = match count {
-            Some(n) => i >= n,
-            None => total >= mb * 1_000_000,
-        };
-        if done {
-            return i;
-        }
-        let p = dir.join(format!("gen-{i:06}.jsonl"));
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
-        write_session(&mut w, &spec, i).unwrap();
-        w.flush().unwrap();
-        drop(w);
-        total += p.metadata().unwrap().len();
-        i += 1;
-    }
+    let until = count.map_or(Until::Bytes(mb * 1_000_000), Until::Sessions);
+    write_sessions(dir, &load_spec(fault_rate), until)
 }
 
 fn child(mode: &str, a: &Path, b: Option<&Path>) {
@@ -106,23 +66,9 @@ fn child(mode: &str, a: &Path, b: Option<&Path>) {
 }
 
 fn run_child(args: &[&Path], mode: &str) -> serde_json::Value {
-    let exe = std::env::current_exe().unwrap();
-    (0..3)
-        .map(|_| {
-            let out = Command::new(&exe)
-                .args(["--child", mode])
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-        })
-        .min_by(|x, y| x["secs"].as_f64().partial_cmp(&y["secs"].as_f64()).unwrap())
-        .unwrap()
+    let mut argv = vec![Path::new("--child"), Path::new(mode)];
+    argv.extend_from_slice(args);
+    common::best_child(argv, 3)
 }
 
 fn main() {

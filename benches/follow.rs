@@ -10,6 +10,9 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{dir_bytes, generate, load_spec};
 use provscope::check::incremental::check_since;
 use provscope::check::{check_session, Config};
 use provscope::gen::{write_session, GenSpec};
@@ -27,44 +30,6 @@ use std::time::{Duration, Instant};
 /// The same allocator as the `provscope` binary.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-/// The directory `benches/load.rs` generates (same spec: 40 turns of 4 calls per session).
-fn generate(dir: &Path, mb: u64) {
-    if dir.exists() && dir_bytes(dir) >= mb * 1_000_000 {
-        return;
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let spec = GenSpec {
-        turns: 40,
-        calls: 4,
-        seed: 42,
-        fault_rate: 0.25,
-        result_bytes: 900,
-        envelopes: false,
-        sub_agents: false,
-    };
-    let mut total = 0u64;
-    let mut i = 0u64;
-    while total < mb * 1_000_000 {
-        let p = dir.join(format!("gen-{i:06}.jsonl"));
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
-        write_session(&mut w, &spec, i).unwrap();
-        w.flush().unwrap();
-        drop(w);
-        total += p.metadata().unwrap().len();
-        i += 1;
-    }
-}
 
 /// User + system CPU time of this process (Linux `/proc/self/stat`, clock ticks of 10 ms).
 fn cpu_time() -> Duration {
@@ -101,13 +66,8 @@ fn main() {
     let live = live_dir.join("live.jsonl");
     let mut session = Vec::new();
     let spec = GenSpec {
-        turns: 40,
-        calls: 4,
         seed: 7,
-        fault_rate: 0.25,
-        result_bytes: 900,
-        envelopes: false,
-        sub_agents: false,
+        ..load_spec(0.25)
     };
     write_session(&mut session, &spec, 1).unwrap();
     let text = String::from_utf8(session).unwrap();

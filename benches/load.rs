@@ -8,39 +8,20 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::{dir_bytes, files, generate, vmhwm_kb};
 use provscope::check::Config;
-use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::{load_paths, LoadOptions};
 use provscope::model::{Event, Stamp};
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 /// The same allocator as the `provscope` binary, for every mode (the baseline too).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn vmhwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
-        .unwrap_or(0)
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    v.sort();
-    v
-}
 
 /// The baseline: what a user would write: read lines, parse each into typed structs.
 fn parse_only(dir: &Path) -> usize {
@@ -94,59 +75,6 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn dir_bytes(dir: &Path) -> u64 {
-    files(dir).iter().map(|f| f.metadata().unwrap().len()).sum()
-}
-
-fn generate(dir: &Path, mb: u64) {
-    if dir.exists() && dir_bytes(dir) >= mb * 1_000_000 {
-        return;
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let spec = GenSpec {
-        turns: 40,
-        calls: 4,
-        seed: 42,
-        fault_rate: 0.25,
-        result_bytes: 900,
-        envelopes: false,
-        sub_agents: false,
-    };
-    let mut total = 0u64;
-    let mut i = 0u64;
-    while total < mb * 1_000_000 {
-        let p = dir.join(format!("gen-{i:06}.jsonl"));
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
-        write_session(&mut w, &spec, i).unwrap();
-        w.flush().unwrap();
-        drop(w);
-        total += p.metadata().unwrap().len();
-        i += 1;
-    }
-}
-
-fn run_child(mode: &str, dir: &Path) -> serde_json::Value {
-    let exe = std::env::current_exe().unwrap();
-    let best = (0..3)
-        .map(|_| {
-            let out = Command::new(&exe)
-                .args(["--child", mode])
-                .arg(dir)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-        })
-        .min_by(|a, b| a["secs"].as_f64().partial_cmp(&b["secs"].as_f64()).unwrap())
-        .unwrap();
-    best
-}
-
 /// Wall time of `python3 benches/baseline.py DIR`, best of three (interpreter start included:
 /// that is what a user of the script waits for).
 fn python_baseline(dir: &Path) -> Option<f64> {
@@ -185,10 +113,11 @@ fn main() {
         let dir = root.join(format!("gen-{mb}mb"));
         generate(&dir, mb);
         let bytes = dir_bytes(&dir) as f64;
-        let p = run_child("parse", &dir);
-        let l = run_child("load", &dir);
-        let v = run_child("verify", &dir);
-        let vm = run_child("verify-all-cores", &dir);
+        let run = |mode: &str| common::best_child([Path::new("--child"), Path::new(mode), &dir], 3);
+        let p = run("parse");
+        let l = run("load");
+        let v = run("verify");
+        let vm = run("verify-all-cores");
         let py = python_baseline(&dir);
         let secs = |x: &serde_json::Value| x["secs"].as_f64().unwrap();
         let mbs = |x: &serde_json::Value| bytes / 1e6 / secs(x);

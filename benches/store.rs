@@ -14,12 +14,13 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::generate;
 use provscope::check::{Config, Quadrant, SessionReport};
-use provscope::gen::{write_session, GenSpec};
 use provscope::ingest::LoadOptions;
 use provscope::model::Timestamp;
 use provscope::store::{Classification, SessionRef, Store};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,44 +29,6 @@ use std::time::Instant;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const WRITERS: usize = 8;
-
-/// `benches/load.rs`'s generator and spec, so both use the same directory.
-fn generate(dir: &Path, mb: u64) {
-    let bytes = |d: &Path| -> u64 {
-        std::fs::read_dir(d)
-            .map(|it| {
-                it.filter_map(Result::ok)
-                    .filter_map(|e| e.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0)
-    };
-    if dir.exists() && bytes(dir) >= mb * 1_000_000 {
-        return;
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let spec = GenSpec {
-        turns: 40,
-        calls: 4,
-        seed: 42,
-        fault_rate: 0.25,
-        result_bytes: 900,
-        envelopes: false,
-        sub_agents: false,
-    };
-    let (mut total, mut i) = (0u64, 0u64);
-    while total < mb * 1_000_000 {
-        let p = dir.join(format!("gen-{i:06}.jsonl"));
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
-        write_session(&mut w, &spec, i).unwrap();
-        w.flush().unwrap();
-        drop(w);
-        total += p.metadata().unwrap().len();
-        i += 1;
-    }
-}
 
 /// A fresh database on the server of `url`; returns its URL and name.
 fn pg_database(url: &str, tag: &str) -> (String, String) {
