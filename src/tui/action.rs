@@ -176,6 +176,10 @@ pub enum Pane {
     DiffA,
     /// B's source in the diff's claim view.
     DiffB,
+    /// A's claim in the diff's claim view.
+    DiffClaimA,
+    /// B's claim in the diff's claim view.
+    DiffClaimB,
 }
 
 /// Messages from the background loader.

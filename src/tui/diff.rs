@@ -62,6 +62,16 @@ pub enum Side {
     B,
 }
 
+impl Side {
+    /// The side across.
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
 /// One row of the side by side view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiffRow {
@@ -153,6 +163,18 @@ pub struct OpenPair {
     pub selected: usize,
     /// The side in focus (what `Enter`, `y` and `o` act on first).
     pub side: Side,
+    /// Beside both sources: whether the focused side's claim or its source scrolls.
+    pub part: Part,
+}
+
+/// The pane of a side in focus beside both sources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Part {
+    /// The claim and its findings.
+    Claim,
+    /// The result beside it (`J`/`K` scroll it first).
+    #[default]
+    Source,
 }
 
 /// Two sets of sessions compared (`D` in the sessions list, `provscope diff A B --explore`).
@@ -301,6 +323,7 @@ fn open_session_pair(app: &mut App, k: usize) {
         rows,
         selected,
         side: Side::B,
+        part: Part::Source,
     });
 }
 
@@ -439,15 +462,29 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     vec![]
 }
 
-/// `Tab`, `h`/`l`: the side in focus.
+/// `Tab`, `h`/`l`: the pane in focus. `h`/`l` choose a side; `Tab` switches sides side by
+/// side, and beside both sources steps through A's claim, A's source, B's claim, B's source.
 pub fn focus(app: &mut App, dir: i32) {
+    let beside = app.view == View::DiffClaim;
     if let Some(op) = app.diff.as_mut().and_then(|ds| ds.open.as_mut()) {
-        op.side = match (dir, op.side) {
-            (-1, _) => Side::A,
-            (1, _) => Side::B,
-            (_, Side::A) => Side::B,
-            (_, Side::B) => Side::A,
-        };
+        match (dir, op.side, op.part) {
+            (-1, _, _) => op.side = Side::A,
+            (1, _, _) => op.side = Side::B,
+            (_, _, Part::Claim) if beside => op.part = Part::Source,
+            (_, side, Part::Source) if beside => {
+                op.side = side.other();
+                op.part = Part::Claim;
+            }
+            (_, side, _) => op.side = side.other(),
+        }
+    }
+}
+
+/// Focuses one pane of the claim view (a click on it).
+pub fn focus_pane(app: &mut App, side: Side, part: Part) {
+    if let Some(op) = app.diff.as_mut().and_then(|ds| ds.open.as_mut()) {
+        op.side = side;
+        op.part = part;
     }
 }
 
@@ -456,6 +493,22 @@ pub fn sources_at_spans(app: &mut App) {
     let (a, b) = super::views::diff::span_rows(app);
     app.scroll.set(Pane::DiffA, a);
     app.scroll.set(Pane::DiffB, b);
+    app.scroll.set(Pane::DiffClaimA, 0);
+    app.scroll.set(Pane::DiffClaimB, 0);
+}
+
+/// The session and claim (indexes into `App::sessions` and its report's claims) of the focused
+/// side's claim on the selected row: what `c` opens in the claim view.
+pub fn focused_claim(app: &App) -> Option<(usize, usize)> {
+    let (ds, d, op) = open_pair(app)?;
+    let DiffRow::Claim(ti, k) = op.rows.get(op.selected).copied()? else {
+        return None;
+    };
+    let c = d.aligned.get(ti)?.claims.get(k)?;
+    let i = if op.side == Side::A { c.a } else { c.b }?;
+    let l = ds.loaded(op.session, op.side)?;
+    let s = app.sessions.iter().position(|x| Arc::ptr_eq(x, l))?;
+    Some((s, i))
 }
 
 /// The session, claim and call of the focused side of the selected row.

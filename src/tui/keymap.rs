@@ -165,7 +165,7 @@ impl Default for Keymap {
                     "focus",
                     &["Tab"],
                     Action::FocusNext,
-                    "focus the next pane (diff: switch between A and B)",
+                    "focus the next pane (diff: the next side, claim or source)",
                     &[Session, Claim, Review, Grid, Diff, DiffClaim],
                 ),
                 b(
@@ -225,8 +225,8 @@ impl Default for Keymap {
                     "claim",
                     &["c"],
                     Action::Goto(Claim),
-                    "claim beside its source",
-                    &[Session, Drift, Parallel, Grid, Queue, Review],
+                    "claim beside its source (diff: the focused side's claim)",
+                    &[Session, Drift, Parallel, Grid, Queue, Review, Diff, DiffClaim],
                 ),
                 b(
                     "drift",

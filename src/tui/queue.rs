@@ -278,6 +278,13 @@ pub fn target_claim(app: &mut App) -> bool {
         }
         return false;
     }
+    if matches!(app.view, View::Diff | View::DiffClaim) {
+        let Some((s, c)) = super::diff::focused_claim(app) else {
+            return false;
+        };
+        select(app, s, c);
+        return true;
+    }
     app.current_claim().is_some()
 }
 

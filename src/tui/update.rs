@@ -4,6 +4,7 @@
 
 use super::action::{Action, Hit, LoadMsg, Msg, Pane, Restored, View};
 use super::app::{App, ClaimKey, CorrectionMark, Focus, HandRecord, Mark, SortKey, Target};
+use super::diff::{Part, Side};
 use super::input::{Edit, Input, InputKind};
 use super::queue;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -813,6 +814,8 @@ fn clamp_scrolls(app: &mut App) {
         Pane::Body,
         Pane::DiffA,
         Pane::DiffB,
+        Pane::DiffClaimA,
+        Pane::DiffClaimB,
     ] {
         scroll(app, p, 0);
     }
@@ -821,8 +824,14 @@ fn clamp_scrolls(app: &mut App) {
 fn wheel(app: &mut App, hit: Option<Hit>, d: i32) -> Vec<Effect> {
     match hit {
         Some(Hit::Pane(
-            p
-            @ (Pane::Source | Pane::Claim | Pane::Answer | Pane::Help | Pane::DiffA | Pane::DiffB),
+            p @ (Pane::Source
+            | Pane::Claim
+            | Pane::Answer
+            | Pane::Help
+            | Pane::DiffA
+            | Pane::DiffB
+            | Pane::DiffClaimA
+            | Pane::DiffClaimB),
         )) => {
             scroll(app, p, d);
             vec![]
@@ -1054,8 +1063,12 @@ pub fn goto(app: &mut App, v: View) -> Vec<Effect> {
         app.status = "open a session first".into();
         return vec![];
     }
-    if matches!(v, View::Claim | View::Drift | View::Parallel) {
-        queue::target_claim(app);
+    if matches!(v, View::Claim | View::Drift | View::Parallel)
+        && !queue::target_claim(app)
+        && matches!(app.view, View::Diff | View::DiffClaim)
+    {
+        app.status = "no claim on the focused side here (h/l switch sides)".into();
+        return vec![];
     }
     app.history.push(app.view);
     app.view = v;
@@ -1259,8 +1272,10 @@ fn click(app: &mut App, hit: Hit) -> Vec<Effect> {
             Pane::Answer => app.focus = Focus::Answer,
             Pane::Source => app.source_focus = true,
             Pane::Claim => app.source_focus = false,
-            Pane::DiffA => super::diff::focus(app, -1),
-            Pane::DiffB => super::diff::focus(app, 1),
+            Pane::DiffA => super::diff::focus_pane(app, Side::A, Part::Source),
+            Pane::DiffB => super::diff::focus_pane(app, Side::B, Part::Source),
+            Pane::DiffClaimA => super::diff::focus_pane(app, Side::A, Part::Claim),
+            Pane::DiffClaimB => super::diff::focus_pane(app, Side::B, Part::Claim),
             Pane::Help | Pane::Body => {}
         },
     }

@@ -286,6 +286,100 @@ fn keys_step_through_changes_switch_sides_and_open_both_sources() {
 }
 
 #[test]
+fn beside_both_sources_each_claim_scrolls_and_c_opens_the_focused_claim() {
+    use provscope::tui::action::Pane;
+    use provscope::tui::diff::Part;
+    let (a, b) = golden_logs();
+    let mut app = diff_app(&a, &b, false);
+    let op = |app: &App| app.diff.as_ref().unwrap().open.clone().unwrap();
+    // On a row with a claim on both sides, open it beside both sources, at 80x24, where a
+    // claim and its findings do not fit their pane.
+    while !matches!(
+        provscope::tui::diff::claims_of(&app, provscope::tui::diff::selected_row(&app).unwrap()),
+        Some((Some(_), Some(_)))
+    ) {
+        update(&mut app, key('n'));
+    }
+    update(&mut app, code(KeyCode::Enter));
+    assert_eq!(app.view, View::DiffClaim);
+    screen(&mut app, 80, 24);
+    assert!(provscope::tui::views::max_scroll(&app, Pane::DiffClaimA) > 0);
+    // Tab steps B's source -> A's claim -> A's source -> B's claim -> B's source.
+    assert_eq!((op(&app).side, op(&app).part), (Side::B, Part::Source));
+    let mut seen = vec![];
+    for _ in 0..4 {
+        update(&mut app, code(KeyCode::Tab));
+        seen.push((op(&app).side, op(&app).part));
+    }
+    assert_eq!(
+        seen,
+        [
+            (Side::A, Part::Claim),
+            (Side::A, Part::Source),
+            (Side::B, Part::Claim),
+            (Side::B, Part::Source)
+        ]
+    );
+    // J scrolls the focused claim, not the source; the pane says which lines it shows.
+    update(&mut app, code(KeyCode::Tab));
+    let top = screen(&mut app, 80, 24);
+    let source = app.scroll.get(Pane::DiffA);
+    update(&mut app, key('J'));
+    assert!(app.scroll.get(Pane::DiffClaimA) > 0);
+    assert_eq!(app.scroll.get(Pane::DiffA), source);
+    let scrolled = screen(&mut app, 80, 24);
+    assert_ne!(top, scrolled);
+    assert!(
+        scrolled.contains(&format!(" {}-", app.scroll.get(Pane::DiffClaimA) + 1)),
+        "{scrolled}"
+    );
+    // Another claim starts at the top of its pane again.
+    let here = op(&app).selected;
+    let (there, back) = if update(&mut app, key('j')).is_empty() && op(&app).selected != here {
+        ('j', 'k')
+    } else {
+        update(&mut app, key('k'));
+        ('k', 'j')
+    };
+    assert_ne!(op(&app).selected, here, "{there}");
+    assert_eq!(app.scroll.get(Pane::DiffClaimA), 0);
+    update(&mut app, key(back));
+    assert_eq!(op(&app).selected, here);
+    // c opens the focused side's claim in the claim view; Esc comes back.
+    let (ca, _) =
+        provscope::tui::diff::claims_of(&app, provscope::tui::diff::selected_row(&app).unwrap())
+            .unwrap();
+    let want = ca.unwrap().claim_id.clone();
+    update(&mut app, key('c'));
+    assert_eq!(app.view, View::Claim);
+    assert_eq!(app.sessions[app.cur.unwrap()].session.name, "a");
+    assert_eq!(app.current_claim().unwrap().claim_id, want);
+    update(&mut app, code(KeyCode::Esc));
+    assert_eq!(app.view, View::DiffClaim);
+    // Side by side, c on a row without a claim on the focused side says so and stays.
+    update(&mut app, code(KeyCode::Esc));
+    assert_eq!(app.view, View::Diff);
+    update(&mut app, key('g'));
+    update(&mut app, key('c'));
+    assert_eq!(app.view, View::Diff);
+    assert!(
+        app.status.contains("no claim on the focused side"),
+        "{}",
+        app.status
+    );
+    update(&mut app, key('j'));
+    update(&mut app, key('l'));
+    let (_, cb) =
+        provscope::tui::diff::claims_of(&app, provscope::tui::diff::selected_row(&app).unwrap())
+            .unwrap();
+    let want = cb.unwrap().claim_id.clone();
+    update(&mut app, key('c'));
+    assert_eq!(app.view, View::Claim);
+    assert_eq!(app.sessions[app.cur.unwrap()].session.name, "b");
+    assert_eq!(app.current_claim().unwrap().claim_id, want);
+}
+
+#[test]
 fn d_on_the_marked_session_unmarks_it_and_help_lists_the_keys() {
     let same = log(&two_turns(), "s1");
     let mut app = new_app(&Config::default(), false).unwrap();
@@ -310,7 +404,12 @@ fn d_on_the_marked_session_unmarks_it_and_help_lists_the_keys() {
     let mut app = diff_app(&same, &same, false);
     update(&mut app, Action::Help);
     let s = screen(&mut app, 200, 60);
-    for want in ["next change", "previous change", "switch between A and B"] {
+    for want in [
+        "next change",
+        "previous change",
+        "the next side, claim or source",
+        "the focused side's claim",
+    ] {
         assert!(s.contains(want), "{want}: {s}");
     }
 }
@@ -425,6 +524,12 @@ fn both_entry_points_with_real_keys_in_a_real_terminal() {
     tmux.keys(&["g", "j", "Enter"]);
     let s = tmux.wait_for("claim beside both sources");
     assert!(s.contains("A · source") && s.contains("B · source"), "{s}");
+    // Tab focuses A's claim; c opens it in the claim view, Esc comes back.
+    tmux.keys(&["Tab", "c"]);
+    let s = tmux.wait_for("Claim beside source");
+    assert!(s.contains("clm_"), "{s}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("claim beside both sources");
     tmux.keys(&["Escape", "Escape"]);
     tmux.wait_for("sorted by");
     tmux.keys(&["Q"]);

@@ -9,7 +9,7 @@ use crate::check::ClaimVerdict;
 use crate::diff::{ClaimChange, Direction, Presence, SessionDiff, TurnDiff};
 use crate::tui::action::{Hit, Pane};
 use crate::tui::app::{App, Loaded};
-use crate::tui::diff::{self as state, DiffRow, DiffState, OpenPair, Side};
+use crate::tui::diff::{self as state, DiffRow, DiffState, OpenPair, Part, Side};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -744,6 +744,20 @@ pub fn source_rows(app: &App, p: Pane) -> usize {
     source_lines(app, side, w).0.len().saturating_sub(h)
 }
 
+/// The largest scroll offset of a claim pane of the claim view.
+pub fn claim_rows(app: &App, p: Pane) -> usize {
+    let side = if p == Pane::DiffClaimA {
+        Side::A
+    } else {
+        Side::B
+    };
+    let (_, ca, cb, _, _) = claim_areas(app, super::body_of(app.size));
+    let r = if side == Side::A { ca } else { cb };
+    let w = usize::from(r.width.saturating_sub(2)).max(1);
+    let h = usize::from(r.height.saturating_sub(2));
+    claim_detail(app, side, w).len().saturating_sub(h)
+}
+
 /// A claim's details on one side of the claim view, wrapped at `w`.
 fn claim_detail(app: &App, side: Side, w: usize) -> Vec<Line<'static>> {
     let th = &app.theme;
@@ -864,22 +878,27 @@ pub(super) fn render_claim(f: &mut Frame, area: Rect, app: &App, dr: &mut Drawn)
         })
         .collect();
     f.render_widget(Paragraph::new(changes), inner);
-    for (side, c, s, p, name) in [
-        (Side::A, ca, sa, Pane::DiffA, &d.a.name),
-        (Side::B, cb, sb, Pane::DiffB, &d.b.name),
+    for (side, c, s, cp, p, name) in [
+        (Side::A, ca, sa, Pane::DiffClaimA, Pane::DiffA, &d.a.name),
+        (Side::B, cb, sb, Pane::DiffClaimB, Pane::DiffB, &d.b.name),
     ] {
         let letter = if side == Side::A { "A" } else { "B" };
-        let focused = op.side == side;
-        let block = pane(format!(" {letter} · {} ", clean(name)), focused, app);
+        let focused = |part| op.side == side && op.part == part;
+        let block = pane(
+            format!(" {letter} · {} ", clean(name)),
+            focused(Part::Claim),
+            app,
+        );
         let inner = block.inner(c);
         f.render_widget(block, c);
+        dr.add(inner, Hit::Pane(cp));
         let lines = claim_detail(app, side, usize::from(inner.width).max(1));
-        scrolled(f, c, inner, lines, 0, app);
+        scrolled(f, c, inner, lines, app.scroll.get(cp), app);
         let title = match claim_side_of(app, side).and_then(|x| x.2) {
             Some(id) => format!(" {letter} · source · {} ", clean(&id)),
             None => format!(" {letter} · source "),
         };
-        let block = pane(title, focused, app);
+        let block = pane(title, focused(Part::Source), app);
         let inner = block.inner(s);
         f.render_widget(block, s);
         dr.add(inner, Hit::Pane(p));

@@ -416,10 +416,18 @@ pub fn scroll_pane(app: &App) -> Pane {
                 Pane::Claim
             }
         }
-        View::DiffClaim => match app.diff.as_ref().and_then(|d| d.open.as_ref()) {
-            Some(op) if op.side == super::diff::Side::A => Pane::DiffA,
-            _ => Pane::DiffB,
-        },
+        View::DiffClaim => {
+            use super::diff::{Part, Side};
+            match app.diff.as_ref().and_then(|d| d.open.as_ref()) {
+                Some(op) => match (op.side, op.part) {
+                    (Side::A, Part::Claim) => Pane::DiffClaimA,
+                    (Side::A, Part::Source) => Pane::DiffA,
+                    (Side::B, Part::Claim) => Pane::DiffClaimB,
+                    (Side::B, Part::Source) => Pane::DiffB,
+                },
+                None => Pane::DiffB,
+            }
+        }
         _ => Pane::Body,
     }
 }
@@ -447,6 +455,7 @@ pub fn max_scroll(app: &App, p: Pane) -> usize {
         // The drift and parallel bodies clamp when drawn.
         Pane::Body => 200,
         Pane::DiffA | Pane::DiffB => diff::source_rows(app, p),
+        Pane::DiffClaimA | Pane::DiffClaimB => diff::claim_rows(app, p),
         Pane::Turns | Pane::Calls | Pane::Claims => 0,
     }
 }
