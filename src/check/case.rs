@@ -344,7 +344,7 @@ fn judge(case: &Case, s: &Session, r: &SessionReport, v: &ClaimVerdict) -> Vec<S
         None => reasons.push(format!("claim `{}` has no recorded origin", v.claim_id)),
         Some((id, call)) => {
             let tier = r.tier(&call.server).tier;
-            if !e.cite_any_of.is_empty() && !e.cite_any_of.contains(&call.server) {
+            if !e.cite_any_of.is_empty() && !e.cite_any_of.iter().any(|x| *x == call.server) {
                 let want = match e.cite_any_of.as_slice() {
                     [one] => format!("expected {one} ({})", e.because.cite.detail),
                     many => format!(
@@ -491,7 +491,7 @@ pub fn check_case(
             out.push(CheckResult {
                 case_id: case.case_id.clone(),
                 case_file: case_file.to_owned(),
-                claim_id: v.claim_id.clone(),
+                claim_id: v.claim_id.to_string(),
                 session: s.name.clone(),
                 session_file: s.source.to_string(),
                 turn: Some(v.turn),
@@ -500,7 +500,7 @@ pub fn check_case(
                     .call_id
                     .as_deref()
                     .and_then(|id| s.call(id))
-                    .map(|c| c.server.clone()),
+                    .map(|c| c.server.to_string()),
                 passed: reasons.is_empty(),
                 reasons,
             });

@@ -85,7 +85,7 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 .iter()
                 .map(|(id, srv, s)| ev::Rival {
                     call_id: (*id).to_owned(),
-                    server: srv.clone(),
+                    server: srv.to_string(),
                     support: *s,
                 })
                 .collect(),

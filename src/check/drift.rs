@@ -148,7 +148,7 @@ fn emit<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>], g: &[usize], drifts
                 .map(|o| o.tool_call_id.as_str());
             ev::DriftEntry {
                 turn: r.claim.turn,
-                claim_id: r.claim.stamp.claim_id.clone(),
+                claim_id: r.claim.stamp.claim_id.to_string(),
                 call_id: call.map(str::to_owned),
                 in_context: call.map(|c| ck.s.in_context(r.claim.turn, c)),
                 value: r.span_text.map(str::to_owned),

@@ -271,7 +271,7 @@ pub(crate) fn check<'s>(
         if p.is_v1() {
             let e = ev::EnvelopePartial {
                 reason: ev::PartialReason::FreshnessUnattested,
-                server: o.call.server.clone(),
+                server: o.call.server.to_string(),
                 keyid: signer_id(signer),
                 envelope_line: o.rec.line,
                 predicate_type: Some(o.st.predicate_type.clone()),
@@ -339,7 +339,7 @@ pub(crate) fn check<'s>(
         for call in &s.calls {
             if s.envelopes_for(&call.id).next().is_none() {
                 let e = ev::EnvelopeMissing {
-                    server: call.server.clone(),
+                    server: call.server.to_string(),
                     tool: call.tool().to_owned(),
                     required_by: if header_requires {
                         ev::RequiredBy::Session
@@ -414,7 +414,7 @@ fn tampered_finding(
         sealed_result_hash: p.result_hash.clone(),
         recorded_result_hash: recorded_hash,
         call_hash: p.call_hash.clone(),
-        server: o.call.server.clone(),
+        server: o.call.server.to_string(),
         attestor: p.attestor.id.clone(),
         keyid: signer_id(signer),
         envelope_line: o.rec.line,
@@ -471,7 +471,7 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&PublicKey>) 
     );
     let e = ev::EnvelopePartial {
         reason: ev::PartialReason::InexactNumbers,
-        server: o.call.server.clone(),
+        server: o.call.server.to_string(),
         keyid: signer_id(signer),
         envelope_line: o.rec.line,
         predicate_type: None,
@@ -506,7 +506,7 @@ fn short(h: &str) -> &str {
 
 /// Evidence of an invalid envelope for a recorded call, with only the reason set.
 pub(super) fn reason(rec: &EnvelopeRecord, call: &Call, why: InvalidReason) -> ev::EnvelopeInvalid {
-    ev::EnvelopeInvalid::new(rec.line, Some(call.server.clone()), why)
+    ev::EnvelopeInvalid::new(rec.line, Some(call.server.to_string()), why)
 }
 
 pub(super) fn invalid(

@@ -1,6 +1,7 @@
 //! The finding type every check produces.
 
 use super::evidence::Evidence;
+use crate::model::Name;
 pub use crate::model::{Kind, Severity, ALL_KINDS};
 use serde::Serialize;
 
@@ -13,7 +14,7 @@ pub struct Finding {
     pub severity: Severity,
     /// The claim concerned, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub claim_id: Option<String>,
+    pub claim_id: Option<Name>,
     /// The calls concerned.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub call_ids: Vec<String>,

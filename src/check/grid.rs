@@ -184,7 +184,7 @@ pub(crate) fn verdicts(
                 None => FactVerdict::Unknown,
             };
             ClaimVerdict {
-                claim_id: c.id().to_owned(),
+                claim_id: c.stamp.claim_id.clone(),
                 turn: c.turn,
                 claim_text: c.stamp.claim_text.clone(),
                 call_id: c.stamp.origin.as_ref().map(|o| o.tool_call_id.clone()),

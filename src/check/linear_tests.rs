@@ -34,7 +34,7 @@ fn follow(s: &Session, cfg: &Config) -> Vec<SubCheck> {
         .filter_map(|c| {
             let link = c.sub_session.as_deref().cloned()?;
             Some(SubCheck {
-                call_id: c.id.clone(),
+                call_id: c.id.to_string(),
                 link,
                 outcome: SubOutcome::Checked {
                     path: "sub.jsonl".into(),

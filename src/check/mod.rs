@@ -382,7 +382,7 @@ pub(crate) fn run<'s>(
     let mut called: rustc_hash::FxHashSet<&str> = Default::default();
     for c in &s.calls {
         if called.insert(c.server.as_str()) {
-            tiers.insert(c.server.clone(), ck.effective_tier(c.server.as_str()));
+            tiers.insert(c.server.to_string(), ck.effective_tier(c.server.as_str()));
         }
     }
     let mut claims = grid::verdicts(s, &resolved, &findings);

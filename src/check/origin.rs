@@ -90,9 +90,17 @@ fn freshness(ck: &Checker, c: &Claim, result: Option<&ToolResult>) -> Option<Fre
 fn policy(ck: &Checker, c: &Claim) -> Policy {
     let (text, from) = match c.stamp.render.as_ref().and_then(|r| r.policy.clone()) {
         Some(p) => (p, PolicySource::Stamp),
-        None => match ck.s.header.as_ref().and_then(|h| h.render_policy.clone()) {
-            Some(p) => (p, PolicySource::Header),
-            None => (ck.cfg.default_policy.clone(), PolicySource::ConfigDefault),
+        None => match ck
+            .s
+            .header
+            .as_ref()
+            .and_then(|h| h.render_policy.as_deref())
+        {
+            Some(p) => (p.into(), PolicySource::Header),
+            None => (
+                ck.cfg.default_policy.as_str().into(),
+                PolicySource::ConfigDefault,
+            ),
         },
     };
     Policy {
@@ -118,7 +126,7 @@ pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
                     o.tool_call_id
                 ),
                 ev::DanglingOrigin {
-                    tool_call_id: o.tool_call_id.clone(),
+                    tool_call_id: o.tool_call_id.to_string(),
                     recorded_calls: Some(ck.s.calls.len()),
                     reason: None,
                 },
@@ -129,7 +137,7 @@ pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
                     o.tool_call_id
                 ),
                 ev::DanglingOrigin {
-                    tool_call_id: o.tool_call_id.clone(),
+                    tool_call_id: o.tool_call_id.to_string(),
                     recorded_calls: None,
                     reason: Some("call has no result".into()),
                 },
@@ -413,7 +421,7 @@ fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
         let e = ev::BelowTier {
             server: server.to_owned(),
             tier,
-            policy: policy.clone(),
+            policy: policy.to_string(),
         };
         Finding::new(Evidence::BelowTier(e), Severity::Error, msg)
             .claim(c)

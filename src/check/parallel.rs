@@ -221,8 +221,8 @@ fn fanout(ck: &Checker, a: &Call, sibs: &[&Call]) -> Fanout {
         .collect();
     arrival.sort();
     Fanout {
-        call_id: a.id.clone(),
-        fanout: a.fanout.clone(),
+        call_id: a.id.to_string(),
+        fanout: a.fanout.as_deref().map(str::to_owned),
         turn: a.turn,
         issue_order: issue.into_iter().map(|x| x.1.to_owned()).collect(),
         arrival_order: arrival.into_iter().map(|x| x.2.to_owned()).collect(),
@@ -365,8 +365,8 @@ pub(crate) fn check<'s>(
             arr.sort();
             let arrival: Vec<String> = arr.iter().map(|x| x.1.to_owned()).collect();
             let side = |c: &Call, tier, value: String, returned_at| ev::ConflictSide {
-                call_id: c.id.clone(),
-                server: c.server.clone(),
+                call_id: c.id.to_string(),
+                server: c.server.to_string(),
                 tool: c.tool().to_owned(),
                 tier,
                 value,
@@ -379,7 +379,7 @@ pub(crate) fn check<'s>(
                 issue_order: issue,
                 arrival_order: arrival,
                 surfaced,
-                fanout: a.fanout.clone(),
+                fanout: a.fanout.as_deref().map(str::to_owned),
             };
             ck.emit(
                 Finding::new(Evidence::ParallelConflict(Box::new(e)), sev, msg)
@@ -428,7 +428,7 @@ mod tests {
         for (i, c) in s.calls.iter_mut().enumerate() {
             match i % 5 {
                 0 | 1 => c.fanout = None,
-                2 => c.fanout = Some(format!("g{}", i % 3)),
+                2 => c.fanout = Some(format!("g{}", i % 3).into()),
                 3 => c.issued_at = Timestamp(c.issued_at.millis() + (i as i64 % 7) * 200),
                 _ => {}
             }

@@ -225,7 +225,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
             call_hash: receipt::chain_input(&value)
                 .map(|c| c.request_hash)
                 .unwrap_or_default(),
-            server: call.server.clone(),
+            server: call.server.to_string(),
             attestor: value
                 .get("parties")
                 .and_then(|p| p.get("seller"))
@@ -260,7 +260,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
     if report.algorithm == Some(ChainAlgorithm::Legacy) {
         let e = ev::EnvelopePartial {
             reason: ev::PartialReason::LegacyReceipt,
-            server: call.server.clone(),
+            server: call.server.to_string(),
             keyid: signer.unwrap_or_default(),
             envelope_line: rec.line,
             predicate_type: report.spec_version.clone(),

@@ -217,7 +217,7 @@ pub(crate) fn check<'s>(
                 let refs: Vec<ev::SubClaimRef> = found
                     .iter()
                     .map(|v| ev::SubClaimRef {
-                        claim_id: v.claim_id.clone(),
+                        claim_id: v.claim_id.to_string(),
                         turn: v.turn,
                         source_verdict: v.source_verdict,
                         findings: report
@@ -230,7 +230,7 @@ pub(crate) fn check<'s>(
                 if let Some(first) = found.first() {
                     per_claim[n] = Some(SubClaim {
                         session_id: report.session_id.clone(),
-                        claim_id: first.claim_id.clone(),
+                        claim_id: first.claim_id.to_string(),
                         turn: first.turn,
                         source_verdict: if found
                             .iter()

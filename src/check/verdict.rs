@@ -6,27 +6,27 @@
 
 use super::finding::Finding;
 use super::grid::{FactVerdict, Quadrant, SourceVerdict};
-use crate::model::{Session, Tier, Timestamp};
+use crate::model::{Name, Session, Tier, Timestamp};
 use serde::Serialize;
 use std::ops::Range;
 
 /// The verdicts of one claim statement (one claim in one turn).
 #[derive(Clone, Debug, Serialize)]
 pub struct ClaimVerdict {
-    /// Claim id.
-    pub claim_id: String,
+    /// Claim id (shared with the session's claim).
+    pub claim_id: Name,
     /// Turn.
     pub turn: u32,
-    /// The claim text.
-    pub claim_text: String,
+    /// The claim text (shared with the session's claim).
+    pub claim_text: Name,
     /// Cited call, if any.
-    pub call_id: Option<String>,
+    pub call_id: Option<Name>,
     /// Source axis.
     pub source_verdict: SourceVerdict,
     /// Fact axis.
     pub fact_verdict: FactVerdict,
     /// Where the fact label came from.
-    pub fact_source: Option<String>,
+    pub fact_source: Option<Name>,
     /// The grid cell, when both axes are known.
     pub quadrant: Option<Quadrant>,
     /// Support of the claim by its span, when it resolves.
@@ -280,7 +280,7 @@ pub enum PolicySource {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
     /// As written, e.g. `require_tier_gte_1`.
-    pub text: String,
+    pub text: Name,
     /// The least trusted tier it allows (`Some(1)`: T1 or better); `None` when unknown.
     pub required: Option<u8>,
     /// Where it came from.

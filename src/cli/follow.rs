@@ -35,7 +35,7 @@ fn key(session: &str, f: &Finding) -> Key {
         session.to_owned(),
         f.message.clone(),
         f.kind.name(),
-        f.claim_id.clone(),
+        f.claim_id.as_deref().map(str::to_owned),
         f.turn,
         f.call_ids.clone(),
         f.location(),

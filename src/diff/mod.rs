@@ -806,8 +806,8 @@ impl<'s> Hashes<'s> {
 
 fn call_ref(c: &Call, hash: String) -> CallRef {
     CallRef {
-        call_id: c.id.clone(),
-        server: c.server.clone(),
+        call_id: c.id.to_string(),
+        server: c.server.to_string(),
         tool: c.tool().to_owned(),
         arguments_hash: hash,
     }
@@ -912,10 +912,10 @@ impl<'s> Pair<'s> {
         let _ = side;
         let o = c.stamp.origin.as_ref()?;
         Some(OriginRef {
-            call_id: o.tool_call_id.clone(),
-            server: o.server.clone(),
-            tool: o.tool.clone(),
-            arguments_hash: o.arguments_hash.clone(),
+            call_id: o.tool_call_id.to_string(),
+            server: o.server.to_string(),
+            tool: o.tool.to_string(),
+            arguments_hash: o.arguments_hash.to_string(),
             tier: v.tier.map(|t| t.tier),
         })
     }
@@ -940,8 +940,8 @@ impl<'s> Pair<'s> {
         let mut out = Vec::new();
         if ca.stamp.claim_text.trim() != cb.stamp.claim_text.trim() {
             out.push(ClaimChange::Text {
-                a: ca.stamp.claim_text.clone(),
-                b: cb.stamp.claim_text.clone(),
+                a: ca.stamp.claim_text.to_string(),
+                b: cb.stamp.claim_text.to_string(),
             });
         }
         let (oa, ob) = (
@@ -1071,9 +1071,9 @@ impl<'s> Pair<'s> {
             Direction::Neutral
         };
         ClaimDiff {
-            claim_id: v.claim_id.clone(),
+            claim_id: v.claim_id.to_string(),
             claim_id_a: None,
-            text: v.claim_text.clone(),
+            text: v.claim_text.to_string(),
             presence,
             paired_by: None,
             line_a: (presence == Presence::Removed).then_some(v.line),
@@ -1157,9 +1157,9 @@ impl<'s> Pair<'s> {
                     }
                     diff_b[k] = Some(out.len());
                     out.push(ClaimDiff {
-                        claim_id: vb.claim_id.clone(),
-                        claim_id_a: (va.claim_id != vb.claim_id).then(|| va.claim_id.clone()),
-                        text: vb.claim_text.clone(),
+                        claim_id: vb.claim_id.to_string(),
+                        claim_id_a: (va.claim_id != vb.claim_id).then(|| va.claim_id.to_string()),
+                        text: vb.claim_text.to_string(),
                         presence: Presence::Paired,
                         paired_by: Some(if by_text[i] {
                             ClaimPairing::Text
@@ -1263,9 +1263,9 @@ impl<'s> Pair<'s> {
             let (ta, ea) = ra.as_ref().map_or(("", false), |(t, e)| (t.as_ref(), *e));
             let (tb, eb) = rb.as_ref().map_or(("", false), |(t, e)| (t.as_ref(), *e));
             out.push(ResultChange {
-                call_a: ca.id.clone(),
-                call_b: cb.id.clone(),
-                server: cb.server.clone(),
+                call_a: ca.id.to_string(),
+                call_b: cb.id.to_string(),
+                server: cb.server.to_string(),
                 tool: cb.tool().to_owned(),
                 arguments_hash: hash.clone(),
                 recorded: [ra.is_some(), rb.is_some()],

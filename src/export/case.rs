@@ -253,9 +253,9 @@ pub fn export_any(
                 .and_then(|a| serde_json::from_str(a.get()).ok())
                 .unwrap_or(Value::Null);
             Competitor {
-                call_id: src.call.id.clone(),
-                server: src.result.tag.server.clone(),
-                tool: src.result.tag.tool.clone(),
+                call_id: src.call.id.to_string(),
+                server: src.result.tag.server.to_string(),
+                tool: src.result.tag.tool.to_string(),
                 tier: r.tier(&src.result.tag.server).tier,
                 turn: src.call.turn,
                 input_schema: Some(infer_schema(&args)),
@@ -287,7 +287,7 @@ pub fn export_any(
         },
         question,
         claim_id: claim_id.to_owned(),
-        claim_text: v.claim_text.clone(),
+        claim_text: v.claim_text.to_string(),
         claim_value,
         sourced,
         findings: {

@@ -49,22 +49,22 @@ pub fn call_index(s: &Session) -> CallIndex {
         .iter()
         .map(|c| {
             (
-                c.id.clone(),
+                c.id.to_string(),
                 CallInfo {
                     tool: c.tool().to_owned(),
-                    server: c.server.clone(),
+                    server: c.server.to_string(),
                     request_id: c.request.id.as_text().to_owned(),
-                    method: c.request.method.clone(),
+                    method: c.request.method.to_string(),
                 },
             )
         })
         .collect();
     // A result without its request still names its tool and server.
     for r in &s.results {
-        idx.entry(r.tag.call_id.clone())
+        idx.entry(r.tag.call_id.to_string())
             .or_insert_with(|| CallInfo {
-                tool: r.tag.tool.clone(),
-                server: r.tag.server.clone(),
+                tool: r.tag.tool.to_string(),
+                server: r.tag.server.to_string(),
                 request_id: r.response.id.as_text().to_owned(),
                 method: "tools/call".into(),
             });
@@ -263,7 +263,7 @@ pub fn request(
             }
             if let Some(call) = &c.call_id {
                 attributes.push(s("gen_ai.tool.call.id", call));
-                if let Some(info) = calls.get(call) {
+                if let Some(info) = calls.get(call.as_str()) {
                     attributes.push(s("gen_ai.tool.name", &info.tool));
                     attributes.push(s("mcp.method.name", &info.method));
                     attributes.push(s("jsonrpc.request.id", &info.request_id));

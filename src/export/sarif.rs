@@ -85,7 +85,7 @@ pub fn result(r: &SessionReport, f: &Finding) -> Value {
     // Session-level findings without a line point at the first line.
     let region = json!({"startLine": f.line.max(1)});
     let mut logical = vec![json!({
-        "name": f.claim_id.clone().unwrap_or_else(|| f.call_ids.join(",")),
+        "name": f.claim_id.as_deref().map_or_else(|| f.call_ids.join(","), str::to_owned),
         "fullyQualifiedName": format!("{}/turn-{}/{}", r.session_id, f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or("")),
         "kind": "member",
     })];

@@ -5,8 +5,8 @@
 use super::lines::{CappedLines, Line};
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
 use crate::model::{
-    Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Session,
-    SessionHeader, Stamp, ToolResult, Turn, FORMAT_VERSION,
+    Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Name, Names,
+    Session, SessionHeader, Stamp, ToolResult, Turn, FORMAT_VERSION,
 };
 use rustc_hash::FxHashSet as HashSet;
 use std::io::{BufReader, Read};
@@ -423,7 +423,9 @@ struct Builder {
     seen_contexts: HashSet<u32>,
     seen_answers: HashSet<u32>,
     /// `tool_result.sub_session` links, applied to their calls once every event is read.
-    sub_sessions: Vec<(String, crate::model::SubSession, u64)>,
+    sub_sessions: Vec<(Name, crate::model::SubSession, u64)>,
+    /// One copy of each id and name the records repeat.
+    names: Names,
 }
 
 impl Builder {
@@ -442,6 +444,7 @@ impl Builder {
             seen_contexts: HashSet::default(),
             seen_answers: HashSet::default(),
             sub_sessions: Vec::new(),
+            names: Names::default(),
         }
     }
 
@@ -586,7 +589,7 @@ impl Builder {
                 let id = c
                     .call_id
                     .clone()
-                    .unwrap_or_else(|| c.request.id.as_text().to_owned());
+                    .unwrap_or_else(|| c.request.id.as_text().into());
                 if c.request.method != "tools/call" {
                     self.field_diag(
                         line_no,
@@ -607,7 +610,7 @@ impl Builder {
                     return;
                 }
                 let at = self.session.calls.len();
-                self.session.calls.push(Call {
+                let mut call = Call {
                     id,
                     turn: c.turn,
                     server: c.server,
@@ -617,7 +620,9 @@ impl Builder {
                     line: line_no,
                     json_path: None,
                     sub_session: None,
-                });
+                };
+                self.names.call(&mut call);
+                self.session.calls.push(call);
                 let s = &mut self.session;
                 let calls = &s.calls;
                 s.index
@@ -661,13 +666,15 @@ impl Builder {
                     ));
                 }
                 let at = self.session.results.len();
-                self.session.results.push(ToolResult {
+                let mut result = ToolResult {
                     turn: r.turn,
                     tag: r.tag,
                     response: r.response,
                     line: line_no,
                     json_path: None,
-                });
+                };
+                self.names.result(&mut result);
+                self.session.results.push(result);
                 let s = &mut self.session;
                 let results = &s.results;
                 s.index
@@ -687,6 +694,7 @@ impl Builder {
                 }
                 let mut results = c.results;
                 results.shrink_to_fit();
+                self.names.context(&mut results);
                 self.session.contexts.push(Context {
                     turn: c.turn,
                     results,
@@ -712,6 +720,8 @@ impl Builder {
                         return;
                     }
                 };
+                let mut call_id = call_id;
+                self.names.intern(&mut call_id);
                 self.session.envelopes.push(EnvelopeRecord {
                     call_id,
                     raw,
@@ -724,13 +734,17 @@ impl Builder {
                 turn,
                 fact,
                 source,
-            }) => self.session.labels.push(Label {
-                claim_id,
-                turn,
-                fact,
-                source,
-                line: line_no,
-            }),
+            }) => {
+                let mut label = Label {
+                    claim_id,
+                    turn,
+                    fact,
+                    source,
+                    line: line_no,
+                };
+                self.names.label(&mut label);
+                self.session.labels.push(label);
+            }
             Event::Unknown(kind) => self.field_diag(
                 line_no,
                 text,
@@ -904,7 +918,8 @@ impl Builder {
                 serde_path_to_error::deserialize::<_, Stamp>(&mut de)
             });
             match parsed {
-                Ok(stamp) => {
+                Ok(mut stamp) => {
+                    self.names.stamp(&mut stamp);
                     if seen.repeats(&claims, &stamp.claim_id) {
                         let msg = format!(
                             "claim id `{}` appears twice in this answer; the second is skipped",
@@ -959,6 +974,8 @@ impl Builder {
     }
 
     fn finish(mut self) -> Session {
+        // Every record holds its shared names; the table of them is no longer needed.
+        self.names = Names::default();
         // Growth by doubling leaves up to half of each list unused; a loaded session is kept
         // for the whole run, so give that memory back.
         let s = &mut self.session;

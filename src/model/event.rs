@@ -2,6 +2,7 @@
 //! `docs/session-format.md` is the normative description of every field here.
 
 use super::mcp::{CallRequest, CallResponse};
+use super::Name;
 use super::{Tier, Timestamp};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -108,15 +109,15 @@ pub struct ToolCallEvent {
     /// The turn the call belongs to.
     pub turn: u32,
     /// The server the call went to.
-    pub server: String,
+    pub server: Name,
     /// When the client sent it.
     pub issued_at: Timestamp,
     /// Fan-out group id, shared by calls issued concurrently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fanout: Option<String>,
+    pub fanout: Option<Name>,
     /// Session-unique call id; defaults to the text of `request.id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub call_id: Option<Name>,
     /// The JSON-RPC request.
     pub request: CallRequest,
 }
@@ -136,13 +137,13 @@ pub struct CacheInfo {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct IngestTag {
     /// The call this result answers.
-    pub call_id: String,
+    pub call_id: Name,
     /// Server name.
-    pub server: String,
+    pub server: Name,
     /// Tool name.
-    pub tool: String,
+    pub tool: Name,
     /// Hex SHA-256 of the RFC 8785 canonical JSON of the call's arguments.
-    pub arguments_hash: String,
+    pub arguments_hash: Name,
     /// When the data was fetched (for a cache hit: when the cache served it).
     pub fetched_at: Timestamp,
     /// How long the data may be relied on, in seconds; absent means the configured default.
@@ -184,10 +185,10 @@ pub struct SubSessionRef {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct ContextEntry {
     /// The call whose result was in context.
-    pub call_id: String,
+    pub call_id: Name,
     /// The visible per-call marker placed in the context text, or null when flattened.
     #[serde(default)]
-    pub marker: Option<String>,
+    pub marker: Option<Name>,
 }
 
 /// Which results were in context when the turn's answer was generated.
@@ -203,13 +204,13 @@ pub struct ContextEvent {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 pub struct Origin {
     /// The call id of the originating `tools/call`.
-    pub tool_call_id: String,
+    pub tool_call_id: Name,
     /// Server name.
-    pub server: String,
+    pub server: Name,
     /// Tool name.
-    pub tool: String,
+    pub tool: Name,
     /// Arguments hash (full hex, or an abbreviation of at least 6 hex digits).
-    pub arguments_hash: String,
+    pub arguments_hash: Name,
     /// Fetch time of the cited result.
     pub fetched_at: Timestamp,
     /// TTL of the cited result, in seconds.
@@ -233,10 +234,10 @@ pub struct Span {
 pub struct Render {
     /// The citation marker shown to the user (e.g. `[2]`), if any.
     #[serde(default)]
-    pub marker: Option<String>,
+    pub marker: Option<Name>,
     /// Render policy, e.g. `require_tier_gte_1`.
     #[serde(default)]
-    pub policy: Option<String>,
+    pub policy: Option<Name>,
 }
 
 /// Who made a stamp: the producer of the log, or provscope from the API's own citations.
@@ -268,9 +269,9 @@ pub struct CitationInfo {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Stamp {
     /// Claim id; the same id across turns means the same claim.
-    pub claim_id: String,
-    /// The claim as stated to the user.
-    pub claim_text: String,
+    pub claim_id: Name,
+    /// The claim as stated to the user (shared by the statements that repeat it).
+    pub claim_text: Name,
     /// The originating call; absent or null when the claim is unsourced.
     #[serde(default)]
     pub origin: Option<Origin>,
@@ -314,7 +315,7 @@ pub struct AnswerEvent {
 #[derive(Debug, Deserialize)]
 pub struct EnvelopeEvent {
     /// The call the envelope attests.
-    pub call_id: String,
+    pub call_id: Name,
     /// The DSSE envelope, raw (see `docs/envelope-format.md`). Present even when it is `null`
     /// (an invalid envelope, reported as such); `None` only when the key is absent.
     #[serde(default, deserialize_with = "present")]
@@ -345,7 +346,7 @@ pub enum Fact {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct LabelEvent {
     /// The labelled claim.
-    pub claim_id: String,
+    pub claim_id: Name,
     /// The turn, when the label applies to one turn only; absent means every turn with that claim.
     #[serde(default)]
     pub turn: Option<u32>,
@@ -353,7 +354,7 @@ pub struct LabelEvent {
     pub fact: Fact,
     /// Where the label came from (`eval:pricing-v3`, `human:alice`, ...).
     #[serde(default)]
-    pub source: Option<String>,
+    pub source: Option<Name>,
 }
 
 /// One line of a session log.

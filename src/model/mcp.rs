@@ -3,6 +3,7 @@
 //! Results are parsed losslessly: known fields are typed, every other field is kept as raw
 //! JSON, so the result can be re-serialized and hashed exactly as it was received.
 
+use super::Name;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -14,9 +15,9 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RpcId {
     /// A string id.
-    Str(String),
+    Str(Name),
     /// A numeric id, kept as its JSON text.
-    Num(String),
+    Num(Name),
 }
 
 impl RpcId {
@@ -52,22 +53,19 @@ impl<'de> Deserialize<'de> for RpcId {
                 f.write_str("a JSON-RPC id (string or number)")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RpcId, E> {
-                Ok(RpcId::Str(v.to_owned()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<RpcId, E> {
-                Ok(RpcId::Str(v))
+                Ok(RpcId::Str(v.into()))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RpcId, E> {
-                Ok(RpcId::Num(v.to_string()))
+                Ok(RpcId::Num(v.to_string().into()))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RpcId, E> {
-                Ok(RpcId::Num(v.to_string()))
+                Ok(RpcId::Num(v.to_string().into()))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<RpcId, E> {
                 if v.fract() == 0.0 && v.abs() < 9.0e15 {
-                    Ok(RpcId::Num((v as i64).to_string()))
+                    Ok(RpcId::Num((v as i64).to_string().into()))
                 } else {
-                    Ok(RpcId::Num(v.to_string()))
+                    Ok(RpcId::Num(v.to_string().into()))
                 }
             }
         }
@@ -86,11 +84,11 @@ impl fmt::Display for RpcId {
 pub struct CallRequest {
     /// Always `"2.0"`.
     #[serde(default)]
-    pub jsonrpc: Option<String>,
+    pub jsonrpc: Option<Name>,
     /// The request id that pairs the call with its response.
     pub id: RpcId,
     /// `tools/call`.
-    pub method: String,
+    pub method: Name,
     /// The call's parameters.
     pub params: CallParams,
 }
@@ -99,7 +97,7 @@ pub struct CallRequest {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct CallParams {
     /// The tool name.
-    pub name: String,
+    pub name: Name,
     /// The tool arguments (any JSON; usually an object). Absent means `{}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Box<RawValue>>,
@@ -125,7 +123,7 @@ pub struct RpcError {
 pub struct CallResponse {
     /// Always `"2.0"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jsonrpc: Option<String>,
+    pub jsonrpc: Option<Name>,
     /// The id of the request this answers.
     pub id: RpcId,
     /// The tool result, when the call did not fail at the protocol level.
@@ -156,7 +154,7 @@ pub struct CallToolResult {
 #[derive(Clone, Debug, Default)]
 pub struct ContentBlock {
     /// The block type.
-    pub kind: String,
+    pub kind: Name,
     /// `text` of a text block.
     pub text: Option<String>,
     /// `resource` of an embedded resource block; its `text` is citable (boxed: most blocks are
@@ -312,7 +310,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ContentBlock, A::Error> {
                 let mut b = ContentBlock::default();
-                let mut kind: Option<String> = None;
+                let mut kind: Option<Name> = None;
                 while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
                     match &*k {
                         "type" => {

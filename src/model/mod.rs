@@ -6,6 +6,7 @@ mod diag;
 pub mod event;
 mod kind;
 pub mod mcp;
+mod name;
 mod session;
 pub mod span;
 mod tier;
@@ -18,6 +19,7 @@ pub use event::{
 };
 pub use kind::{Kind, Severity, ALL_KINDS};
 pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
+pub use name::{Name, Names};
 pub use session::{
     location, Answer, Call, Claim, ClaimLabels, Context, EnvelopeForm, EnvelopeRecord, IdIndex,
     ImportInfo, Label, Located, Session, SessionIndex, SubSession, ToolResult, Turn, TurnGroups,

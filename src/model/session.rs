@@ -2,7 +2,7 @@
 
 use super::event::{ContextEntry, Fact, IngestTag, ServerInfo, SessionHeader, SpanUnit, Stamp};
 use super::mcp::{CallRequest, CallResponse};
-use super::{Diagnostic, Tier, Timestamp};
+use super::{Diagnostic, Name, Tier, Timestamp};
 use serde_json::value::RawValue;
 // FxHash: the index is built for every loaded session, and SipHash dominated its cost.
 use rustc_hash::FxHashMap as HashMap;
@@ -62,15 +62,15 @@ pub struct Turn {
 #[derive(Clone, Debug)]
 pub struct Call {
     /// Session-unique call id.
-    pub id: String,
+    pub id: Name,
     /// Turn.
     pub turn: u32,
     /// Server name.
-    pub server: String,
+    pub server: Name,
     /// Issue time.
     pub issued_at: Timestamp,
     /// Fan-out group.
-    pub fanout: Option<String>,
+    pub fanout: Option<Name>,
     /// The request as sent.
     pub request: CallRequest,
     /// Line in the log.
@@ -231,7 +231,7 @@ pub enum EnvelopeForm {
 #[derive(Clone, Debug)]
 pub struct EnvelopeRecord {
     /// The attested call.
-    pub call_id: String,
+    pub call_id: Name,
     /// The DSSE envelope JSON, or the receipt JSON (see `form`).
     pub raw: Box<RawValue>,
     /// Line in the log.
@@ -244,13 +244,13 @@ pub struct EnvelopeRecord {
 #[derive(Clone, Debug)]
 pub struct Label {
     /// Claim id.
-    pub claim_id: String,
+    pub claim_id: Name,
     /// Turn, or every turn.
     pub turn: Option<u32>,
     /// Right or wrong.
     pub fact: Fact,
     /// Who or what labelled it.
-    pub source: Option<String>,
+    pub source: Option<Name>,
     /// Line in the log.
     pub line: u64,
 }
@@ -394,9 +394,9 @@ pub struct SessionIndex {
     /// call id -> index into `results` (the first result of each call).
     pub result: IdIndex,
     /// claim id -> (answer index, claim position) for every turn that states it, in turn order.
-    pub claim: HashMap<String, Vec<(usize, usize)>>,
+    pub claim: HashMap<Name, Vec<(usize, usize)>>,
     /// call id -> indexes into `envelopes`.
-    pub envelope: HashMap<String, Vec<usize>>,
+    pub envelope: HashMap<Name, Vec<usize>>,
     /// turn -> index into `answers`.
     pub answer: HashMap<u32, usize>,
     /// turn -> index into `contexts`.
@@ -410,7 +410,7 @@ pub struct SessionIndex {
     /// turn -> indexes into `results`, in log order.
     pub results_by_turn: TurnGroups,
     /// claim id -> the labels that can apply to it (see [`Session::label_for`]).
-    pub label: HashMap<String, ClaimLabels>,
+    pub label: HashMap<Name, ClaimLabels>,
     /// Per context (same order as `contexts`): positions of its entries sorted by call id,
     /// equal ids in context order, for lookups by call id in O(log n).
     pub context_entries: Vec<Box<[u32]>>,
@@ -743,7 +743,7 @@ mod tests {
     fn context_lookups_find_the_first_entry_of_a_call() {
         let entry = |id: &str, marker: Option<&str>| ContextEntry {
             call_id: id.into(),
-            marker: marker.map(str::to_owned),
+            marker: marker.map(Name::from),
         };
         let mut s = Session {
             contexts: vec![Context {

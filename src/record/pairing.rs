@@ -89,12 +89,12 @@ impl Pairing {
         let alias = loop {
             let a = format!("{ALIAS_PREFIX}{}", self.next_alias);
             self.next_alias += 1;
-            if !self.in_flight.contains_key(&RpcId::Str(a.clone())) {
+            if !self.in_flight.contains_key(&RpcId::Str(a.as_str().into())) {
                 break a;
             }
         };
         self.in_flight.insert(
-            RpcId::Str(alias.clone()),
+            RpcId::Str(alias.as_str().into()),
             InFlight {
                 token,
                 client_id: Some(raw_id.to_owned()),

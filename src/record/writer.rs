@@ -381,10 +381,10 @@ impl<S: LogSink> Recorder<S> {
         let args = p.request.params.arguments.as_deref();
         let tool = p.request.params.name.as_str();
         let tag = IngestTag {
-            call_id: p.call_id.clone(),
-            server: cfg.server.clone(),
-            tool: tool.to_owned(),
-            arguments_hash: arguments_hash(args)?,
+            call_id: p.call_id.as_str().into(),
+            server: cfg.server.as_str().into(),
+            tool: tool.into(),
+            arguments_hash: arguments_hash(args)?.into(),
             fetched_at: at,
             ttl_seconds: Some(cfg.ttl_seconds),
             cache: CacheInfo::default(),
@@ -561,7 +561,7 @@ pub fn examine_existing(
     }
     Existing::Continue {
         session_id: h.session_id.clone(),
-        used_call_ids: s.calls.iter().map(|c| c.id.clone()).collect(),
+        used_call_ids: s.calls.iter().map(|c| c.id.to_string()).collect(),
         complete_len: complete_len as u64,
     }
 }

@@ -746,7 +746,7 @@ impl App {
     pub fn key_of(&self, s: usize, claim: usize) -> Option<ClaimKey> {
         let l = self.sessions.get(s)?;
         let c = l.claim(claim)?;
-        Some((l.report.session_id.clone(), c.claim_id.clone(), c.turn))
+        Some((l.report.session_id.clone(), c.claim_id.to_string(), c.turn))
     }
 
     /// Key of the selected claim statement.

@@ -522,7 +522,11 @@ pub fn focused(app: &App) -> Option<(usize, Option<&ClaimVerdict>, Option<String
         DiffRow::Claim(..) => {
             let (ca, cb) = claims_of(app, row)?;
             let c = if side == Side::A { ca } else { cb };
-            Some((s, c, c.and_then(|c| c.call_id.clone())))
+            Some((
+                s,
+                c,
+                c.and_then(|c| c.call_id.as_deref().map(str::to_owned)),
+            ))
         }
         DiffRow::Result(t, k) => {
             let r = d.turns.get(t)?.results_changed.get(k)?;
@@ -550,8 +554,8 @@ pub fn copy_text(app: &App) -> Option<String> {
         Some(c) if app.view == View::DiffClaim => c
             .cited_text(&app.sessions.get(s)?.session)
             .map(str::to_owned)
-            .or_else(|| Some(c.claim_id.clone())),
-        Some(c) => Some(c.claim_id.clone()),
+            .or_else(|| Some(c.claim_id.to_string())),
+        Some(c) => Some(c.claim_id.to_string()),
         None => call,
     }
 }

@@ -409,8 +409,8 @@ fn copy_text(app: &mut App) -> Option<String> {
                     .session
                     .calls_in_turn(t.index)
                     .nth(app.sel_call)
-                    .map(|c| c.id.clone()),
-                Focus::Claims => app.current_claim().map(|c| c.claim_id.clone()),
+                    .map(|c| c.id.to_string()),
+                Focus::Claims => app.current_claim().map(|c| c.claim_id.to_string()),
                 Focus::Answer => l.session.answer(t.index).map(|a| a.text.clone()),
             }
         }
@@ -422,14 +422,14 @@ fn copy_text(app: &mut App) -> Option<String> {
                 None => c
                     .cited_text(&l.session)
                     .map(str::to_owned)
-                    .or_else(|| c.call_id.clone()),
+                    .or_else(|| c.call_id.as_deref().map(str::to_owned)),
             }
         }
         View::Queue | View::Grid => {
             target_claim(app);
-            app.current_claim().map(|c| c.claim_id.clone())
+            app.current_claim().map(|c| c.claim_id.to_string())
         }
-        _ => app.current_claim().map(|c| c.claim_id.clone()),
+        _ => app.current_claim().map(|c| c.claim_id.to_string()),
     }
 }
 

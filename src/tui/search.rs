@@ -192,7 +192,7 @@ pub fn run(
                 &q,
                 [call.id.as_str(), call.tool(), call.server.as_str()].into_iter(),
             );
-            if rank >= 2 && !ids_hit.contains(&call.id) {
+            if rank >= 2 && !ids_hit.contains(call.id.as_str()) {
                 let text = format!("{} · {} · {}", call.id, call.tool(), call.server);
                 hits.push(SearchHit {
                     session: s as u32,

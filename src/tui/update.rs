@@ -260,7 +260,7 @@ fn open_target(app: &mut App, s: usize, t: Target) -> Vec<Effect> {
             let Some(call) = l.session.calls.get(k as usize) else {
                 return vec![];
             };
-            let id = call.id.clone();
+            let id = call.id.to_string();
             let turn = call.turn;
             let claim = l
                 .report
@@ -287,7 +287,7 @@ fn open_target(app: &mut App, s: usize, t: Target) -> Vec<Effect> {
 /// Shows `call` beside the selected claim (None: the cited one), scrolled to the top or span.
 pub(crate) fn show_call(app: &mut App, call: Option<String>) {
     let cited = app.current_claim().and_then(|c| c.call_id.clone());
-    app.shown_call = call.filter(|c| Some(c) != cited.as_ref());
+    app.shown_call = call.filter(|c| cited.as_deref() != Some(c.as_str()));
     let row = if app.shown_call.is_none() {
         super::views::claim::span_row(app)
     } else {
@@ -1208,7 +1208,7 @@ fn cycle_call(app: &mut App, d: i32) {
     let calls: Vec<String> = l
         .session
         .calls_in_turn(c.turn)
-        .map(|x| x.id.clone())
+        .map(|x| x.id.to_string())
         .collect();
     if calls.is_empty() {
         app.status = format!("turn {} has no calls", c.turn);

@@ -8,9 +8,9 @@
 use crate::model::mcp::{CallParams, RpcError};
 use crate::model::{
     Answer, Call, CallRequest, CallResponse, CallToolResult, CitationInfo, Claim, ContentBlock,
-    DiagLevel, Diagnostic, ImportInfo, IngestTag, Origin, Provenance, Render, RpcId, ServerInfo,
-    Session, SessionHeader, Span, SpanUnit, Stamp, SubSession, Timestamp, ToolResult, Turn,
-    FORMAT_VERSION,
+    DiagLevel, Diagnostic, ImportInfo, IngestTag, Name, Origin, Provenance, Render, RpcId,
+    ServerInfo, Session, SessionHeader, Span, SpanUnit, Stamp, SubSession, Timestamp, ToolResult,
+    Turn, FORMAT_VERSION,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;
@@ -461,8 +461,7 @@ impl Builder {
         // Calls and their request.
         let mut prev = None;
         let mut no_args = 0usize;
-        let mut call_time: HashMap<String, (Timestamp, String, String, String)> =
-            HashMap::default();
+        let mut call_time: HashMap<String, (Timestamp, Name, Name, Name)> = HashMap::default();
         let mut request_ids: HashMap<String, RpcId> = HashMap::default();
         for PendingCall { call: c, turn } in self.calls.drain(..) {
             let issued_at = time(c.at, &mut prev);
@@ -473,16 +472,18 @@ impl Builder {
                     String::new()
                 }
             };
+            let (server, tool): (Name, Name) = (c.server.into(), c.tool.into());
             call_time.insert(
                 c.id.clone(),
-                (issued_at, c.server.clone(), c.tool.clone(), hash),
+                (issued_at, server.clone(), tool.clone(), hash.into()),
             );
-            let rpc_id = c.rpc_id.unwrap_or_else(|| RpcId::Str(c.id.clone()));
-            request_ids.insert(c.id.clone(), rpc_id.clone());
+            let id: Name = c.id.as_str().into();
+            let rpc_id = c.rpc_id.unwrap_or_else(|| RpcId::Str(id.clone()));
+            request_ids.insert(c.id, rpc_id.clone());
             s.calls.push(Call {
-                id: c.id.clone(),
+                id,
                 turn,
-                server: c.server,
+                server,
                 issued_at,
                 fanout: None,
                 request: CallRequest {
@@ -490,7 +491,7 @@ impl Builder {
                     id: rpc_id,
                     method: "tools/call".into(),
                     params: CallParams {
-                        name: c.tool,
+                        name: tool,
                         arguments: c.arguments,
                         meta: None,
                     },
@@ -522,13 +523,13 @@ impl Builder {
             let at = time(r.at, &mut prev);
             let (server, tool, hash) = match call_time.get(&r.call_id) {
                 Some((_, server, tool, hash)) => (server.clone(), tool.clone(), hash.clone()),
-                None => (String::new(), String::new(), String::new()),
+                None => Default::default(),
             };
             let request_id = request_ids.get(&r.call_id).cloned();
             let id = r
                 .rpc_id
                 .or(request_id)
-                .unwrap_or_else(|| RpcId::Str(r.call_id.clone()));
+                .unwrap_or_else(|| RpcId::Str(r.call_id.as_str().into()));
             fetched.insert(r.call_id.clone(), at);
             let result = match r.error {
                 Some(_) => None,
@@ -543,7 +544,7 @@ impl Builder {
             s.results.push(ToolResult {
                 turn,
                 tag: IngestTag {
-                    call_id: r.call_id,
+                    call_id: r.call_id.into(),
                     server,
                     tool,
                     arguments_hash: hash,
@@ -576,7 +577,7 @@ impl Builder {
                 // A citation of a source not in the file keeps its id: a dangling origin.
                 let origin = c.call_id.as_ref().map(|id| match call_time.get(id) {
                     Some((issued, server, tool, hash)) => Origin {
-                        tool_call_id: id.clone(),
+                        tool_call_id: id.as_str().into(),
                         server: server.clone(),
                         tool: tool.clone(),
                         arguments_hash: hash.clone(),
@@ -584,10 +585,10 @@ impl Builder {
                         ttl_seconds: None,
                     },
                     None => Origin {
-                        tool_call_id: id.clone(),
-                        server: String::new(),
-                        tool: String::new(),
-                        arguments_hash: String::new(),
+                        tool_call_id: id.as_str().into(),
+                        server: Name::default(),
+                        tool: Name::default(),
+                        arguments_hash: Name::default(),
                         fetched_at: generated_at,
                         ttl_seconds: None,
                     },
@@ -601,12 +602,12 @@ impl Builder {
                 }
                 claims.push(Claim {
                     stamp: Stamp {
-                        claim_id: id,
-                        claim_text: c.text,
+                        claim_id: id.into(),
+                        claim_text: c.text.into(),
                         origin,
                         span: c.span,
                         render: Some(Render {
-                            marker: c.marker,
+                            marker: c.marker.map(Name::from),
                             policy: None,
                         }),
                         provenance: Some(Provenance::Derived),
@@ -637,6 +638,8 @@ impl Builder {
         if let Some(i) = s.import.as_mut() {
             i.notes = std::mem::take(&mut self.notes);
         }
+        // One copy of each id and name the records repeat.
+        crate::model::Names::default().session(s);
         index(s);
         s.diagnostics.sort_by_key(|d| (d.line, d.column));
         self.session

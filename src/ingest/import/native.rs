@@ -65,9 +65,9 @@ pub fn write_session<W: Write>(s: &Session, w: &mut W) -> std::io::Result<()> {
         for c in s.calls_in_turn(t) {
             let mut v = json!({"event": "tool_call", "turn": t, "server": c.server, "issued_at": ts(c.issued_at)});
             if let Some(f) = &c.fanout {
-                v["fanout"] = f.clone().into();
+                v["fanout"] = f.as_str().into();
             }
-            v["call_id"] = c.id.clone().into();
+            v["call_id"] = c.id.as_str().into();
             v["request"] = serde_json::to_value(&c.request)?;
             line(v)?;
         }
@@ -107,7 +107,7 @@ pub fn write_session<W: Write>(s: &Session, w: &mut W) -> std::io::Result<()> {
             v["turn"] = t.into();
         }
         if let Some(src) = &l.source {
-            v["source"] = src.clone().into();
+            v["source"] = src.as_str().into();
         }
         line(v)?;
     }

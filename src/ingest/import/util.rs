@@ -88,7 +88,7 @@ pub fn block(v: &Value) -> ContentBlock {
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or("json")
-            .to_owned(),
+            .into(),
         ..ContentBlock::default()
     };
     for (k, x) in o {

@@ -684,7 +684,7 @@ fn claim_side_of(
         DiffRow::Claim(..) => {
             let (ca, cb) = state::claims_of(app, row)?;
             let c = if side == Side::A { ca } else { cb };
-            c.map(|c| (l, Some(c), c.call_id.clone()))
+            c.map(|c| (l, Some(c), c.call_id.as_deref().map(str::to_owned)))
         }
         DiffRow::Result(t, k) => {
             let r = d.turns.get(t)?.results_changed.get(k)?;

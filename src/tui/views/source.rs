@@ -17,7 +17,8 @@ pub fn shown_call_id(app: &App) -> Option<String> {
     if let Some(id) = &app.shown_call {
         return Some(id.clone());
     }
-    app.current_claim().and_then(|c| c.call_id.clone())
+    app.current_claim()
+        .and_then(|c| c.call_id.as_deref().map(str::to_owned))
 }
 
 /// The source pane's lines wrapped at `w`, and the row where the cited span starts.
