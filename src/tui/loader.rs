@@ -420,6 +420,13 @@ fn in_steps(
                 send(LoadMsg::Problem(pr));
             }
         }
+        // The step is read in full: said before its checks start, since the reader tells at
+        // most every `READ_TICK` and its last word may be short of the step's end (the header
+        // said "checking up to 97%" of a last step that was the whole file).
+        send(LoadMsg::Read {
+            source: source.to_string(),
+            bytes: checked_bytes,
+        });
         let loaded = check_told(s, p, send, &source);
         let msg = LoadMsg::Step {
             source: source.to_string(),

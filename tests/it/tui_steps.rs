@@ -313,3 +313,48 @@ fn the_loader_tells_how_far_each_step_is_checked() {
     }
     assert!(steps >= 3, "{steps}");
 }
+
+#[test]
+fn a_step_is_said_read_in_full_before_its_checks_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), 400);
+    let msgs = load_messages(vec![path], SMALL);
+    // The last word on reading before a step's checks is the step's whole size, so the header
+    // says "checking up to 100%" for the last step (the whole file), not what a tick last saw.
+    let (mut read, mut at_check, mut steps) = (None, None, 0);
+    for m in &msgs {
+        match m {
+            LoadMsg::Read { bytes, .. } => read = Some(*bytes),
+            LoadMsg::Checking { .. } if at_check.is_none() => at_check = Some(read),
+            LoadMsg::Step { checked, .. } => {
+                assert_eq!(at_check, Some(Some(*checked)), "step {steps}");
+                (read, at_check) = (None, None);
+                steps += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(steps >= 3, "{steps}");
+    // On screen: the explorer fed the messages up to the first word of the last step's checks.
+    let last = msgs
+        .iter()
+        .rposition(|m| matches!(m, LoadMsg::Step { .. }))
+        .unwrap();
+    let before = msgs[..last]
+        .iter()
+        .rposition(|m| matches!(m, LoadMsg::Step { .. }))
+        .unwrap();
+    let upto = before
+        + msgs[before..]
+            .iter()
+            .position(|m| matches!(m, LoadMsg::Checking { .. }))
+            .unwrap();
+    let mut app = new_app(&Config::default(), false).unwrap();
+    update(&mut app, Action::Resize(120, 30));
+    for m in msgs.into_iter().take(upto + 1) {
+        update(&mut app, Msg::Load(m));
+    }
+    let s = screen(&mut app, 120, 12);
+    let header = s.lines().next().unwrap();
+    assert!(header.contains("checking up to 100%: 0% done"), "{header}");
+}
