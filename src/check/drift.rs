@@ -140,16 +140,11 @@ fn emit<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>], g: &[usize], drifts
         .iter()
         .map(|&p| {
             let r = &resolved[g[p]];
-            let call = r
-                .claim
-                .stamp
-                .origin
-                .as_ref()
-                .map(|o| o.tool_call_id.as_str());
+            let call = r.claim.stamp.origin.as_ref().map(|o| &o.tool_call_id);
             ev::DriftEntry {
                 turn: r.claim.turn,
-                claim_id: r.claim.stamp.claim_id.to_string(),
-                call_id: call.map(str::to_owned),
+                claim_id: r.claim.stamp.claim_id.clone(),
+                call_id: call.cloned(),
                 in_context: call.map(|c| ck.s.in_context(r.claim.turn, c)),
                 value: r.span_text.map(str::to_owned),
             }

@@ -6,7 +6,7 @@
 
 use super::finding::Kind;
 use super::verdict::TierSource;
-use crate::model::{Tier, Timestamp};
+use crate::model::{Name, Tier, Timestamp};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -292,10 +292,10 @@ pub struct BelowTier {
 pub struct DriftEntry {
     /// Turn.
     pub turn: u32,
-    /// Claim id stated.
-    pub claim_id: String,
+    /// Claim id stated (shared with the session's claim).
+    pub claim_id: Name,
     /// Cited call, if any.
-    pub call_id: Option<String>,
+    pub call_id: Option<Name>,
     /// Whether the cited call was in context at that turn (null: unknown or unsourced).
     pub in_context: Option<Option<bool>>,
     /// The cited span's text.
@@ -763,8 +763,8 @@ mod tests {
     fn entry(turn: u32) -> DriftEntry {
         DriftEntry {
             turn,
-            claim_id: format!("c{turn}"),
-            call_id: Some(format!("call_{turn}")),
+            claim_id: format!("c{turn}").into(),
+            call_id: Some(format!("call_{turn}").into()),
             in_context: Some(Some(true)),
             value: None,
         }

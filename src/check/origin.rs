@@ -24,7 +24,7 @@ pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
             resolve_span(t, sp.start, sp.end, s.span_unit())
                 .ok()
                 .map(|range| CitedSpan {
-                    call_id: r.call_id().to_owned(),
+                    call_id: r.tag.call_id.clone(),
                     block: sp.block,
                     range,
                 })

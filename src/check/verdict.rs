@@ -176,8 +176,8 @@ pub struct EffectiveQuadrant {
 /// The resolved span of a stamp: which block of which result, and the byte range in its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CitedSpan {
-    /// The cited call.
-    pub call_id: String,
+    /// The cited call (shared with the session's result).
+    pub call_id: Name,
     /// Content block index.
     pub block: u64,
     /// Byte range in the block's citable text.
