@@ -186,8 +186,10 @@ pub const GROUP_ENVELOPES: usize = dsse::BATCH;
 pub const GROUP_CALLS: usize = 4 * dsse::BATCH;
 
 /// Groups loaded sessions, in order, for `check::check_sessions`: consecutive sessions with
-/// envelopes are held until they hold [`GROUP_ENVELOPES`] envelopes or [`GROUP_CALLS`] calls;
-/// a session without envelopes is a group of its own (nothing to share). `verify -j1` groups
+/// envelopes are held up to [`GROUP_ENVELOPES`] envelopes and [`GROUP_CALLS`] calls (a session
+/// that would take the group past either starts the next one, so a group's signatures fill
+/// one batch rather than two halves; a session past them alone is a group of its own); a
+/// session without envelopes is a group of its own (nothing to share). `verify -j1` groups
 /// its sessions so; the scale bench measures envelopes through the same groups.
 #[derive(Debug)]
 pub struct Groups<S> {
@@ -216,6 +218,11 @@ impl<S: std::borrow::Borrow<Session>> Groups<S> {
             }
             ready.push(vec![s]);
             return;
+        }
+        if !self.held.is_empty()
+            && (self.envelopes + envelopes > GROUP_ENVELOPES || self.calls + calls > GROUP_CALLS)
+        {
+            ready.push(self.finish());
         }
         self.held.push(s);
         self.envelopes += envelopes;
@@ -607,6 +614,49 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sessions with envelopes are grouped so that a group's signatures fill one batch: a
+    /// session that would take the group past [`GROUP_ENVELOPES`] starts the next group.
+    #[test]
+    fn groups_fill_one_batch_without_going_past_it() {
+        let sealed = |n: usize| Session {
+            envelopes: (0..n)
+                .map(|i| crate::model::EnvelopeRecord {
+                    call_id: format!("c{i}").into(),
+                    raw: serde_json::value::RawValue::from_string("{}".into())
+                        .unwrap_or_else(|e| panic!("{e}")),
+                    line: 1,
+                    form: crate::model::EnvelopeForm::Dsse,
+                })
+                .collect(),
+            ..Session::default()
+        };
+        let sizes = |sessions: Vec<usize>| -> Vec<Vec<usize>> {
+            let (mut g, mut ready) = (Groups::default(), Vec::new());
+            for n in sessions {
+                g.push(sealed(n), &mut ready);
+            }
+            ready.push(g.finish());
+            ready
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .map(|g| g.iter().map(|s| s.envelopes.len()).collect())
+                .collect()
+        };
+        // 52 sessions of 20: 51 in the first group (1,020 envelopes), not 52 (1,040, which
+        // would verify as two batches of 520).
+        let groups = sizes(vec![20; 52]);
+        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), [51, 1]);
+        // Sessions of 200: five to a group (1,000).
+        let groups = sizes(vec![200; 12]);
+        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), [5, 5, 2]);
+        // A session over the limit is a group of its own; one without envelopes too.
+        let groups = sizes(vec![10, 2000, 10, 0, 10]);
+        assert_eq!(groups, [vec![10], vec![2000], vec![10], vec![0], vec![10]]);
+        // Exactly the limit closes the group.
+        let groups = sizes(vec![1000, 24, 1]);
+        assert_eq!(groups, [vec![1000, 24], vec![1]]);
+    }
 
     #[test]
     fn runs_in_input_order_on_any_number_of_threads_and_stops_early() {
