@@ -4,15 +4,17 @@
 //! `docs/envelope-format.md` is the normative description.
 //!
 //! Producers (the recording proxy, `provscope envelope seal`) call [`seal`]; verifiers call
-//! [`open`], then [`compare_call`] and [`compare_result`] against the recorded session.
+//! [`read`] (or [`open`] for an owned statement), then [`compare_call`], [`compare_result`]
+//! and [`compare_freshness`] against the recorded session.
 
 use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
-use super::hash::{digest_matches_hex, HashError};
+use super::hash::HashError;
 use super::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag};
 use crate::model::{Call, CallResponse, Session, Timestamp, TimestampError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use subtle::ConstantTimeEq;
 
@@ -488,33 +490,279 @@ pub fn event_line(call_id: &str, env: &Envelope) -> String {
     )
 }
 
+/// Reads the statement out of an envelope and checks it is well formed: the payload type, the
+/// statement and predicate types, one subject naming the call with the call hash as digest,
+/// lowercase hex hashes, RFC 3339 times. Does not check signatures (see `dsse::verify_all`).
+/// The owned form, for showing a statement; verification reads it in place with [`read`].
+pub fn open(env: &Envelope) -> Result<Statement, StatementError> {
+    read(env)?;
+    let de = &mut serde_json::Deserializer::from_slice(&env.payload);
+    serde_path_to_error::deserialize(de).map_err(|e| StatementError::NotAStatement {
+        path: e.path().to_string(),
+        detail: e.into_inner().to_string(),
+    })
+}
+
+/// A string of a statement, borrowed from the payload unless it holds escapes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// [`Statement`] as read in place (the same fields, the same rules).
+#[derive(Deserialize)]
+struct StatementIn<'a> {
+    #[serde(rename = "_type", borrow)]
+    statement_type: Text<'a>,
+    #[serde(borrow)]
+    subject: Vec<SubjectIn<'a>>,
+    #[serde(rename = "predicateType", borrow)]
+    predicate_type: Text<'a>,
+    #[serde(borrow)]
+    predicate: ExecutionIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct SubjectIn<'a> {
+    #[serde(borrow)]
+    name: Text<'a>,
+    #[serde(borrow)]
+    digest: DigestIn<'a>,
+}
+
+/// A subject's `digest` map: any algorithms, strings only; the last `sha256` is kept (as a
+/// map would keep it).
+struct DigestIn<'a> {
+    sha256: Option<Text<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for DigestIn<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = DigestIn<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of digests")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<DigestIn<'de>, M::Error> {
+                let mut sha256 = None;
+                while let Some(k) = m.next_key::<Text<'de>>()? {
+                    let v: Text<'de> = m.next_value()?;
+                    if &*k == "sha256" {
+                        sha256 = Some(v);
+                    }
+                }
+                Ok(DigestIn { sha256 })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct ExecutionIn<'a> {
+    #[serde(borrow)]
+    session_id: Text<'a>,
+    #[serde(borrow)]
+    call_id: Text<'a>,
+    #[serde(borrow)]
+    server: Text<'a>,
+    #[serde(borrow)]
+    tool: Text<'a>,
+    #[serde(borrow)]
+    arguments_hash: Text<'a>,
+    #[serde(borrow)]
+    called_at: Text<'a>,
+    #[serde(borrow)]
+    returned_at: Text<'a>,
+    #[serde(default, borrow)]
+    fetched_at: Option<Text<'a>>,
+    #[serde(default, deserialize_with = "present")]
+    ttl_seconds: Option<Option<u64>>,
+    #[serde(default, borrow)]
+    cache: Option<CacheIn<'a>>,
+    #[serde(default, borrow)]
+    inexact_numbers: Vec<Text<'a>>,
+    #[serde(borrow)]
+    call_hash: Text<'a>,
+    #[serde(borrow)]
+    result_hash: Text<'a>,
+    #[serde(borrow)]
+    attestor: AttestorIn<'a>,
+}
+
+#[derive(Deserialize)]
+struct CacheIn<'a> {
+    hit: bool,
+    #[serde(default, borrow)]
+    original_fetched_at: Option<Text<'a>>,
+}
+
+#[derive(Deserialize)]
+struct AttestorIn<'a> {
+    #[serde(borrow)]
+    id: Text<'a>,
+    #[serde(borrow)]
+    key: Text<'a>,
+}
+
+/// A sealed hash: its text in the statement and the digest it names.
+#[derive(Clone, Debug)]
+pub struct SealedHash<'a> {
+    /// 64 lowercase hex digits.
+    pub text: Text<'a>,
+    /// The 32 bytes.
+    pub digest: [u8; 32],
+}
+
+impl SealedHash<'_> {
+    /// Whether `digest` is this hash, compared in constant time.
+    pub fn matches(&self, digest: &[u8; 32]) -> bool {
+        bool::from(self.digest.ct_eq(digest))
+    }
+}
+
+/// A sealed time: its text in the statement and the instant it names.
+#[derive(Clone, Debug)]
+pub struct SealedTime<'a> {
+    /// RFC 3339, as sealed.
+    pub text: Text<'a>,
+    /// Parsed.
+    pub at: Timestamp,
+}
+
+/// The cache provenance a v2 predicate seals, as [`read`] reads it.
+#[derive(Clone, Debug)]
+pub struct SealedCacheAt<'a> {
+    /// Served from a cache.
+    pub hit: bool,
+    /// When the cached copy was originally fetched.
+    pub original_fetched_at: Option<SealedTime<'a>>,
+}
+
+/// An execution statement read by [`read`], for verification: the predicate's fields
+/// (see [`Execution`]) borrowed from the payload where they hold no escapes, its hashes
+/// decoded and its times parsed, once.
+#[derive(Clone, Debug)]
+pub struct Sealed<'a> {
+    /// [`PREDICATE_TYPE`] or [`PREDICATE_TYPE_V1`].
+    pub predicate_type: Text<'a>,
+    /// The session the call belongs to.
+    pub session_id: Text<'a>,
+    /// The session-unique call id.
+    pub call_id: Text<'a>,
+    /// The MCP server.
+    pub server: Text<'a>,
+    /// The tool name.
+    pub tool: Text<'a>,
+    /// SHA-256 of the JCS of the arguments.
+    pub arguments_hash: SealedHash<'a>,
+    /// When the call was sent (its text is hashed into the call hash).
+    pub called_at: SealedTime<'a>,
+    /// When the response reached the client.
+    pub returned_at: SealedTime<'a>,
+    /// v2: the ingestion tag's `fetched_at`.
+    pub fetched_at: Option<SealedTime<'a>>,
+    /// v2: the ingestion tag's `ttl_seconds` (`Some(None)` for `null`).
+    pub ttl_seconds: Option<Option<u64>>,
+    /// v2: the ingestion tag's `cache`.
+    pub cache: Option<SealedCacheAt<'a>>,
+    /// v2: paths of numbers RFC 8785 could not represent exactly when sealed.
+    pub inexact_numbers: Vec<Text<'a>>,
+    /// The call hash.
+    pub call_hash: SealedHash<'a>,
+    /// The result hash.
+    pub result_hash: SealedHash<'a>,
+    /// Who sealed it (informational).
+    pub attestor_id: Text<'a>,
+    /// `ed25519:<base64>` of the signing key the payload names.
+    pub attestor_key: Text<'a>,
+}
+
+impl Sealed<'_> {
+    /// True for a version 1 predicate, which does not seal the result's freshness.
+    pub fn is_v1(&self) -> bool {
+        self.fetched_at.is_none()
+            && self.ttl_seconds.is_none()
+            && self.cache.is_none()
+            && self.inexact_numbers.is_empty()
+    }
+}
+
+fn sealed_time(text: Text<'_>, at: Timestamp) -> SealedTime<'_> {
+    SealedTime { text, at }
+}
+
 fn is_hex64(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// Reads the statement out of an envelope and checks it is well formed: the payload type, the
-/// statement and predicate types, one subject naming the call with the call hash as digest,
-/// lowercase hex hashes, RFC 3339 times. Does not check signatures (see `dsse::verify_all`).
-pub fn open(env: &Envelope) -> Result<Statement, StatementError> {
+/// [`open`] without copying: the statement read in place from the envelope's payload, with
+/// the same checks and the same errors.
+pub fn read(env: &Envelope) -> Result<Sealed<'_>, StatementError> {
     if env.payload_type != PAYLOAD_TYPE_IN_TOTO {
         return Err(StatementError::PayloadType(env.payload_type.clone()));
     }
-    // Fast path without path tracking; on error parsed again to name the field.
-    let st: Statement = match serde_json::from_slice(&env.payload) {
+    // Fast path without path tracking; on error the owned form is parsed again to name the
+    // field.
+    let st: StatementIn = match serde_json::from_slice(&env.payload) {
         Ok(st) => st,
-        Err(_) => {
+        Err(first) => {
             let de = &mut serde_json::Deserializer::from_slice(&env.payload);
-            serde_path_to_error::deserialize(de).map_err(|e| StatementError::NotAStatement {
-                path: e.path().to_string(),
-                detail: e.into_inner().to_string(),
-            })?
+            let owned: Result<Statement, _> = serde_path_to_error::deserialize(de);
+            return Err(match owned {
+                Err(e) => StatementError::NotAStatement {
+                    path: e.path().to_string(),
+                    detail: e.into_inner().to_string(),
+                },
+                Ok(_) => StatementError::NotAStatement {
+                    path: ".".into(),
+                    detail: first.to_string(),
+                },
+            });
         }
     };
-    if st.statement_type != STATEMENT_TYPE {
-        return Err(StatementError::StatementType(st.statement_type));
+    if *st.statement_type != *STATEMENT_TYPE {
+        return Err(StatementError::StatementType(
+            st.statement_type.0.into_owned(),
+        ));
     }
-    let p = &st.predicate;
-    match st.predicate_type.as_str() {
+    let p = st.predicate;
+    let is_v1 = p.fetched_at.is_none()
+        && p.ttl_seconds.is_none()
+        && p.cache.is_none()
+        && p.inexact_numbers.is_empty();
+    match &*st.predicate_type {
         PREDICATE_TYPE => {
             for (name, present) in [
                 ("fetched_at", p.fetched_at.is_some()),
@@ -527,62 +775,97 @@ pub fn open(env: &Envelope) -> Result<Statement, StatementError> {
             }
         }
         PREDICATE_TYPE_V1 => {
-            if !p.is_v1() {
+            if !is_v1 {
                 return Err(StatementError::V1WithV2Fields);
             }
         }
         other => return Err(StatementError::PredicateType(other.to_owned())),
     }
-    for (name, v) in [
-        ("arguments_hash", &p.arguments_hash),
-        ("call_hash", &p.call_hash),
-        ("result_hash", &p.result_hash),
-    ] {
-        if !is_hex64(v) {
+    let hash = |field: &'static str, text: Text<'_>| -> Result<[u8; 32], StatementError> {
+        let mut digest = [0u8; 32];
+        if !is_hex64(&text) || hex::decode_to_slice(&*text, &mut digest).is_err() {
             return Err(StatementError::NotHex {
-                field: name,
-                value: v.clone(),
+                field,
+                value: text.0.into_owned(),
             });
         }
-    }
-    let original = p
+        Ok(digest)
+    };
+    let arguments_hash = hash("arguments_hash", p.arguments_hash.clone())?;
+    let call_hash = hash("call_hash", p.call_hash.clone())?;
+    let result_hash = hash("result_hash", p.result_hash.clone())?;
+    let time = |field: &'static str, text: Text<'_>| -> Result<Timestamp, StatementError> {
+        Timestamp::parse(&text).map_err(|source| StatementError::Time { field, source })
+    };
+    let called_at = time("called_at", p.called_at.clone())?;
+    let returned_at = time("returned_at", p.returned_at.clone())?;
+    let fetched_at = match &p.fetched_at {
+        Some(t) => Some(time("fetched_at", t.clone())?),
+        None => None,
+    };
+    let original = match p
         .cache
         .as_ref()
-        .and_then(|c| c.original_fetched_at.as_ref());
-    for (name, v) in [
-        ("called_at", Some(&p.called_at)),
-        ("returned_at", Some(&p.returned_at)),
-        ("fetched_at", p.fetched_at.as_ref()),
-        ("cache.original_fetched_at", original),
-    ] {
-        if let Some(v) = v {
-            Timestamp::parse(v).map_err(|source| StatementError::Time {
-                field: name,
-                source,
-            })?;
-        }
-    }
+        .and_then(|c| c.original_fetched_at.as_ref())
+    {
+        Some(t) => Some(time("cache.original_fetched_at", t.clone())?),
+        None => None,
+    };
     let [subject] = st.subject.as_slice() else {
         return Err(StatementError::SubjectCount(st.subject.len()));
     };
-    let want = format!("{SUBJECT_PREFIX}{}", p.call_id);
-    if subject.name != want {
+    if subject.name.strip_prefix(SUBJECT_PREFIX) != Some(&*p.call_id) {
         return Err(StatementError::SubjectName {
-            found: subject.name.clone(),
-            want,
+            found: subject.name.to_string(),
+            want: format!("{SUBJECT_PREFIX}{}", &*p.call_id),
         });
     }
-    match subject.digest.get("sha256") {
+    match &subject.digest.sha256 {
         Some(d) if ct_eq(d, &p.call_hash) => {}
         Some(d) => {
             return Err(StatementError::SubjectDigest {
-                digest: d.clone(),
-                call_hash: p.call_hash.clone(),
+                digest: d.to_string(),
+                call_hash: p.call_hash.to_string(),
             })
         }
         None => return Err(StatementError::NoSubjectDigest),
     }
-    Ok(st)
+    Ok(Sealed {
+        predicate_type: st.predicate_type,
+        session_id: p.session_id,
+        call_id: p.call_id,
+        server: p.server,
+        tool: p.tool,
+        arguments_hash: SealedHash {
+            text: p.arguments_hash,
+            digest: arguments_hash,
+        },
+        called_at: sealed_time(p.called_at, called_at),
+        returned_at: sealed_time(p.returned_at, returned_at),
+        fetched_at: p
+            .fetched_at
+            .zip(fetched_at)
+            .map(|(t, at)| sealed_time(t, at)),
+        ttl_seconds: p.ttl_seconds,
+        cache: p.cache.map(|c| SealedCacheAt {
+            hit: c.hit,
+            original_fetched_at: c
+                .original_fetched_at
+                .zip(original)
+                .map(|(t, at)| sealed_time(t, at)),
+        }),
+        inexact_numbers: p.inexact_numbers,
+        call_hash: SealedHash {
+            text: p.call_hash,
+            digest: call_hash,
+        },
+        result_hash: SealedHash {
+            text: p.result_hash,
+            digest: result_hash,
+        },
+        attestor_id: p.attestor.id,
+        attestor_key: p.attestor.key,
+    })
 }
 
 /// Constant-time equality of two hash strings (lengths are not secret).
@@ -606,7 +889,7 @@ pub struct Mismatch {
 /// millisecond) and the call hash recomputed from the recorded tool, arguments and call id with
 /// the sealed `called_at` string. Empty when everything matches.
 pub fn compare_call(
-    p: &Execution,
+    p: &Sealed,
     session_id: Option<&str>,
     call: &Call,
 ) -> Result<Vec<Mismatch>, StatementError> {
@@ -630,26 +913,25 @@ pub fn compare_call(
     // and written out in hex only when they differ.
     let args = super::hash::canonical_arguments(call.request.params.arguments.as_deref())?;
     let args_digest = super::hash::sha256(&[&args]);
-    if !digest_matches_hex(&p.arguments_hash, &args_digest) {
+    if !p.arguments_hash.matches(&args_digest) {
         out.push(Mismatch {
             field: "arguments_hash",
-            sealed: p.arguments_hash.clone(),
+            sealed: p.arguments_hash.text.to_string(),
             recorded: hex::encode(args_digest),
         });
     }
-    let sealed_at = Timestamp::parse(&p.called_at)?;
-    if sealed_at != call.issued_at {
+    if p.called_at.at != call.issued_at {
         out.push(Mismatch {
             field: "called_at",
-            sealed: p.called_at.clone(),
+            sealed: p.called_at.text.to_string(),
             recorded: call.issued_at.to_string(),
         });
     }
-    let recomputed = call_digest(call.tool(), &args, &call.id, &p.called_at)?;
-    if !digest_matches_hex(&p.call_hash, &recomputed) {
+    let recomputed = call_digest(call.tool(), &args, &call.id, &p.called_at.text)?;
+    if !p.call_hash.matches(&recomputed) {
         out.push(Mismatch {
             field: "call_hash",
-            sealed: p.call_hash.clone(),
+            sealed: p.call_hash.text.to_string(),
             recorded: hex::encode(recomputed),
         });
     }
@@ -660,23 +942,22 @@ pub fn compare_call(
 /// `returned_at` (sealed by every version) and, in v2, `fetched_at`, `ttl_seconds`, `cache.hit`
 /// and `cache.original_fetched_at`. Times compare as instants (to the millisecond). Fields are
 /// named `tag.<field>`. Empty when everything matches (or, for v1, when `returned_at` does).
-pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>, TimestampError> {
+pub fn compare_freshness(p: &Sealed, tag: &IngestTag) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    let time = |field: &'static str, sealed: Option<&str>, recorded: Option<Timestamp>| {
-        let parsed = sealed.map(Timestamp::parse).transpose()?;
-        Ok::<_, TimestampError>((parsed != recorded).then(|| Mismatch {
+    let time = |field: &'static str, sealed: Option<&SealedTime>, recorded: Option<Timestamp>| {
+        (sealed.map(|t| t.at) != recorded).then(|| Mismatch {
             field,
-            sealed: sealed.unwrap_or("(none)").to_owned(),
+            sealed: sealed.map_or_else(|| "(none)".to_owned(), |t| t.text.to_string()),
             recorded: recorded.map_or_else(|| "(none)".to_owned(), |t| t.to_string()),
-        }))
+        })
     };
     out.extend(time(
         "tag.returned_at",
         Some(&p.returned_at),
         Some(tag.returned_at),
-    )?);
+    ));
     if let Some(f) = &p.fetched_at {
-        out.extend(time("tag.fetched_at", Some(f), Some(tag.fetched_at))?);
+        out.extend(time("tag.fetched_at", Some(f), Some(tag.fetched_at)));
     }
     if let Some(ttl) = p.ttl_seconds {
         if ttl != tag.ttl_seconds {
@@ -698,26 +979,21 @@ pub fn compare_freshness(p: &Execution, tag: &IngestTag) -> Result<Vec<Mismatch>
         }
         out.extend(time(
             "tag.cache.original_fetched_at",
-            c.original_fetched_at.as_deref(),
+            c.original_fetched_at.as_ref(),
             tag.cache.original_fetched_at,
-        )?);
+        ));
     }
-    Ok(out)
+    out
 }
 
 /// The sealed and recorded result hashes when they differ, `None` when they match.
-pub fn compare_result(
-    p: &Execution,
-    response: &CallResponse,
-) -> Result<Option<Mismatch>, HashError> {
-    let recorded = result_digest(response, &p.call_hash)?;
-    Ok(
-        (!digest_matches_hex(&p.result_hash, &recorded)).then(|| Mismatch {
-            field: "result_hash",
-            sealed: p.result_hash.clone(),
-            recorded: hex::encode(recorded),
-        }),
-    )
+pub fn compare_result(p: &Sealed, response: &CallResponse) -> Result<Option<Mismatch>, HashError> {
+    let recorded = result_digest(response, &p.call_hash.text)?;
+    Ok((!p.result_hash.matches(&recorded)).then(|| Mismatch {
+        field: "result_hash",
+        sealed: p.result_hash.text.to_string(),
+        recorded: hex::encode(recorded),
+    }))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Execution envelopes: `envelope_missing`, `envelope_invalid`, `result_tampered` and
 //! `envelope_partial`.
 //!
-//! Every envelope is parsed and opened (`attest::envelope::open`, [`prepare`]); its signatures
+//! Every envelope is decoded ([`decode`]) and its statement read in place
+//! (`attest::envelope::read`, [`prepare`]); its signatures
 //! are verified in batches against the keys the session header trusts for the call's server
 //! (`attestor_keys`), falling back to one-by-one verification to find which failed: one batch
 //! per session, or shared by several sessions checked together ([`verify_together`], for
@@ -13,9 +14,9 @@
 use super::evidence::{self as ev, Evidence, InvalidReason};
 use super::finding::{Finding, Severity};
 use super::{Checker, Config, Resolved};
-use crate::attest::dsse::{self, Envelope, SigCheck};
+use crate::attest::dsse::{self, DsseError, Envelope, SigCheck};
 use crate::attest::envelope::{
-    compare_call, compare_freshness, compare_result, open, Mismatch, Statement,
+    compare_call, compare_freshness, compare_result, read, Mismatch, Sealed,
 };
 use crate::attest::keys::{self, PublicKey};
 use crate::model::{Call, EnvelopeForm, EnvelopeRecord, Session, ToolResult};
@@ -32,7 +33,24 @@ struct ServerKeys {
     unusable: Vec<String>,
 }
 
-fn server_keys(s: &Session, server: &str) -> ServerKeys {
+/// Header keys parsed (and their points decompressed) once for a group of sessions checked
+/// together, which usually share their headers' keys: by key text, the key or why it is not
+/// one.
+#[derive(Default)]
+pub(crate) struct KeyCache(HashMap<String, Result<PublicKey, String>>);
+
+impl KeyCache {
+    fn parse(&mut self, text: &str) -> Result<PublicKey, String> {
+        if let Some(known) = self.0.get(text) {
+            return known.clone();
+        }
+        let parsed = keys::parse_public(text).map_err(|e| e.to_string());
+        self.0.insert(text.to_owned(), parsed.clone());
+        parsed
+    }
+}
+
+fn server_keys(s: &Session, server: &str, cache: &mut KeyCache) -> ServerKeys {
     let mut k = ServerKeys::default();
     let Some(info) = s.server(server) else {
         return k;
@@ -42,7 +60,7 @@ fn server_keys(s: &Session, server: &str) -> ServerKeys {
         ("server_keys", &info.server_keys, &mut k.own),
     ] {
         for (i, text) in list.iter().enumerate() {
-            match keys::parse_public(text) {
+            match cache.parse(text) {
                 Ok(key) => out.push(key),
                 Err(e) => k.unusable.push(format!("{field}[{i}]: {e}")),
             }
@@ -55,8 +73,9 @@ fn server_keys(s: &Session, server: &str) -> ServerKeys {
 struct Opened<'s> {
     rec: &'s EnvelopeRecord,
     call: &'s Call,
-    env: Envelope,
-    st: Statement,
+    env: &'s Envelope,
+    /// Its statement, read in place from `env`'s payload.
+    st: Sealed<'s>,
     pae: Vec<u8>,
 }
 
@@ -91,9 +110,31 @@ fn requirement(s: &Session, cfg: &Config) -> (bool, bool) {
     (header_requires || cfg.require_envelopes, header_requires)
 }
 
-/// Parses and opens every envelope of a session; signatures are verified later (by [`check`],
-/// or for several sessions at once by [`verify_together`]).
-pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
+/// A session's DSSE envelopes decoded (JSON and base64), one per envelope record (`None` for a
+/// receipt), so that [`prepare`] reads their statements in place.
+pub(crate) struct Decoded(Vec<Option<Result<Envelope, DsseError>>>);
+
+/// Decodes every DSSE envelope of a session, for [`prepare`].
+pub(crate) fn decode(s: &Session) -> Decoded {
+    Decoded(
+        s.envelopes
+            .iter()
+            .map(|rec| {
+                (rec.form != EnvelopeForm::ArkforgeReceipt).then(|| Envelope::parse(rec.raw.get()))
+            })
+            .collect(),
+    )
+}
+
+/// Opens every envelope of a session decoded by [`decode`] (with the header keys parsed
+/// through `key_cache`, shared by the sessions checked together); signatures are verified
+/// later (by [`check`], or for several sessions at once by [`verify_together`]).
+pub(crate) fn prepare<'s>(
+    s: &'s Session,
+    cfg: &Config,
+    decoded: &'s Decoded,
+    key_cache: &mut KeyCache,
+) -> Prepared<'s> {
     let mut p = Prepared {
         early: Vec::new(),
         keys_of: HashMap::default(),
@@ -104,7 +145,7 @@ pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
     if s.envelopes.is_empty() && !requirement(s, cfg).0 {
         return p;
     }
-    for rec in &s.envelopes {
+    for (rec, decoded) in s.envelopes.iter().zip(&decoded.0) {
         let Some(call) = s.call(&rec.call_id) else {
             p.early.push(invalid(
                 rec,
@@ -121,9 +162,11 @@ pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
             p.receipts.push((rec, call));
             continue;
         }
-        let env = match Envelope::parse(rec.raw.get()) {
-            Ok(e) => e,
-            Err(e) => {
+        let env = match decoded {
+            Some(Ok(e)) => e,
+            // Not decoded: only a receipt, handled above.
+            None => continue,
+            Some(Err(e)) => {
                 let evidence = ev::EnvelopeInvalid {
                     field: Some(e.field.clone()),
                     ..reason(rec, call, InvalidReason::Malformed)
@@ -137,7 +180,7 @@ pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
                 continue;
             }
         };
-        let st = match open(&env) {
+        let st = match read(env) {
             Ok(st) => st,
             Err(e) => {
                 let evidence = ev::EnvelopeInvalid {
@@ -155,7 +198,7 @@ pub(crate) fn prepare<'s>(s: &'s Session, cfg: &Config) -> Prepared<'s> {
         };
         p.keys_of
             .entry(call.server.as_str())
-            .or_insert_with(|| server_keys(s, &call.server));
+            .or_insert_with(|| server_keys(s, &call.server, key_cache));
         let pae = env.pae();
         p.opened.push(Opened {
             rec,
@@ -179,23 +222,32 @@ pub(crate) fn verify_together(sessions: &mut [Prepared]) {
 
 /// The envelope checks of one session: with `prepared` (from [`prepare`], signatures perhaps
 /// verified already by [`verify_together`]), or preparing them here.
-pub(crate) fn check<'s>(
+pub(crate) fn check<'s, 'p>(
     ck: &mut Checker<'s>,
     resolved: &[Resolved<'s>],
-    prepared: Option<Prepared<'s>>,
-) {
+    prepared: Option<Prepared<'p>>,
+) where
+    's: 'p,
+{
     let s = ck.s;
     let (required, header_requires) = requirement(s, ck.cfg);
     if s.envelopes.is_empty() && !required {
         return;
     }
+    let decoded;
     let Prepared {
         early,
         keys_of,
         opened,
         receipts,
         verdicts,
-    } = prepared.unwrap_or_else(|| prepare(s, ck.cfg));
+    } = match prepared {
+        Some(p) => p,
+        None => {
+            decoded = decode(s);
+            prepare(s, ck.cfg, &decoded, &mut KeyCache::default())
+        }
+    };
     for f in early {
         ck.emit(f);
     }
@@ -204,7 +256,7 @@ pub(crate) fn check<'s>(
             .pop()
             .unwrap_or_default()
     });
-    let mut tampered: Vec<(&'s Call, Finding)> = Vec::new();
+    let mut tampered: Vec<(&Call, Finding)> = Vec::new();
     for (o, sigs) in opened.iter().zip(verdicts) {
         let keys = &keys_of[o.call.server.as_str()];
         if let Some(f) = signature_finding(o, &sigs, keys) {
@@ -216,7 +268,7 @@ pub(crate) fn check<'s>(
             SigVerdict::Trusted(k) => Some(k),
             _ => None,
         });
-        let p = &o.st.predicate;
+        let p = &o.st;
         match compare_call(p, s.header.as_ref().map(|h| h.session_id.as_str()), o.call) {
             Ok(m) if m.is_empty() => {}
             Ok(m) => {
@@ -248,18 +300,7 @@ pub(crate) fn check<'s>(
                 continue;
             }
         };
-        let tag_m = match compare_freshness(p, &result.tag) {
-            Ok(m) => m,
-            Err(e) => {
-                ck.emit(invalid(
-                    o.rec,
-                    Some(o.call),
-                    reason(o.rec, o.call, InvalidReason::BadPayload),
-                    format!("envelope for {}: {e}", o.call.id),
-                ));
-                continue;
-            }
-        };
+        let tag_m = compare_freshness(p, &result.tag);
         if result_m.is_some() || !tag_m.is_empty() {
             let f = tampered_finding(o, result, result_m, &tag_m, signer);
             tampered.push((o.call, f));
@@ -274,7 +315,7 @@ pub(crate) fn check<'s>(
                 server: o.call.server.to_string(),
                 keyid: signer_id(signer),
                 envelope_line: o.rec.line,
-                predicate_type: Some(o.st.predicate_type.clone()),
+                predicate_type: Some(o.st.predicate_type.to_string()),
                 unattested: ["fetched_at", "ttl_seconds", "cache"]
                     .map(str::to_owned)
                     .to_vec(),
@@ -376,7 +417,7 @@ fn tampered_finding(
     tag_m: &[Mismatch],
     signer: Option<&PublicKey>,
 ) -> Finding {
-    let p = &o.st.predicate;
+    let p = &o.st;
     let id = &o.call.id;
     let tag_text = || {
         tag_m
@@ -408,14 +449,14 @@ fn tampered_finding(
     };
     let recorded_hash = result_m
         .as_ref()
-        .map_or_else(|| p.result_hash.clone(), |m| m.recorded.clone());
+        .map_or_else(|| p.result_hash.text.to_string(), |m| m.recorded.clone());
     let all: Vec<&Mismatch> = result_m.iter().chain(tag_m).collect();
     let e = ev::ResultTampered {
-        sealed_result_hash: p.result_hash.clone(),
+        sealed_result_hash: p.result_hash.text.to_string(),
         recorded_result_hash: recorded_hash,
-        call_hash: p.call_hash.clone(),
+        call_hash: p.call_hash.text.to_string(),
         server: o.call.server.to_string(),
-        attestor: p.attestor.id.clone(),
+        attestor: p.attestor_id.to_string(),
         keyid: signer_id(signer),
         envelope_line: o.rec.line,
         result_line: result.line,
@@ -451,7 +492,7 @@ fn inexact_numbers(o: &Opened, result: &ToolResult, signer: Option<&PublicKey>) 
     .inexact;
     // What the attestor saw when sealing, and what the log holds now (an inexact number may
     // have been replaced by its exactly representable neighbour since).
-    let mut paths: Vec<String> = o.st.predicate.inexact_numbers.clone();
+    let mut paths: Vec<String> = o.st.inexact_numbers.iter().map(|p| p.to_string()).collect();
     for (p, _) in &found {
         if !paths.contains(p) {
             paths.push(p.clone());
@@ -545,7 +586,7 @@ fn verify_many<'a, 's: 'a>(
             opened
                 .iter()
                 .map(|o| {
-                    let text = o.st.predicate.attestor.key.as_str();
+                    let text: &str = &o.st.attestor_key;
                     *parsed
                         .entry(text)
                         .or_insert_with(|| keys::parse_public(text).ok())

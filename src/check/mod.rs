@@ -283,9 +283,13 @@ pub fn check_sessions(
     sessions: &[(&Session, &[sub::SubCheck])],
     cfg: &Config,
 ) -> Vec<SessionReport> {
+    let decoded: Vec<envelopes::Decoded> =
+        sessions.iter().map(|(s, _)| envelopes::decode(s)).collect();
+    let mut keys = envelopes::KeyCache::default();
     let mut prepared: Vec<envelopes::Prepared> = sessions
         .iter()
-        .map(|(s, _)| envelopes::prepare(s, cfg))
+        .zip(&decoded)
+        .map(|((s, _), d)| envelopes::prepare(s, cfg, d, &mut keys))
         .collect();
     envelopes::verify_together(&mut prepared);
     sessions
