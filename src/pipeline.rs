@@ -9,7 +9,7 @@ use crate::ingest::{self, LoadOptions};
 use crate::model::{DiagLevel, Diagnostic, Session};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
 /// Settings of a run: how to load, how to check, how many threads.
@@ -240,6 +240,47 @@ impl<S: std::borrow::Borrow<Session>> Groups<S> {
     }
 }
 
+/// A loaded session and the input it came from, grouped by [`Groups`] on several threads.
+struct Tagged {
+    input: usize,
+    session: Session,
+}
+
+impl std::borrow::Borrow<Session> for Tagged {
+    fn borrow(&self) -> &Session {
+        &self.session
+    }
+}
+
+/// On several threads, a block of consecutive inputs one thread claims, loads and checks:
+/// up to this many bytes of input (a larger input is a block of its own) ...
+pub const BLOCK_BYTES: u64 = 2 << 20;
+
+/// ... and at most this many inputs.
+pub const BLOCK_INPUTS: usize = 256;
+
+/// Where the block of inputs starting at `start` ends: at most `max_inputs` inputs and
+/// [`BLOCK_BYTES`] bytes (`size` of each), at least one input.
+fn block_end(start: usize, n: usize, max_inputs: usize, size: impl Fn(usize) -> u64) -> usize {
+    let (mut end, mut bytes) = (start, 0);
+    while end < n && end - start < max_inputs {
+        bytes += size(end);
+        if end > start && bytes > BLOCK_BYTES {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// The blocks claimed on several threads: where the next one starts, and where each block
+/// claimed and not yet handed over ends.
+#[derive(Default)]
+struct Flow {
+    next: usize,
+    ends: std::collections::VecDeque<usize>,
+}
+
 impl Pipeline {
     /// A pipeline; `threads` of 0 means every core.
     pub fn new(load: LoadOptions, config: Config, threads: usize) -> Self {
@@ -273,15 +314,69 @@ impl Pipeline {
         }
     }
 
-    /// Loads and checks input `i` (a file may hold several sessions).
-    fn one(&self, inputs: &Inputs, i: usize) -> Vec<Checked> {
-        self.load(inputs, i)
-            .into_iter()
-            .map(|session| {
-                let report = self.check(&session);
-                Checked { session, report }
-            })
-            .collect()
+    /// The size of input `i` in bytes, 0 when unknown.
+    fn input_bytes(&self, inputs: &Inputs, i: usize) -> u64 {
+        if inputs.samples {
+            ingest::samples::files()
+                .get(i)
+                .map_or(0, |(_, text)| text.len() as u64)
+        } else {
+            inputs
+                .files
+                .get(i)
+                .and_then(|f| std::fs::metadata(f).ok())
+                .map_or(0, |m| m.len())
+        }
+    }
+
+    /// Loads and checks the inputs of `block` in order, consecutive sessions with envelopes
+    /// grouped as under `-j1` ([`Groups`]); sends each input's checked sessions as soon as
+    /// all of them are. False when the receiver is gone or `stop` is set.
+    fn run_block(
+        &self,
+        inputs: &Inputs,
+        block: std::ops::Range<usize>,
+        tx: &mpsc::Sender<(usize, Vec<Checked>)>,
+        stop: &AtomicBool,
+    ) -> bool {
+        // Per input of the block: how many of its sessions are not checked yet, and those
+        // that are.
+        let mut left: Vec<(usize, Vec<Checked>)> = block.clone().map(|_| (0, vec![])).collect();
+        let start = block.start;
+        let deliver = |group: Vec<Tagged>, left: &mut Vec<(usize, Vec<Checked>)>| {
+            let (at, sessions): (Vec<usize>, Vec<Session>) =
+                group.into_iter().map(|t| (t.input, t.session)).unzip();
+            for (i, c) in at.into_iter().zip(self.check_group(sessions)) {
+                let slot = &mut left[i - start];
+                slot.0 -= 1;
+                slot.1.push(c);
+                if slot.0 == 0 && tx.send((i, std::mem::take(&mut slot.1))).is_err() {
+                    return false;
+                }
+            }
+            true
+        };
+        let mut groups = Groups::default();
+        let mut ready = Vec::new();
+        for i in block {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let sessions = self.load(inputs, i);
+            left[i - start].0 = sessions.len();
+            if sessions.is_empty() && tx.send((i, Vec::new())).is_err() {
+                return false;
+            }
+            for session in sessions {
+                groups.push(Tagged { input: i, session }, &mut ready);
+                for group in ready.drain(..) {
+                    if !deliver(group, &mut left) {
+                        return false;
+                    }
+                }
+            }
+        }
+        deliver(groups.finish(), &mut left)
     }
 
     /// Loads input `i` (a file may hold several sessions).
@@ -499,8 +594,11 @@ impl Pipeline {
     }
 
     /// Loads and checks every input on up to `threads` threads and hands each checked session
-    /// to `sink` in input order. At most a few inputs per thread are held ahead of the one
-    /// `sink` waits for. Stops early when `sink` returns `false`.
+    /// to `sink` in input order. Consecutive sessions with envelopes are checked together
+    /// ([`Groups`]) so that their signatures verify in shared batches: on one thread as they
+    /// come; on several, within each block of consecutive inputs a thread claims
+    /// ([`BLOCK_BYTES`], [`BLOCK_INPUTS`]), at most two blocks per thread held ahead of the
+    /// one `sink` waits for. Stops early when `sink` returns `false`.
     pub fn run(&self, inputs: &Inputs, mut sink: impl FnMut(Checked) -> bool) {
         let n = inputs.len();
         let threads = self.threads.clamp(1, n.max(1));
@@ -528,34 +626,39 @@ impl Pipeline {
             }
             return;
         }
-        let window = threads * 4;
-        let next = AtomicUsize::new(0);
+        // Each thread claims a block of consecutive inputs (up to BLOCK_BYTES, BLOCK_INPUTS),
+        // loads and checks them as `-j1` would (small sealed sessions share signature
+        // batches), and sends each input's sessions; at most two blocks per thread are
+        // claimed and not yet handed to `sink`.
+        let flow = (Mutex::new(Flow::default()), Condvar::new());
+        // Two blocks per thread at least, so that a few inputs still spread over the threads.
+        let max_inputs = BLOCK_INPUTS.min(n.div_ceil(2 * threads)).max(1);
         let stop = AtomicBool::new(false);
-        let delivered = (Mutex::new(0usize), Condvar::new());
         let (tx, rx) = mpsc::channel::<(usize, Vec<Checked>)>();
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (next, stop, delivered) = (&next, &stop, &delivered);
+                let (flow, stop) = (&flow, &stop);
                 scope.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    {
-                        let (lock, cv) = delivered;
-                        let Ok(mut d) = lock.lock() else { break };
-                        while i >= *d + window && !stop.load(Ordering::Relaxed) {
-                            d = match cv.wait(d) {
-                                Ok(d) => d,
+                    let block = {
+                        let (lock, cv) = flow;
+                        let Ok(mut f) = lock.lock() else { break };
+                        while f.ends.len() >= 2 * threads && !stop.load(Ordering::Relaxed) {
+                            f = match cv.wait(f) {
+                                Ok(f) => f,
                                 Err(_) => return,
                             };
                         }
-                    }
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if tx.send((i, self.one(inputs, i))).is_err() {
+                        if stop.load(Ordering::Relaxed) || f.next >= n {
+                            break;
+                        }
+                        let start = f.next;
+                        let end = block_end(start, n, max_inputs, |i| self.input_bytes(inputs, i));
+                        f.next = end;
+                        f.ends.push_back(end);
+                        start..end
+                    };
+                    if !self.run_block(inputs, block, &tx, stop) {
                         break;
                     }
                 });
@@ -572,15 +675,17 @@ impl Pipeline {
                             break 'recv;
                         }
                     }
-                    let (lock, cv) = &delivered;
-                    if let Ok(mut d) = lock.lock() {
-                        *d = want;
+                    let (lock, cv) = &flow;
+                    if let Ok(mut f) = lock.lock() {
+                        while f.ends.front().is_some_and(|&end| end <= want) {
+                            f.ends.pop_front();
+                        }
                     }
                     cv.notify_all();
                 }
             }
             stop.store(true, Ordering::Relaxed);
-            delivered.1.notify_all();
+            flow.1.notify_all();
             // Dropping the receiver here makes any worker still sending stop.
             drop(rx);
         });
@@ -656,6 +761,66 @@ mod tests {
         // Exactly the limit closes the group.
         let groups = sizes(vec![1000, 24, 1]);
         assert_eq!(groups, [vec![1000, 24], vec![1]]);
+    }
+
+    #[test]
+    fn blocks_hold_consecutive_inputs_up_to_their_bytes_and_count() {
+        let mb = |i: usize| [1u64, 1, 3, 0, 0, 1][i] << 20;
+        // 1 + 1 MiB fill a block; 3 MiB alone is a block of its own; then 0 + 0 + 1.
+        assert_eq!(block_end(0, 6, 256, mb), 2);
+        assert_eq!(block_end(2, 6, 256, mb), 3);
+        assert_eq!(block_end(3, 6, 256, mb), 6);
+        // The count bounds small inputs.
+        assert_eq!(block_end(0, 1000, 10, |_| 100), 10);
+        assert_eq!(block_end(995, 1000, 10, |_| 100), 1000);
+        assert_eq!(block_end(7, 7, 10, |_| 100), 7);
+    }
+
+    /// On several threads, the sealed sessions of a block are checked as `-j1` checks them:
+    /// their signatures in shared batches, with the same reports.
+    #[test]
+    fn a_block_verifies_its_sessions_signatures_in_shared_batches() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let spec = crate::gen::GenSpec {
+            turns: 3,
+            calls: 2,
+            seed: 9,
+            fault_rate: 0.0,
+            result_bytes: 200,
+            envelopes: true,
+            sub_agents: false,
+        };
+        for i in 0..12 {
+            let mut w = Vec::new();
+            crate::gen::write_session(&mut w, &spec, i).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(dir.path().join(format!("gen-{i:02}.jsonl")), w)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let p = Pipeline::new(LoadOptions::default(), Config::default(), 2);
+        let inputs = p.discover(&[dir.path().to_path_buf()]);
+        assert_eq!(inputs.len(), 12);
+        let (tx, rx) = mpsc::channel();
+        let before = crate::probe::batches();
+        assert!(p.run_block(&inputs, 0..12, &tx, &AtomicBool::new(false)));
+        // 12 sessions of 6 envelopes: one batch of 72 signatures, not 12 of 6.
+        assert_eq!(crate::probe::batches() - before, 1);
+        drop(tx);
+        let mut got: Vec<(usize, Vec<Checked>)> = rx.iter().collect();
+        got.sort_by_key(|(i, _)| *i);
+        assert_eq!(
+            got.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            (0..12).collect::<Vec<_>>()
+        );
+        let one = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+        let want = one.collect(&inputs);
+        let reports = |c: &[Checked]| -> Vec<String> {
+            c.iter()
+                .map(|c| format!("{:?}", c.report.findings))
+                .collect()
+        };
+        let got: Vec<Checked> = got.into_iter().flat_map(|(_, c)| c).collect();
+        assert_eq!(reports(&got), reports(&want));
+        assert!(want.iter().all(|c| c.session.envelopes.len() == 6));
     }
 
     #[test]

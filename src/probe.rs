@@ -7,6 +7,20 @@ thread_local! {
     static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static DETECTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static OPENS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static BATCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Records one batch verification of signatures.
+#[inline(always)]
+pub(crate) fn batch() {
+    #[cfg(test)]
+    BATCHES.with(|s| s.set(s.get() + 1));
+}
+
+/// The batch verifications made on this thread so far.
+#[cfg(test)]
+pub(crate) fn batches() -> u64 {
+    BATCHES.with(|s| s.get())
 }
 
 /// Records `n` elements visited (compared, hashed or probed) by a lookup.

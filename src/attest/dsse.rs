@@ -414,6 +414,7 @@ fn batch_ok(checks: &[SigCheck]) -> bool {
             verify_one(c)
         }
         _ => {
+            crate::probe::batch();
             let msgs: Vec<&[u8]> = checks.iter().map(|c| c.msg).collect();
             let sigs: Vec<Signature> = checks.iter().map(|c| *c.sig).collect();
             let keys: Vec<VerifyingKey> = checks.iter().map(|c| *c.key).collect();

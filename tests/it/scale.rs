@@ -343,7 +343,7 @@ fn small_sealed_sessions_verified_in_shared_batches_name_each_bad_signature_in_i
     ];
     want.sort();
     assert_eq!(envelope_findings_by_session(&doc), want);
-    // The same document as checking session by session (`-j2` does not group).
+    // The same document on two threads (each checks its own blocks of inputs, grouped apart).
     let j2 = provscope(&[
         "verify",
         "--format",
