@@ -189,6 +189,10 @@ pub fn blind_spots(
                 add(p, v)
             });
             for (i, b) in res.content.iter().enumerate() {
+                // Most blocks hold nothing raw: their path is written only when one does.
+                if b.extra.is_empty() && b.resource.as_ref().is_none_or(|r| r.extra.is_empty()) {
+                    continue;
+                }
                 let at = format!("response.result.content[{i}]");
                 extras(&at, &b.extra, &mut dup, &mut |p, v| add(p, v));
                 if let Some(rs) = &b.resource {
@@ -723,8 +727,21 @@ fn sealed_time(text: Text<'_>, at: Timestamp) -> SealedTime<'_> {
     SealedTime { text, at }
 }
 
-fn is_hex64(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// The 32 bytes 64 lowercase hex digits name, in one pass; `None` for anything else.
+fn hex64_digest(s: &str) -> Option<[u8; 32]> {
+    fn nibble(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        }
+    }
+    let b: &[u8; 64] = s.as_bytes().try_into().ok()?;
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
 /// [`open`] without copying: the statement read in place from the envelope's payload, with
@@ -782,14 +799,10 @@ pub fn read(env: &Envelope) -> Result<Sealed<'_>, StatementError> {
         other => return Err(StatementError::PredicateType(other.to_owned())),
     }
     let hash = |field: &'static str, text: Text<'_>| -> Result<[u8; 32], StatementError> {
-        let mut digest = [0u8; 32];
-        if !is_hex64(&text) || hex::decode_to_slice(&*text, &mut digest).is_err() {
-            return Err(StatementError::NotHex {
-                field,
-                value: text.0.into_owned(),
-            });
-        }
-        Ok(digest)
+        hex64_digest(&text).ok_or_else(|| StatementError::NotHex {
+            field,
+            value: text.0.into_owned(),
+        })
     };
     let arguments_hash = hash("arguments_hash", p.arguments_hash.clone())?;
     let call_hash = hash("call_hash", p.call_hash.clone())?;
@@ -1106,6 +1119,22 @@ mod tests {
         ) {
             let args = serde_json::json!({ key.clone(): n, "k": [text.clone(), key] }).to_string();
             whole_object_hashes(&tool, &args, &id, "2026-01-01T00:00:00Z", &text);
+        }
+    }
+
+    #[test]
+    fn hex_digests_are_64_lowercase_hex_digits() {
+        let text = "00ff10a9".repeat(8);
+        let want: Vec<u8> = [0x00, 0xff, 0x10, 0xa9].repeat(8);
+        assert_eq!(hex64_digest(&text).map(|d| d.to_vec()), Some(want));
+        for bad in [
+            "00FF10A9".repeat(8),
+            "00ff10a9".repeat(8)[1..].to_owned(),
+            format!("{}0", "00ff10a9".repeat(8)),
+            format!("{}g", &"00ff10a9".repeat(8)[1..]),
+            format!("{}é", &"00ff10a9".repeat(8)[2..]),
+        ] {
+            assert_eq!(hex64_digest(&bad), None, "{bad}");
         }
     }
 
