@@ -72,6 +72,13 @@ impl Attrs {
         }
     }
 
+    /// Adds the attributes of `other` that are not set yet.
+    pub fn merge(&mut self, other: Attrs) {
+        for (k, v) in other.0 {
+            self.set(k, v);
+        }
+    }
+
     /// The value of an attribute.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
@@ -174,6 +181,14 @@ pub struct SpanRec {
     pub line: u64,
     /// JSON path of the span in its document.
     pub path: String,
+    /// A chat span's input messages, read once by [`SpanRec::read_messages`].
+    pub ins: Option<Vec<Msg>>,
+    /// A chat span's output messages (or answer text), read once.
+    pub outs: Option<Vec<Msg>>,
+    /// The output is `ai.response.text`, which is no source of requested tool calls.
+    pub outs_are_response_text: bool,
+    /// The messages have been read.
+    pub read: bool,
 }
 
 impl SpanRec {
@@ -192,6 +207,51 @@ impl SpanRec {
 
     fn op(&self) -> Option<&str> {
         self.attr_str("gen_ai.operation.name")
+    }
+
+    /// Reads a chat span's input and output messages once, from whichever attribute or field
+    /// holds them, and releases the message attributes (only their presence counts after this).
+    /// With `compact`, OTel input messages (`gen_ai.input.messages`, which repeat the whole
+    /// history) keep only what `build` reads: the last user message and the tool responses.
+    pub fn read_messages(&mut self, compact: bool) {
+        if self.read {
+            return;
+        }
+        self.read = true;
+        if self.is_chat() {
+            let semconv = self.attrs.get("gen_ai.input.messages");
+            let input = semconv
+                .or_else(|| self.attrs.get("ai.prompt.messages"))
+                .or(self.input.as_ref())
+                .or_else(|| self.attrs.get("input.value"));
+            self.ins = input.map(|v| {
+                let m = messages(v);
+                if compact && semconv.is_some() {
+                    compact_input(m)
+                } else {
+                    m
+                }
+            });
+            let output = self
+                .attrs
+                .get("gen_ai.output.messages")
+                .or(self.output.as_ref())
+                .or_else(|| self.attrs.get("output.value"));
+            self.outs_are_response_text = output.is_none();
+            self.outs = output
+                .or_else(|| self.attrs.get("ai.response.text"))
+                .map(messages);
+        }
+        for k in [
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+            "ai.prompt.messages",
+            "ai.response.text",
+        ] {
+            if let Some(v) = self.attrs.get_mut(k) {
+                *v = Value::Null;
+            }
+        }
     }
 
     /// True for the server side of an MCP call (its client span is the call).
@@ -224,7 +284,7 @@ impl SpanRec {
 
 /// A normalized chat message.
 #[derive(Debug, Default)]
-struct Msg {
+pub struct Msg {
     role: String,
     texts: Vec<String>,
     calls: Vec<(String, String, Option<Value>)>,
@@ -385,39 +445,44 @@ fn part(m: &mut Msg, p: &Value) {
     }
 }
 
-/// Shrinks a chat span's input messages to what the importer reads (the last user message and
-/// the tool responses), so a large trace export keeps little of its repeated history.
-pub fn compact_input(v: &mut Value) {
-    let msgs = messages(v);
+/// Shrinks a chat span's input messages to what `build` reads (the last user message with
+/// text and the tool responses), so a large trace export keeps little of its repeated history.
+fn compact_input(msgs: Vec<Msg>) -> Vec<Msg> {
     if msgs.len() <= 1 {
-        return;
+        return msgs;
     }
-    let mut out = Vec::new();
-    if let Some(u) = msgs
+    // The last message's role decides whether a span starts a turn: the user message goes last
+    // when it was last, else first.
+    let user_last = msgs.last().is_some_and(|m| m.role == "user");
+    let user = msgs
         .iter()
-        .rev()
-        .find(|m| m.role == "user" && !m.texts.is_empty())
-    {
-        let parts: Vec<Value> = u
-            .texts
-            .iter()
-            .map(|t| serde_json::json!({"type": "text", "content": t}))
-            .collect();
-        out.push(serde_json::json!({"role": "user", "parts": parts}));
-    }
-    for m in &msgs {
-        for (id, r) in &m.results {
-            out.push(serde_json::json!({"role": "tool", "parts": [{"type": "tool_call_response", "id": id, "response": r}]}));
+        .rposition(|m| m.role == "user" && !m.texts.is_empty());
+    let mut out = Vec::new();
+    let mut user_msg = None;
+    for (i, m) in msgs.into_iter().enumerate() {
+        if Some(i) == user {
+            user_msg = Some(Msg {
+                role: "user".into(),
+                texts: m.texts,
+                ..Msg::default()
+            });
+        }
+        for r in m.results {
+            out.push(Msg {
+                role: "tool".into(),
+                results: vec![r],
+                ..Msg::default()
+            });
         }
     }
-    // The last message's role decides whether a span starts a turn: keep it last.
-    if msgs.last().is_some_and(|m| m.role == "user") {
-        if let Some(pos) = out.iter().position(|m| m["role"] == "user") {
-            let u = out.remove(pos);
+    if let Some(u) = user_msg {
+        if user_last {
             out.push(u);
+        } else {
+            out.insert(0, u);
         }
     }
-    *v = Value::Array(out);
+    out
 }
 
 /// Ids in some emitters' output carry stray whitespace (` call_...`): match them trimmed.
@@ -429,6 +494,9 @@ fn norm_id(id: &str) -> String {
 /// order; they are sorted by start time here).
 pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
     spans.sort_by_key(|s| (s.start, s.line));
+    for sp in spans.iter_mut() {
+        sp.read_messages(false);
+    }
     let by_id: HashMap<&str, usize> = spans
         .iter()
         .enumerate()
@@ -466,15 +534,13 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
         .enumerate()
         .any(|(i, s)| s.is_tool() && !skip[i]);
     let mut requested: Vec<(String, String, Option<Value>)> = Vec::new();
-    for sp in spans.iter().filter(|s| s.is_chat()) {
-        let output = sp
-            .attrs
-            .get("gen_ai.output.messages")
-            .or(sp.output.as_ref())
-            .or_else(|| sp.attrs.get("output.value"));
-        for m in output.map(messages).unwrap_or_default() {
-            for (id, name, args) in m.calls {
-                requested.push((norm_id(&id), name, args.map(|a| unstring(&a))));
+    for sp in spans
+        .iter()
+        .filter(|s| s.is_chat() && !s.outs_are_response_text)
+    {
+        for m in sp.outs.iter().flatten() {
+            for (id, name, args) in &m.calls {
+                requested.push((norm_id(id), name.clone(), args.as_ref().map(unstring)));
             }
         }
     }
@@ -508,22 +574,10 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
         if sp.is_tool() {
             tool_span(b, sp, alias.get(&i).cloned(), &mut no_content);
         } else if sp.is_chat() {
-            let input = sp
-                .attrs
-                .get("gen_ai.input.messages")
-                .or_else(|| sp.attrs.get("ai.prompt.messages"))
-                .or(sp.input.as_ref())
-                .or_else(|| sp.attrs.get("input.value"));
-            let output = sp
-                .attrs
-                .get("gen_ai.output.messages")
-                .or(sp.output.as_ref())
-                .or_else(|| sp.attrs.get("output.value"))
-                .or_else(|| sp.attrs.get("ai.response.text"));
-            if input.is_none() && output.is_none() {
+            if sp.ins.is_none() && sp.outs.is_none() {
                 no_content += 1;
             }
-            let ins = input.map(messages).unwrap_or_default();
+            let ins = sp.ins.as_deref().unwrap_or_default();
             // A new user message starts a turn; the repeated history does not.
             if let Some(u) = ins
                 .iter()
@@ -538,7 +592,7 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
                 }
             }
             // Results of calls that had no tool span, from the history.
-            for m in &ins {
+            for m in ins {
                 for (id, v) in &m.results {
                     let id = norm_id(id);
                     if history_calls.contains_key(&id) && !b.has_result(&id) {
@@ -553,16 +607,16 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
                     }
                 }
             }
-            for m in output.map(messages).unwrap_or_default() {
+            for m in sp.outs.iter().flatten() {
                 if !m.texts.is_empty() {
                     b.answer_text(&m.texts.join(""), "\n\n", sp.end.or(sp.start), sp.loc());
                 }
-                for (id, name, args) in m.calls {
-                    let id = norm_id(&id);
+                for (id, name, args) in &m.calls {
+                    let id = norm_id(id);
                     if any_tool_span || id.is_empty() || tool_ids.contains(&id) || b.has_call(&id) {
                         continue;
                     }
-                    let (server, tool) = split_tool(&name, None);
+                    let (server, tool) = split_tool(name, None);
                     let arguments = args.as_ref().and_then(|a| util::raw_args(a).ok());
                     history_calls.insert(id.clone(), (name.clone(), args.clone()));
                     b.call(NewCall {

@@ -3,17 +3,23 @@
 //! the GenAI and MCP semantic conventions (see `genai.rs`); one session per conversation
 //! (`gen_ai.conversation.id`, else the trace), its traces in time order.
 
+// The spans of a file are kept boxed until it is read: a Collector file holds hundreds of
+// thousands of 400-byte records, and growing one `Vec` of them copied them over and over (8% of
+// an import, and its slack in memory).
+#![allow(clippy::vec_box)]
+
 use super::build::Builder;
 use super::genai::{self, Attrs, SpanRec};
 use super::sniff::Head;
-use super::util::time_nanos;
 use super::Input;
 use crate::ingest::lines::Line;
-use crate::model::{DiagLevel, Diagnostic, Session};
+use crate::model::{DiagLevel, Diagnostic, Session, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 const NAME: &str = "otlp-json";
 
@@ -38,32 +44,88 @@ struct ResourceSpans<'a> {
     scope_spans: Vec<ScopeSpans<'a>>,
 }
 
-/// Spans parsed typed in one pass; when any is malformed the list is re-read span by span so
-/// that only the bad one is lost (and named).
+/// A scope's spans kept as written, for the second reading of a request in which something is
+/// malformed: the list is then read span by span so that only a bad span is lost (and named).
 #[derive(Deserialize)]
 struct ScopeSpans<'a> {
     #[serde(default, borrow)]
     spans: Option<&'a RawValue>,
 }
 
+/// An export request with its spans read in the same pass: the first reading, which succeeds
+/// when nothing in the request is malformed (else [`Export`] reads it again).
 #[derive(Deserialize)]
-struct OSpan {
-    #[serde(rename = "traceId", default)]
-    trace_id: String,
-    #[serde(rename = "spanId", default)]
-    span_id: String,
+struct TypedExport<'a> {
+    #[serde(rename = "resourceSpans", default, borrow)]
+    resource_spans: Vec<TypedResourceSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TypedResourceSpans<'a> {
+    #[serde(
+        rename = "scopeSpans",
+        alias = "instrumentationLibrarySpans",
+        default,
+        borrow
+    )]
+    scope_spans: Vec<TypedScopeSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TypedScopeSpans<'a> {
+    /// `null` is not a list of spans: it fails this reading, as it fails [`read_export`]'s.
+    #[serde(default, borrow, deserialize_with = "span_list")]
+    spans: Option<Vec<OSpan<'a>>>,
+}
+
+fn span_list<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<OSpan<'a>>>, D::Error> {
+    Vec::<OSpan>::deserialize(d).map(Some)
+}
+
+/// Reads one export request (a line, or the whole document) into `out`: in one pass when it
+/// is well formed, else again with each malformed part named and skipped. The error is the
+/// request's own (nothing read).
+fn read_request(
+    bytes: &[u8],
+    line: u64,
+    out: &mut Vec<Box<SpanRec>>,
+    diag: &mut impl FnMut(u64, u64, String, String),
+) -> Result<(), serde_json::Error> {
+    if let Ok(doc) = serde_json::from_slice::<TypedExport>(bytes) {
+        for (ri, rs) in doc.resource_spans.into_iter().enumerate() {
+            for (si, ss) in rs.scope_spans.into_iter().enumerate() {
+                for (pi, sp) in ss.spans.into_iter().flatten().enumerate() {
+                    out.push(span_rec(sp, line, || span_path(ri, si, pi)));
+                }
+            }
+        }
+        return Ok(());
+    }
+    let doc = serde_json::from_slice::<Export>(bytes)?;
+    read_export(doc, line, out, diag);
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct OSpan<'a> {
+    #[serde(rename = "traceId", default, borrow)]
+    trace_id: Cow<'a, str>,
+    #[serde(rename = "spanId", default, borrow)]
+    span_id: Cow<'a, str>,
     #[serde(rename = "parentSpanId", default)]
     parent_span_id: Option<String>,
+    #[serde(default, borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    kind: Scalar<'a>,
+    #[serde(rename = "startTimeUnixNano", default, borrow)]
+    start: Scalar<'a>,
+    #[serde(rename = "endTimeUnixNano", default, borrow)]
+    end: Scalar<'a>,
     #[serde(default)]
-    name: String,
-    #[serde(default)]
-    kind: Option<Value>,
-    #[serde(rename = "startTimeUnixNano", default)]
-    start: Option<Value>,
-    #[serde(rename = "endTimeUnixNano", default)]
-    end: Option<Value>,
-    #[serde(default)]
-    attributes: Vec<KeyValue>,
+    attributes: Attributes,
     #[serde(default)]
     events: Vec<SpanEvent>,
     #[serde(default)]
@@ -73,34 +135,141 @@ struct OSpan {
 #[derive(Deserialize)]
 struct SpanEvent {
     #[serde(default)]
-    attributes: Vec<KeyValue>,
+    attributes: Attributes,
+}
+
+/// A span's (or event's) `attributes`: every `KeyValue` read (so a malformed one fails the span
+/// as before), only the ones the importer uses kept, as plain JSON.
+#[derive(Default)]
+struct Attributes(Attrs);
+
+impl<'de> Deserialize<'de> for Attributes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Attributes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut sq: A) -> Result<Attributes, A::Error> {
+                let mut attrs = Attrs::default();
+                while let Some(kv) = sq.next_element::<KeyValue>()? {
+                    if Attrs::known(&kv.key).is_some() {
+                        attrs.set(&kv.key, any_value(kv.value));
+                    }
+                }
+                Ok(Attributes(attrs))
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 #[derive(Deserialize)]
-struct KeyValue {
-    key: String,
-    #[serde(default)]
-    value: AnyValue,
+struct KeyValue<'a> {
+    #[serde(borrow)]
+    key: Cow<'a, str>,
+    #[serde(default, borrow)]
+    value: AnyValue<'a>,
 }
 
-/// An OTLP `AnyValue`. Read leniently: a field of an unexpected type, or a bare JSON value where
-/// an `AnyValue` object belongs, is kept as plain JSON rather than failing the span.
-#[derive(Default)]
-struct AnyValue {
-    string: Option<Value>,
-    int: Option<Value>,
-    double: Option<Value>,
-    boolean: Option<Value>,
-    array: Option<ArrayValue>,
-    kvlist: Option<KvList>,
-    bytes: Option<Value>,
-    /// A bare value (not an `AnyValue` object).
-    plain: Option<Value>,
+/// Any JSON value; strings borrowed from the document when they have no escapes.
+enum Json<'a> {
+    Str(Cow<'a, str>),
+    Other(Value),
 }
 
-impl<'de> Deserialize<'de> for AnyValue {
+impl Json<'_> {
+    fn into_value(self) -> Value {
+        match self {
+            Json::Str(t) => Value::String(t.into_owned()),
+            Json::Other(v) => v,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Json<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Json<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_borrowed_str<E>(self, t: &'de str) -> Result<Json<'de>, E> {
+                Ok(Json::Str(Cow::Borrowed(t)))
+            }
+            fn visit_str<E>(self, t: &str) -> Result<Json<'de>, E> {
+                Ok(Json::Str(Cow::Owned(t.to_owned())))
+            }
+            fn visit_string<E>(self, t: String) -> Result<Json<'de>, E> {
+                Ok(Json::Str(Cow::Owned(t)))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Json<'de>, E> {
+                Ok(Json::Other(Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Json<'de>, E> {
+                Ok(Json::Other(Value::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Json<'de>, E> {
+                Ok(Json::Other(Value::from(n)))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Json<'de>, E> {
+                Ok(Json::Other(Value::from(n)))
+            }
+            fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+                Ok(Json::Other(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, sq: A) -> Result<Json<'de>, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(sq)).map(Json::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Json<'de>, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(m)).map(Json::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An OTLP `AnyValue`: the field that gives its value (when an object sets several, the first
+/// of string, int, double, bool, array, kvlist, bytes; the last of duplicates). Read leniently:
+/// a field of an unexpected type, or a bare JSON value where an `AnyValue` object belongs, is
+/// kept as plain JSON rather than failing the span.
+#[derive(Default)]
+enum AnyValue<'a> {
+    /// A bare value (not an `AnyValue` object).
+    Plain(Json<'a>),
+    String(Json<'a>),
+    Int(Json<'a>),
+    Double(Json<'a>),
+    Bool(Json<'a>),
+    Array(ArrayValue<'a>),
+    Kvlist(KvList<'a>),
+    Bytes(Json<'a>),
+    #[default]
+    Null,
+}
+
+impl AnyValue<'_> {
+    /// Which field wins when an object sets several (lower first).
+    fn rank(&self) -> u8 {
+        match self {
+            AnyValue::Plain(_) => 0,
+            AnyValue::String(_) => 1,
+            AnyValue::Int(_) => 2,
+            AnyValue::Double(_) => 3,
+            AnyValue::Bool(_) => 4,
+            AnyValue::Array(_) => 5,
+            AnyValue::Kvlist(_) => 6,
+            AnyValue::Bytes(_) => 7,
+            AnyValue::Null => 8,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for AnyValue<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         #[derive(Deserialize)]
         #[serde(field_identifier, rename_all = "camelCase")]
@@ -115,65 +284,66 @@ impl<'de> Deserialize<'de> for AnyValue {
             #[serde(other)]
             Other,
         }
-        fn plain(v: Value) -> AnyValue {
-            AnyValue {
-                plain: Some(v),
-                ..AnyValue::default()
-            }
-        }
         impl<'de> Visitor<'de> for V {
-            type Value = AnyValue;
+            type Value = AnyValue<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an OTLP AnyValue")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AnyValue, A::Error> {
-                let mut v = AnyValue::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<AnyValue<'de>, A::Error> {
+                let mut v = AnyValue::Null;
                 while let Some(k) = m.next_key::<Field>()? {
-                    match k {
-                        Field::StringValue => v.string = Some(m.next_value()?),
-                        Field::IntValue => v.int = Some(m.next_value()?),
-                        Field::DoubleValue => v.double = Some(m.next_value()?),
-                        Field::BoolValue => v.boolean = Some(m.next_value()?),
-                        Field::ArrayValue => v.array = Some(m.next_value()?),
-                        Field::KvlistValue => v.kvlist = Some(m.next_value()?),
-                        Field::BytesValue => v.bytes = Some(m.next_value()?),
+                    let x = match k {
+                        Field::StringValue => AnyValue::String(m.next_value()?),
+                        Field::IntValue => AnyValue::Int(m.next_value()?),
+                        Field::DoubleValue => AnyValue::Double(m.next_value()?),
+                        Field::BoolValue => AnyValue::Bool(m.next_value()?),
+                        Field::ArrayValue => AnyValue::Array(m.next_value()?),
+                        Field::KvlistValue => AnyValue::Kvlist(m.next_value()?),
+                        Field::BytesValue => AnyValue::Bytes(m.next_value()?),
                         Field::Other => {
                             m.next_value::<IgnoredAny>()?;
+                            continue;
                         }
+                    };
+                    if x.rank() <= v.rank() {
+                        v = x;
                     }
                 }
                 Ok(v)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut sq: A) -> Result<AnyValue, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut sq: A) -> Result<AnyValue<'de>, A::Error> {
                 let mut out = Vec::new();
                 while let Some(x) = sq.next_element::<Value>()? {
                     out.push(x);
                 }
-                Ok(plain(Value::Array(out)))
+                Ok(AnyValue::Plain(Json::Other(Value::Array(out))))
             }
-            fn visit_bool<E>(self, b: bool) -> Result<AnyValue, E> {
-                Ok(plain(Value::Bool(b)))
+            fn visit_bool<E>(self, b: bool) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Other(Value::Bool(b))))
             }
-            fn visit_i64<E>(self, n: i64) -> Result<AnyValue, E> {
-                Ok(plain(Value::from(n)))
+            fn visit_i64<E>(self, n: i64) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Other(Value::from(n))))
             }
-            fn visit_u64<E>(self, n: u64) -> Result<AnyValue, E> {
-                Ok(plain(Value::from(n)))
+            fn visit_u64<E>(self, n: u64) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Other(Value::from(n))))
             }
-            fn visit_f64<E>(self, n: f64) -> Result<AnyValue, E> {
-                Ok(plain(Value::from(n)))
+            fn visit_f64<E>(self, n: f64) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Other(Value::from(n))))
             }
-            fn visit_str<E>(self, t: &str) -> Result<AnyValue, E> {
-                Ok(plain(Value::String(t.to_owned())))
+            fn visit_borrowed_str<E>(self, t: &'de str) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Str(Cow::Borrowed(t))))
             }
-            fn visit_string<E>(self, t: String) -> Result<AnyValue, E> {
-                Ok(plain(Value::String(t)))
+            fn visit_str<E>(self, t: &str) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Str(Cow::Owned(t.to_owned()))))
             }
-            fn visit_unit<E>(self) -> Result<AnyValue, E> {
-                Ok(AnyValue::default())
+            fn visit_string<E>(self, t: String) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Plain(Json::Str(Cow::Owned(t))))
             }
-            fn visit_none<E>(self) -> Result<AnyValue, E> {
-                Ok(AnyValue::default())
+            fn visit_unit<E>(self) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Null)
+            }
+            fn visit_none<E>(self) -> Result<AnyValue<'de>, E> {
+                Ok(AnyValue::Null)
             }
         }
         d.deserialize_any(V)
@@ -181,63 +351,125 @@ impl<'de> Deserialize<'de> for AnyValue {
 }
 
 #[derive(Deserialize, Default)]
-struct ArrayValue {
-    #[serde(default)]
-    values: Vec<AnyValue>,
+struct ArrayValue<'a> {
+    #[serde(default, borrow)]
+    values: Vec<AnyValue<'a>>,
 }
 
 #[derive(Deserialize, Default)]
-struct KvList {
-    #[serde(default)]
-    values: Vec<KeyValue>,
+struct KvList<'a> {
+    #[serde(default, borrow)]
+    values: Vec<KeyValue<'a>>,
 }
 
-/// An OTLP `AnyValue` as plain JSON (strings moved, not copied).
+/// An OTLP `AnyValue` as plain JSON.
 fn any_value(v: AnyValue) -> Value {
-    if let Some(p) = v.plain {
-        return p;
-    }
-    if let Some(s) = v.string {
-        return s;
-    }
-    if let Some(i) = v.int {
-        return match i {
-            Value::String(t) => t.parse::<i64>().map_or(Value::String(t), Value::from),
-            other => other,
-        };
-    }
-    if let Some(d) = v.double {
-        return d;
-    }
-    if let Some(b) = v.boolean {
-        return b;
-    }
-    if let Some(a) = v.array {
-        return Value::Array(a.values.into_iter().map(any_value).collect());
-    }
-    if let Some(k) = v.kvlist {
-        let mut m = Map::new();
-        for kv in k.values {
-            m.insert(kv.key, any_value(kv.value));
+    match v {
+        AnyValue::Plain(x)
+        | AnyValue::String(x)
+        | AnyValue::Double(x)
+        | AnyValue::Bool(x)
+        | AnyValue::Bytes(x) => x.into_value(),
+        AnyValue::Int(Json::Str(t)) => t
+            .parse::<i64>()
+            .map_or_else(|_| Value::String(t.into_owned()), Value::from),
+        AnyValue::Int(Json::Other(v)) => v,
+        AnyValue::Array(a) => Value::Array(a.values.into_iter().map(any_value).collect()),
+        AnyValue::Kvlist(k) => {
+            let mut m = Map::new();
+            for kv in k.values {
+                m.insert(kv.key.into_owned(), any_value(kv.value));
+            }
+            Value::Object(m)
         }
-        return Value::Object(m);
+        AnyValue::Null => Value::Null,
     }
-    v.bytes.unwrap_or(Value::Null)
 }
 
-fn kind_name(v: &Option<Value>) -> String {
+/// A span's kind, `client`, `server`, ... from its number or its `SPAN_KIND_*` name.
+fn kind_name(v: &Scalar) -> String {
     match v {
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(1) => "internal",
-            Some(2) => "server",
-            Some(3) => "client",
-            Some(4) => "producer",
-            Some(5) => "consumer",
+        Scalar::U(n) => match n {
+            1 => "internal",
+            2 => "server",
+            3 => "client",
+            4 => "producer",
+            5 => "consumer",
             _ => "",
         }
         .to_owned(),
-        Some(Value::String(s)) => s.trim_start_matches("SPAN_KIND_").to_ascii_lowercase(),
+        Scalar::Str(s) => s.trim_start_matches("SPAN_KIND_").to_ascii_lowercase(),
         _ => String::new(),
+    }
+}
+
+/// A time in Unix nanoseconds written as a decimal string or an integer.
+fn nanos(v: &Scalar) -> Option<Timestamp> {
+    let n: i128 = match v {
+        Scalar::Str(t) => t.trim().parse().ok()?,
+        Scalar::U(n) => i64::try_from(*n).ok()?.into(),
+        Scalar::I(n) => (*n).into(),
+        _ => return None,
+    };
+    if n <= 0 {
+        return None;
+    }
+    i64::try_from(n / 1_000_000).ok().map(Timestamp)
+}
+
+/// A field read from any JSON value (`null`, a float, an array or an object is `Other`).
+#[derive(Default)]
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    U(u64),
+    I(i64),
+    #[default]
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_borrowed_str<E>(self, t: &'de str) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Borrowed(t)))
+            }
+            fn visit_str<E>(self, t: &str) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::Str(Cow::Owned(t.to_owned())))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::U(n))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Scalar<'de>, E> {
+                Ok(if n >= 0 {
+                    Scalar::U(n as u64)
+                } else {
+                    Scalar::I(n)
+                })
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
+                Ok(Scalar::Other)
+            }
+            // Nested values are read as `Value` reads them (the same errors), then dropped.
+            fn visit_seq<A: SeqAccess<'de>>(self, sq: A) -> Result<Scalar<'de>, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(sq)).map(|_| Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Scalar<'de>, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(m)).map(|_| Scalar::Other)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -254,7 +486,7 @@ enum Pass {
 fn read_lines(
     input: &Input,
     probe: bool,
-    spans: &mut Vec<SpanRec>,
+    spans: &mut Vec<Box<SpanRec>>,
     diag: &mut impl FnMut(u64, u64, String, String),
 ) -> Pass {
     let mut lines = match input.lines() {
@@ -272,11 +504,8 @@ fn read_lines(
                 if bytes.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                match serde_json::from_slice::<Export>(bytes) {
-                    Ok(doc) => {
-                        read += 1;
-                        read_export(doc, line_no, spans, diag)
-                    }
+                match read_request(bytes, line_no, spans, diag) {
+                    Ok(()) => read += 1,
                     Err(_) if first && probe => return Pass::NotLines,
                     Err(e) => {
                         let msg = if !ended && e.is_eof() {
@@ -301,7 +530,8 @@ fn read_lines(
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
-    let mut spans: Vec<SpanRec> = Vec::new();
+    // Boxed: a Collector file holds hundreds of thousands, all kept until it is read.
+    let mut spans: Vec<Box<SpanRec>> = Vec::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut diag = |line: u64, column: u64, path: String, msg: String| {
         diags.push(Diagnostic {
@@ -320,11 +550,8 @@ pub fn import(input: &Input) -> Vec<Session> {
     // One export request per line (the Collector's file exporter), or one document.
     if let Pass::NotLines = read_lines(input, true, &mut spans, &mut diag) {
         let doc_error = match input.all() {
-            Ok(all) => match serde_json::from_slice::<Export>(&all) {
-                Ok(doc) => {
-                    read_export(doc, 0, &mut spans, &mut diag);
-                    None
-                }
+            Ok(all) => match read_request(&all, 0, &mut spans, &mut diag) {
+                Ok(()) => None,
                 Err(e) => Some((e.line() as u64, e.column() as u64, e.to_string())),
             },
             Err(e) => Some((0, 0, format!("cannot read the file: {e}"))),
@@ -356,7 +583,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     finish(input, spans, diags)
 }
 
-fn finish(input: &Input, spans: Vec<SpanRec>, diags: Vec<Diagnostic>) -> Vec<Session> {
+fn finish(input: &Input, spans: Vec<Box<SpanRec>>, diags: Vec<Diagnostic>) -> Vec<Session> {
     // One session per conversation.
     let mut conv_of_trace: HashMap<String, String> = HashMap::default();
     for sp in &spans {
@@ -371,7 +598,7 @@ fn finish(input: &Input, spans: Vec<SpanRec>, diags: Vec<Diagnostic>) -> Vec<Ses
         }
     }
     // Groups in order of first appearance, found by key (a Collector file holds thousands).
-    let mut groups: Vec<(String, Vec<SpanRec>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<Box<SpanRec>>)> = Vec::new();
     let mut group_of: HashMap<String, usize> = HashMap::default();
     for sp in spans {
         let key = conv_of_trace.get(&sp.trace_id).unwrap_or(&sp.trace_id);
@@ -386,7 +613,8 @@ fn finish(input: &Input, spans: Vec<SpanRec>, diags: Vec<Diagnostic>) -> Vec<Ses
     }
     let n = groups.len();
     let mut out = Vec::new();
-    for (key, mut group) in groups {
+    for (key, group) in groups {
+        let mut group: Vec<SpanRec> = group.into_iter().map(|sp| *sp).collect();
         let name = if n == 1 {
             input.name.clone()
         } else {
@@ -422,15 +650,19 @@ fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
 
+fn span_path(ri: usize, si: usize, pi: usize) -> String {
+    format!("resourceSpans[{ri}].scopeSpans[{si}].spans[{pi}]")
+}
+
 fn read_export(
     doc: Export,
     line: u64,
-    out: &mut Vec<SpanRec>,
+    out: &mut Vec<Box<SpanRec>>,
     diag: &mut impl FnMut(u64, u64, String, String),
 ) {
     for (ri, rs) in doc.resource_spans.iter().enumerate() {
         for (si, ss) in rs.scope_spans.iter().enumerate() {
-            let path = |pi: usize| format!("resourceSpans[{ri}].scopeSpans[{si}].spans[{pi}]");
+            let path = |pi: usize| span_path(ri, si, pi);
             let Some(list) = ss.spans else { continue };
             let all: Vec<Result<OSpan, serde_json::Error>> =
                 match serde_json::from_str::<Vec<OSpan>>(list.get()) {
@@ -464,39 +696,41 @@ fn read_export(
                         continue;
                     }
                 };
-                let mut attrs = Attrs::default();
-                // GenAI content may be recorded on events instead of the span.
-                let events = sp.events.into_iter().flat_map(|e| e.attributes);
-                for kv in sp.attributes.into_iter().chain(events) {
-                    if Attrs::known(&kv.key).is_some() {
-                        attrs.set(&kv.key, any_value(kv.value));
-                    }
-                }
-                if let Some(v) = attrs.get_mut("gen_ai.input.messages") {
-                    genai::compact_input(v);
-                }
-                if sp
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.get("code"))
-                    .is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR")
-                {
-                    attrs.set("otel.status_code", Value::from("ERROR"));
-                }
-                out.push(SpanRec {
-                    trace_id: sp.trace_id,
-                    span_id: sp.span_id,
-                    parent_id: sp.parent_span_id.filter(|p| !p.is_empty()),
-                    name: sp.name,
-                    kind: kind_name(&sp.kind),
-                    start: sp.start.as_ref().and_then(time_nanos),
-                    end: sp.end.as_ref().and_then(time_nanos),
-                    attrs,
-                    line,
-                    path: if line == 0 { path(pi) } else { String::new() },
-                    ..SpanRec::default()
-                });
+                out.push(span_rec(sp, line, || path(pi)));
             }
         }
     }
+}
+
+/// A span as the importer keeps it (`path` names it in a document, `line` 0).
+fn span_rec(sp: OSpan, line: u64, path: impl Fn() -> String) -> Box<SpanRec> {
+    let mut attrs = sp.attributes.0;
+    // GenAI content may be recorded on events instead of the span.
+    for e in sp.events {
+        attrs.merge(e.attributes.0);
+    }
+    if sp
+        .status
+        .as_ref()
+        .and_then(|s| s.get("code"))
+        .is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR")
+    {
+        attrs.set("otel.status_code", Value::from("ERROR"));
+    }
+    let mut rec = Box::new(SpanRec {
+        trace_id: sp.trace_id.into_owned(),
+        span_id: sp.span_id.into_owned(),
+        parent_id: sp.parent_span_id.filter(|p| !p.is_empty()),
+        name: sp.name.into_owned(),
+        kind: kind_name(&sp.kind),
+        start: nanos(&sp.start),
+        end: nanos(&sp.end),
+        attrs,
+        line,
+        path: if line == 0 { path() } else { String::new() },
+        ..SpanRec::default()
+    });
+    // Spans are kept until the file is read: keep their messages read and compact.
+    rec.read_messages(true);
+    rec
 }

@@ -43,19 +43,6 @@ pub fn time_secs(secs: f64) -> Option<Timestamp> {
     (secs.is_finite() && secs.abs() < 1e13).then_some(Timestamp((secs * 1000.0) as i64))
 }
 
-/// A timestamp from Unix nanoseconds written as a decimal string or number (OTLP).
-pub fn time_nanos(v: &Value) -> Option<Timestamp> {
-    let n: i128 = match v {
-        Value::String(s) => s.trim().parse().ok()?,
-        Value::Number(n) => n.as_i64().map(i128::from)?,
-        _ => return None,
-    };
-    if n <= 0 {
-        return None;
-    }
-    i64::try_from(n / 1_000_000).ok().map(Timestamp)
-}
-
 /// Content blocks from a tool result's content: a string, a block, or an array of blocks.
 /// Blocks that are not MCP-shaped are kept as received (extra fields), without citable text.
 pub fn blocks(v: &Value) -> Vec<ContentBlock> {
