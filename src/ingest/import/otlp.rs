@@ -93,7 +93,11 @@ fn read_request(
     out: &mut Vec<Box<SpanRec>>,
     diag: &mut impl FnMut(u64, u64, String, String),
 ) -> Result<(), serde_json::Error> {
-    if let Ok(doc) = serde_json::from_slice::<TypedExport>(bytes) {
+    // The text is checked as UTF-8 once, not string by string.
+    let typed = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|t| serde_json::from_str::<TypedExport>(t).ok());
+    if let Some(doc) = typed {
         for (ri, rs) in doc.resource_spans.into_iter().enumerate() {
             for (si, ss) in rs.scope_spans.into_iter().enumerate() {
                 for (pi, sp) in ss.spans.into_iter().flatten().enumerate() {
