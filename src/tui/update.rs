@@ -1056,6 +1056,13 @@ pub fn goto(app: &mut App, v: View) -> Vec<Effect> {
         v,
         View::Claim | View::Drift | View::Parallel | View::Session
     );
+    if matches!(v, View::Claim | View::Drift | View::Parallel)
+        && matches!(app.view, View::Diff | View::DiffClaim)
+        && !queue::target_claim(app)
+    {
+        app.status = "no claim on the focused side here (h/l switch sides)".into();
+        return vec![];
+    }
     if needs_claim && app.current().is_none() && !queue::target_claim(app) {
         if v == View::Session {
             return open(app);
@@ -1063,12 +1070,8 @@ pub fn goto(app: &mut App, v: View) -> Vec<Effect> {
         app.status = "open a session first".into();
         return vec![];
     }
-    if matches!(v, View::Claim | View::Drift | View::Parallel)
-        && !queue::target_claim(app)
-        && matches!(app.view, View::Diff | View::DiffClaim)
-    {
-        app.status = "no claim on the focused side here (h/l switch sides)".into();
-        return vec![];
+    if matches!(v, View::Claim | View::Drift | View::Parallel) {
+        queue::target_claim(app);
     }
     app.history.push(app.view);
     app.view = v;

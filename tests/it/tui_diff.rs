@@ -292,6 +292,15 @@ fn beside_both_sources_each_claim_scrolls_and_c_opens_the_focused_claim() {
     let (a, b) = golden_logs();
     let mut app = diff_app(&a, &b, false);
     let op = |app: &App| app.diff.as_ref().unwrap().open.clone().unwrap();
+    // Before any session was opened, c on a turn row says why it does nothing.
+    update(&mut app, key('g'));
+    update(&mut app, key('c'));
+    assert_eq!(app.view, View::Diff);
+    assert!(
+        app.status.contains("no claim on the focused side"),
+        "{}",
+        app.status
+    );
     // On a row with a claim on both sides, open it beside both sources, at 80x24, where a
     // claim and its findings do not fit their pane.
     while !matches!(
