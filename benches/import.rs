@@ -7,12 +7,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::vmhwm_kb;
 use provscope::ingest::{load_paths, LoadOptions};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 #[global_allocator]
@@ -30,17 +32,6 @@ const FORMATS: &[&str] = &[
     "langfuse",
     "claude-desktop-log",
 ];
-
-fn vmhwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
-        .unwrap_or(0)
-}
 
 fn fixture(rel: &str) -> String {
     std::fs::read_to_string(
@@ -424,23 +415,13 @@ fn child(mode: &str, format: &str, dir: &Path) {
 }
 
 fn run_child(mode: &str, format: &str, dir: &Path, runs: usize) -> serde_json::Value {
-    let exe = std::env::current_exe().unwrap();
-    (0..runs)
-        .map(|_| {
-            let out = Command::new(&exe)
-                .args(["--child", mode, format])
-                .arg(dir)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-        })
-        .min_by(|a, b| a["secs"].as_f64().partial_cmp(&b["secs"].as_f64()).unwrap())
-        .unwrap()
+    let args = [
+        Path::new("--child"),
+        Path::new(mode),
+        Path::new(format),
+        dir,
+    ];
+    common::best_child(args, runs)
 }
 
 fn main() {

@@ -17,6 +17,8 @@
 // A benchmark harness stops on the first failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use provscope::attest::dsse::{self, Envelope, SigCheck};
 use provscope::check::{check_sessions, Config};
 use provscope::gen::{write_session, GenSpec};
@@ -36,18 +38,10 @@ const PER_TURN: u32 = 2;
 const SESSIONS: u64 = 10_000;
 
 fn vmhwm_kb(pid: Option<u32>) -> u64 {
-    let path = match pid {
-        Some(p) => format!("/proc/{p}/status"),
-        None => "/proc/self/status".into(),
-    };
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
-        .unwrap_or(0)
+    match pid {
+        Some(p) => common::vmhwm_kb_in(&format!("/proc/{p}/status")),
+        None => common::vmhwm_kb(),
+    }
 }
 
 fn dir_bytes(dir: &Path) -> u64 {

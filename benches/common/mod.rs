@@ -89,7 +89,12 @@ pub fn dir_bytes(dir: &Path) -> u64 {
 
 /// This process's peak resident set (`VmHWM`, KB; 0 off Linux).
 pub fn vmhwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    vmhwm_kb_in("/proc/self/status")
+}
+
+/// The peak resident set (`VmHWM`, KB) a `/proc/.../status` file reports; 0 when unreadable.
+pub fn vmhwm_kb_in(status: &str) -> u64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|s| {
             s.lines()
