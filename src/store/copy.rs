@@ -5,7 +5,8 @@ use super::sql::{Cell, Col, Row, Val};
 use super::{Result, Store, StoreError};
 
 /// The tables in the order their foreign keys need, with their columns (without the
-/// autoincrement ids, which the destination assigns in the source's order).
+/// autoincrement ids, which the destination assigns in the source's order). The current
+/// classifications are not copied: they are a view of the history, copied in its order.
 /// `(table, columns with their types, ORDER BY)`.
 type Table = (&'static str, &'static [(&'static str, Col)], &'static str);
 
@@ -30,11 +31,6 @@ const TABLES: &[Table] = &[
             ("turn", Col::Int),
             ("claim_text", Col::Text),
         ],
-        "session_id, claim_id, turn",
-    ),
-    (
-        "classifications",
-        &CLASSIFICATION,
         "session_id, claim_id, turn",
     ),
     ("classification_history", &CLASSIFICATION, "id"),

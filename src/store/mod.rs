@@ -1,7 +1,7 @@
 //! The case store: a SQLite database where the grid's decisions become durable.
 //!
-//! Classifications (with an append-only history), review progress and the review cursor live
-//! here; corrections and recorded runs will too. The explorer and the CLI share one file: WAL
+//! Classifications (an append-only history whose latest row per claim statement is the current
+//! classification), review progress, review cursors, corrections and recorded runs live here. The explorer and the CLI share one file: WAL
 //! mode and a 5 s busy timeout let them use it at once, and every write is one `BEGIN IMMEDIATE`
 //! transaction committed before the method returns, so concurrent writers never lose an
 //! update and a killed process loses nothing already committed.
@@ -493,9 +493,11 @@ macro_rules! upsert_session_tail {
 }
 
 /// [`Store::classify`] on PostgreSQL: the session row (inserted when missing, refreshed only as
-/// [`session_refresh_when!`] says, never locked otherwise), the claim statement, the
-/// classification and its history row in one statement (data-modifying CTEs; the session
-/// checks run at its end). Returns whether the session row existed before it.
+/// [`session_refresh_when!`] says, never locked otherwise), the claim statement and the
+/// classification's history row in one statement (data-modifying CTEs; the session checks run
+/// at its end). Nothing is updated: the current classification is the latest history row, so
+/// writers of one claim statement never wait for each other's commit. Returns whether the
+/// session row existed before it.
 const CLASSIFY_PG: &str = concat!(
     "
 WITH known AS (
@@ -514,15 +516,6 @@ WITH known AS (
     ")
 ), c AS (
     INSERT INTO claims (session_id, claim_id, turn) VALUES ($1, $6, $7) ON CONFLICT DO NOTHING
-), k AS (
-    INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
-        source_verdict, owner, next_action, note, reviewer, at)
-    VALUES ($1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-    ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET
-        quadrant = excluded.quadrant, fact_verdict = excluded.fact_verdict,
-        source_verdict = excluded.source_verdict, owner = excluded.owner,
-        next_action = excluded.next_action, note = excluded.note,
-        reviewer = excluded.reviewer, at = excluded.at
 ), h AS (
     INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
         source_verdict, owner, next_action, note, reviewer, at)
@@ -878,9 +871,10 @@ impl Store {
         })
     }
 
-    /// Classifies a claim statement of the log `s`: replaces the current classification of
-    /// `(session, claim_id, turn)` and appends it to the history, in one transaction. The
-    /// classification is kept under the session's store key (see [`Identity`]).
+    /// Classifies a claim statement of the log `s`: appends the classification to the history
+    /// of `(session, claim_id, turn)`, whose latest row is the current classification, in one
+    /// transaction. The classification is kept under the session's store key (see
+    /// [`Identity`]).
     pub fn classify(&self, s: &SessionRef, c: &Classification) -> Result<Identity> {
         if s.session_id != c.session_id {
             return Err(StoreError::Invalid {
@@ -1119,7 +1113,6 @@ impl Store {
             let mut found = Vec::new();
             for t in [
                 "claims",
-                "classifications",
                 "classification_history",
                 "review",
                 "review_cursors",
@@ -1484,17 +1477,6 @@ fn classify_in(q: &mut Q<'_>, key: &str, c: &Classification) -> DbResult<()> {
         &c.reviewer,
         c.at.millis(),
     ];
-    q.exec(
-        "INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
-             source_verdict, owner, next_action, note, reviewer, at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (session_id, claim_id, turn) DO UPDATE SET
-             quadrant = excluded.quadrant, fact_verdict = excluded.fact_verdict,
-             source_verdict = excluded.source_verdict, owner = excluded.owner,
-             next_action = excluded.next_action, note = excluded.note,
-             reviewer = excluded.reviewer, at = excluded.at",
-        values,
-    )?;
     q.exec(
         "INSERT INTO classification_history (session_id, claim_id, turn, quadrant,
              fact_verdict, source_verdict, owner, next_action, note, reviewer, at)

@@ -126,6 +126,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: "",
         postgres: V5_POSTGRES,
     },
+    Migration {
+        version: 6,
+        summary: "classifications are append-only: the current one is the latest history row",
+        sql: V6,
+        postgres: V6_POSTGRES,
+    },
 ];
 
 /// The newest schema version this build reads and writes.
@@ -363,6 +369,64 @@ CREATE TRIGGER sessions_truncate_claims AFTER TRUNCATE ON sessions
     FOR EACH STATEMENT EXECUTE FUNCTION provscope_sessions_keep_claims();
 "#;
 
+/// Classifications become append-only. A current row that is not its claim statement's latest
+/// history row (written by hand, or by two version 5 writers on PostgreSQL whose history ids
+/// came in the other order) is appended to the history first, so every reader sees the same
+/// current classification as before. The table is then replaced by a view of the same name and
+/// columns: the latest history row (by `id`) of each claim statement, found through
+/// `classification_history_by_claim`. A write only appends, so writers of one claim statement
+/// never take turns on a row. New history rows are checked as the table's rows were.
+const V6: &str = concat!(
+    r#"
+INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
+    source_verdict, owner, next_action, note, reviewer, at)
+SELECT c.session_id, c.claim_id, c.turn, c.quadrant, c.fact_verdict, c.source_verdict,
+       c.owner, c.next_action, c.note, c.reviewer, c.at
+FROM classifications c
+WHERE NOT EXISTS (
+    SELECT 1 FROM classification_history h
+    WHERE h.session_id = c.session_id AND h.claim_id = c.claim_id AND h.turn = c.turn
+      AND h.quadrant = c.quadrant AND h.fact_verdict = c.fact_verdict
+      AND h.source_verdict = c.source_verdict AND h.owner = c.owner
+      AND h.next_action = c.next_action AND h.note = c.note AND h.reviewer = c.reviewer
+      AND h.at = c.at
+      AND NOT EXISTS (
+          SELECT 1 FROM classification_history g
+          WHERE g.session_id = h.session_id AND g.claim_id = h.claim_id AND g.turn = h.turn
+            AND g.id > h.id))
+ORDER BY c.at, c.session_id, c.claim_id, c.turn;
+DROP TABLE classifications;
+CREATE VIEW classifications AS"#,
+    "
+SELECT h.session_id, h.claim_id, h.turn, h.quadrant, h.fact_verdict, h.source_verdict,
+       h.owner, h.next_action, h.note, h.reviewer, h.at
+FROM classification_history h
+WHERE NOT EXISTS (
+    SELECT 1 FROM classification_history g
+    WHERE g.session_id = h.session_id AND g.claim_id = h.claim_id AND g.turn = h.turn
+      AND g.id > h.id)",
+    r#";
+CREATE TRIGGER classification_history_valid BEFORE INSERT ON classification_history
+WHEN NEW.turn < 0
+    OR NEW.quadrant NOT IN ('fact_right_source_right', 'fact_right_source_wrong',
+                            'fact_wrong_source_right', 'fact_wrong_source_wrong')
+    OR NEW.fact_verdict NOT IN ('right', 'wrong') OR NEW.source_verdict NOT IN ('right', 'wrong')
+BEGIN
+    SELECT RAISE(ABORT, 'CHECK constraint failed: classification_history');
+END;
+"#
+);
+
+/// PostgreSQL's form of V6's trigger: the same checks as constraints on new rows (`NOT VALID`:
+/// rows already there are not re-checked, as on SQLite).
+const V6_POSTGRES: &str = r#"
+ALTER TABLE classification_history ADD CONSTRAINT classification_history_valid CHECK (
+    turn >= 0
+    AND quadrant IN ('fact_right_source_right', 'fact_right_source_wrong',
+                     'fact_wrong_source_right', 'fact_wrong_source_wrong')
+    AND fact_verdict IN ('right', 'wrong') AND source_verdict IN ('right', 'wrong')) NOT VALID;
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,7 +436,7 @@ mod tests {
         for (i, m) in MIGRATIONS.iter().enumerate() {
             assert_eq!(m.version, i as i64 + 1, "{}", m.summary);
         }
-        assert_eq!(SCHEMA_VERSION, 5);
+        assert_eq!(SCHEMA_VERSION, 6);
     }
 
     #[test]

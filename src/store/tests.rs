@@ -185,10 +185,23 @@ fn unknown_quadrant_in_the_file_is_a_clear_error() {
         &class("s1", "clm_a", 1, Quadrant::FactRightSourceRight, "", 5),
     )
     .unwrap();
+    // New history rows are checked as the classifications table's rows were.
+    let refused = st.with_conn(|c| {
+        c.execute(
+            "INSERT INTO classification_history (session_id, claim_id, turn, quadrant,
+                 fact_verdict, source_verdict, owner, next_action, note, reviewer, at)
+             VALUES ('s1', 'clm_a', 1, 'sideways', 'right', 'right', '', '', '', 'ana', 6)",
+            [],
+        )
+    });
+    assert!(refused.is_err(), "an unknown quadrant was stored");
+    // Written past the checks (as by another program): the history is the current value.
     st.with_conn(|c| {
         c.execute_batch(
-            "PRAGMA ignore_check_constraints = ON;
-             UPDATE classifications SET quadrant = 'sideways';",
+            "DROP TRIGGER classification_history_valid;
+             INSERT INTO classification_history (session_id, claim_id, turn, quadrant,
+                 fact_verdict, source_verdict, owner, next_action, note, reviewer, at)
+             VALUES ('s1', 'clm_a', 1, 'sideways', 'right', 'right', '', '', '', 'ana', 6);",
         )
         .unwrap()
     });
@@ -198,7 +211,7 @@ fn unknown_quadrant_in_the_file_is_a_clear_error() {
 
 #[test]
 fn migrations_run_in_order_and_keep_data() {
-    const V2: &str = "ALTER TABLE classifications ADD COLUMN confidence REAL;";
+    const V2: &str = "ALTER TABLE classification_history ADD COLUMN confidence REAL;";
     let st = Store::open_in_memory().unwrap();
     st.classify(
         &session("s1"),

@@ -127,7 +127,7 @@ fn sigkill_rounds(db: &Db) {
             n <= done.len() as u64 + 1,
             "{be} round {round}: {n} present"
         );
-        // Each write is one transaction: the current row and its history row together.
+        // Each write is one transaction: one history row (the current classification) each.
         let history = db.count(
             "SELECT count(*) FROM classification_history WHERE claim_id LIKE $1 ESCAPE '\\'",
             &like,
@@ -316,7 +316,7 @@ fn older_schema_is_migrated() {
     ] {
         let n = count(
             &conn,
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+            "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1",
             table,
         );
         assert_eq!(n, 1, "table {table}");
@@ -1049,11 +1049,9 @@ fn postgres_a_connection_lost_during_a_write_is_retried_and_applied_once() {
     st.classify(&s, &c("one")).unwrap();
     let mut holder = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let mut tx = holder.transaction().unwrap();
-    tx.execute(
-        "SELECT 1 FROM classifications WHERE claim_id = 'clm' FOR UPDATE",
-        &[],
-    )
-    .unwrap();
+    // A classification only appends: a lock on the whole history makes it wait.
+    tx.batch_execute("LOCK TABLE classification_history IN SHARE MODE")
+        .unwrap();
     let writer = {
         let (url, s, two) = (url.clone(), s.clone(), c("two"));
         std::thread::spawn(move || {
@@ -1061,7 +1059,7 @@ fn postgres_a_connection_lost_during_a_write_is_retried_and_applied_once() {
             st.classify(&s, &two).map_err(|e| e.to_string())
         })
     };
-    // The write waits for the row lock; its connection is terminated meanwhile.
+    // The write waits for the table lock; its connection is terminated meanwhile.
     wait_for_lock_waiter(&url);
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     admin
@@ -1087,4 +1085,183 @@ fn postgres_a_connection_lost_during_a_write_is_retried_and_applied_once() {
         ["one", "two", "three"],
         "the lost write applied once"
     );
+}
+
+/// A schema-version-5 store, on each backend, whose current classifications are not all its
+/// claim statements' latest history rows (two version 5 writers on PostgreSQL could commit their
+/// history rows in the other order; a row written by hand has no history): migrated to the
+/// append-only schema, every reader sees the same current classifications as before, the
+/// history keeps every decision, and `db copy` moves the result to the other backend unchanged.
+#[test]
+fn a_version_5_store_is_migrated_keeping_its_current_classifications() {
+    use provscope::store::schema::{Dialect, APPLICATION_ID, MIGRATIONS};
+    const DATA: &str = "
+        INSERT INTO sessions (session_id, declared_id, path, content_hash, first_seen, last_seen)
+            VALUES ('s5', 's5', '/logs/s5.jsonl', NULL, 1, 1);
+        INSERT INTO claims (session_id, claim_id, turn) VALUES
+            ('s5', 'clm_a', 1), ('s5', 'clm_b', 2), ('s5', 'clm_c', 3);
+        INSERT INTO classification_history (session_id, claim_id, turn, quadrant, fact_verdict,
+            source_verdict, owner, next_action, note, reviewer, at) VALUES
+            ('s5', 'clm_a', 1, 'fact_right_source_wrong', 'right', 'wrong', 'o', 'n', 'a1', 'ana', 10),
+            ('s5', 'clm_a', 1, 'fact_wrong_source_right', 'wrong', 'right', 'o', 'n', 'a2', 'bob', 20),
+            ('s5', 'clm_b', 2, 'fact_right_source_right', 'right', 'right', 'o', 'n', 'b1', 'ana', 30),
+            ('s5', 'clm_b', 2, 'fact_wrong_source_wrong', 'wrong', 'wrong', 'o', 'n', 'b2', 'bob', 31);
+        INSERT INTO classifications (session_id, claim_id, turn, quadrant, fact_verdict,
+            source_verdict, owner, next_action, note, reviewer, at) VALUES
+            ('s5', 'clm_a', 1, 'fact_wrong_source_right', 'wrong', 'right', 'o', 'n', 'a2', 'bob', 20),
+            ('s5', 'clm_b', 2, 'fact_right_source_right', 'right', 'right', 'o', 'n', 'b1', 'ana', 30),
+            ('s5', 'clm_c', 3, 'fact_right_source_right', 'right', 'right', 'o', 'n', 'c only', 'carol', 40);";
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_provscope"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let notes = |v: Vec<Classification>| v.into_iter().map(|c| c.note).collect::<Vec<_>>();
+    let dbs = backends("v5_migrated");
+    let mut listed: Vec<serde_json::Value> = Vec::new();
+    for db in &dbs {
+        let be = db.name();
+        match db {
+            Db::Sqlite { path, .. } => {
+                let conn = Connection::open(path).unwrap();
+                conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+                for m in &MIGRATIONS[..5] {
+                    conn.execute_batch(&m.sql_for(Dialect::Sqlite)).unwrap();
+                }
+                conn.execute_batch(&format!(
+                    "PRAGMA user_version = 5; PRAGMA application_id = {APPLICATION_ID}; {DATA}"
+                ))
+                .unwrap();
+            }
+            Db::Pg(url) => {
+                let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+                for m in &MIGRATIONS[..5] {
+                    c.batch_execute(&m.sql_for(Dialect::Postgres)).unwrap();
+                }
+                c.batch_execute(&format!(
+                    "CREATE TABLE provscope_meta (key TEXT PRIMARY KEY NOT NULL, value BIGINT NOT NULL);
+                     INSERT INTO provscope_meta VALUES ('schema_version', 5),
+                         ('application_id', {APPLICATION_ID});
+                     {DATA}"
+                ))
+                .unwrap();
+            }
+        }
+        let out = run(&["db", "migrate", "--db", &db.arg()]);
+        assert!(
+            out.contains(&format!(
+                "migrated from schema version 5 to {SCHEMA_VERSION}"
+            )),
+            "{be}: {out}"
+        );
+        let st = Store::open(&db.path()).unwrap();
+        assert_eq!(
+            notes(st.classifications("s5").unwrap()),
+            ["a2", "b1", "c only"],
+            "{be}: the current classifications of version 5"
+        );
+        let b = st.classification("s5", "clm_b", 2).unwrap().unwrap();
+        assert_eq!(
+            (b.reviewer.as_str(), b.quadrant),
+            ("ana", Quadrant::FactRightSourceRight)
+        );
+        assert_eq!(
+            notes(st.classification_history("s5", "clm_a", 1).unwrap()),
+            ["a1", "a2"],
+            "{be}: a current row that was the latest history row is not repeated"
+        );
+        assert_eq!(
+            notes(st.classification_history("s5", "clm_b", 2).unwrap()),
+            ["b1", "b2", "b1"],
+            "{be}: the current decision is now the latest"
+        );
+        assert_eq!(
+            notes(st.classification_history("s5", "clm_c", 3).unwrap()),
+            ["c only"],
+            "{be}"
+        );
+        // Every disagreement is still shown, the current decision last.
+        let conflicts = st.conflicts("s5").unwrap();
+        let shown: Vec<(String, Vec<String>)> = conflicts
+            .iter()
+            .map(|c| {
+                (
+                    c.claim_id.clone(),
+                    c.decisions.iter().map(|d| d.reviewer.clone()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("clm_a".to_owned(), vec!["ana".to_owned(), "bob".to_owned()]),
+                ("clm_b".to_owned(), vec!["bob".to_owned(), "ana".to_owned()])
+            ],
+            "{be}"
+        );
+        assert_eq!(st.integrity_check().unwrap(), "ok", "{be}");
+        // Written after the migration: the latest decision is the current one.
+        let s = SessionRef {
+            session_id: "s5".into(),
+            path: String::new(),
+            content_hash: None,
+        };
+        let c = Classification::new(
+            "s5",
+            "clm_b",
+            2,
+            Quadrant::FactWrongSourceRight,
+            "b3",
+            "carol",
+            Timestamp(50),
+        );
+        st.classify(&s, &c).unwrap();
+        assert_eq!(st.classification("s5", "clm_b", 2).unwrap(), Some(c));
+        let j: serde_json::Value = serde_json::from_str(&run(&[
+            "classifications",
+            "s5",
+            "--format",
+            "json",
+            "--db",
+            &db.arg(),
+        ]))
+        .unwrap();
+        listed.push(j);
+    }
+    // `db copy` to the other backend: the same current classifications and conflicts.
+    if let [sqlite, pg] = &dbs[..] {
+        for (from, to, j) in [(sqlite, pg, &listed[0]), (pg, sqlite, &listed[1])] {
+            let dir = tempfile::tempdir().unwrap();
+            let to = match to {
+                Db::Sqlite { .. } => dir.path().join("copy.sqlite").display().to_string(),
+                Db::Pg(_) => crate::backends::pg_db("v5_migrated_copy").unwrap(),
+            };
+            run(&["db", "copy", "--from", &from.arg(), "--to", &to]);
+            let c: serde_json::Value = serde_json::from_str(&run(&[
+                "classifications",
+                "s5",
+                "--format",
+                "json",
+                "--db",
+                &to,
+            ]))
+            .unwrap();
+            assert_eq!(
+                c["classifications"],
+                j["classifications"],
+                "{}",
+                from.name()
+            );
+            assert_eq!(c["conflicts"], j["conflicts"], "{}", from.name());
+            assert_eq!(j["conflicts"].as_array().unwrap().len(), 2);
+        }
+    }
 }
