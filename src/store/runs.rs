@@ -96,10 +96,18 @@ impl Store {
             let refs: Vec<&super::SessionRef> = items.iter().map(|(s, _)| *s).collect();
             let ids = super::upsert_sessions(q, &refs, now)?;
             let keys: Vec<String> = ids.iter().map(|i| i.key.clone()).collect();
-            let mut unique: Vec<&str> = keys.iter().map(String::as_str).collect();
-            unique.sort_unstable();
-            unique.dedup();
-            q.delete_in("findings", "session_id", &unique)?;
+            // The findings of a previous import are replaced; a session new to the store has
+            // none to delete.
+            let mut known: Vec<&str> = ids
+                .iter()
+                .filter(|i| i.recorded)
+                .map(|i| i.key.as_str())
+                .collect();
+            known.sort_unstable();
+            known.dedup();
+            if !known.is_empty() {
+                q.delete_in("findings", "session_id", &known)?;
+            }
             // One row per claim statement (the last text wins, as an upsert would). A session
             // new to the store has no claims yet: its rows need no conflict handling.
             let mut claims: Vec<Vec<Val<'_>>> = Vec::new();
