@@ -253,8 +253,11 @@ impl std::borrow::Borrow<Session> for Tagged {
 }
 
 /// On several threads, a block of consecutive inputs one thread claims, loads and checks:
-/// up to this many bytes of input (a larger input is a block of its own) ...
-pub const BLOCK_BYTES: u64 = 2 << 20;
+/// up to this many bytes of input (a larger input is a block of its own) ... Every thread
+/// holds its block's sessions at once, and each thread's allocator keeps what it freed for a
+/// while, so two threads with blocks of 384 KiB peak no higher than `-j1` with its one group
+/// (2 MiB blocks peaked 50% higher; docs/benchmarks.md).
+pub const BLOCK_BYTES: u64 = 384 << 10;
 
 /// ... and at most this many inputs.
 pub const BLOCK_INPUTS: usize = 256;
@@ -597,8 +600,8 @@ impl Pipeline {
     /// to `sink` in input order. Consecutive sessions with envelopes are checked together
     /// ([`Groups`]) so that their signatures verify in shared batches: on one thread as they
     /// come; on several, within each block of consecutive inputs a thread claims
-    /// ([`BLOCK_BYTES`], [`BLOCK_INPUTS`]), at most two blocks per thread held ahead of the
-    /// one `sink` waits for. Stops early when `sink` returns `false`.
+    /// ([`BLOCK_BYTES`], [`BLOCK_INPUTS`]), no more blocks claimed and not yet handed to
+    /// `sink` than there are threads. Stops early when `sink` returns `false`.
     pub fn run(&self, inputs: &Inputs, mut sink: impl FnMut(Checked) -> bool) {
         let n = inputs.len();
         let threads = self.threads.clamp(1, n.max(1));
@@ -628,8 +631,9 @@ impl Pipeline {
         }
         // Each thread claims a block of consecutive inputs (up to BLOCK_BYTES, BLOCK_INPUTS),
         // loads and checks them as `-j1` would (small sealed sessions share signature
-        // batches), and sends each input's sessions; at most two blocks per thread are
-        // claimed and not yet handed to `sink`.
+        // batches), and sends each input's sessions; a thread that finishes ahead of the block
+        // `sink` waits for claims no other until that one is handed over (at most `threads`
+        // blocks claimed and not handed over: each one ahead held its sessions besides).
         let flow = (Mutex::new(Flow::default()), Condvar::new());
         // Two blocks per thread at least, so that a few inputs still spread over the threads.
         let max_inputs = BLOCK_INPUTS.min(n.div_ceil(2 * threads)).max(1);
@@ -643,7 +647,7 @@ impl Pipeline {
                     let block = {
                         let (lock, cv) = flow;
                         let Ok(mut f) = lock.lock() else { break };
-                        while f.ends.len() >= 2 * threads && !stop.load(Ordering::Relaxed) {
+                        while f.ends.len() >= threads && !stop.load(Ordering::Relaxed) {
                             f = match cv.wait(f) {
                                 Ok(f) => f,
                                 Err(_) => return,
@@ -765,11 +769,12 @@ mod tests {
 
     #[test]
     fn blocks_hold_consecutive_inputs_up_to_their_bytes_and_count() {
-        let mb = |i: usize| [1u64, 1, 3, 0, 0, 1][i] << 20;
-        // 1 + 1 MiB fill a block; 3 MiB alone is a block of its own; then 0 + 0 + 1.
-        assert_eq!(block_end(0, 6, 256, mb), 2);
-        assert_eq!(block_end(2, 6, 256, mb), 3);
-        assert_eq!(block_end(3, 6, 256, mb), 6);
+        let kb = |i: usize| [192u64, 192, 1, 600, 0, 0, 384, 1][i] << 10;
+        // 192 + 192 KiB fill a block; 600 KiB alone is a block of its own; then 0 + 0 + 384.
+        assert_eq!(block_end(0, 8, 256, kb), 2);
+        assert_eq!(block_end(2, 8, 256, kb), 3);
+        assert_eq!(block_end(3, 8, 256, kb), 4);
+        assert_eq!(block_end(4, 8, 256, kb), 7);
         // The count bounds small inputs.
         assert_eq!(block_end(0, 1000, 10, |_| 100), 10);
         assert_eq!(block_end(995, 1000, 10, |_| 100), 1000);
