@@ -130,6 +130,13 @@ fn writers(db: &Path, per: usize, hashed: bool) -> Result<f64, String> {
         WRITERS * shared,
         "lost updates on the shared claim"
     );
+    assert_eq!(
+        st.classification("bench", "clm_shared", 1)
+            .unwrap()
+            .as_ref(),
+        h.last(),
+        "the current classification is not the latest write"
+    );
     for w in 0..WRITERS {
         let who = format!("writer{w}");
         let notes: Vec<&str> = h

@@ -499,6 +499,11 @@ fn eight_concurrent_writers_lose_no_update() {
         let st = Store::open(&db.path()).unwrap();
         let h = st.classification_history("torture", "shared", 1).unwrap();
         assert_eq!(h.len(), 240, "{be}: 4 x 60 writes on the shared claim");
+        assert_eq!(
+            st.classification("torture", "shared", 1).unwrap().as_ref(),
+            h.last(),
+            "{be}: the current classification is the latest write"
+        );
         for w in 4..8 {
             for i in 0..60 {
                 let id = format!("w{w}_{i}");
