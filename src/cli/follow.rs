@@ -65,7 +65,7 @@ impl Shown {
     ) -> std::io::Result<()> {
         let source = tail.path().display().to_string();
         let name = crate::ingest::session_name(tail.path());
-        let sessions = crate::ingest::load_any_bytes(&name, &source, tail.complete(), st.load());
+        let sessions = crate::ingest::load_any_bytes(&name, &source, &tail.settled(), st.load());
         let mut now: BTreeMap<Key, (Severity, Finding)> = BTreeMap::new();
         self.metrics.clear();
         self.diagnostics.clear();

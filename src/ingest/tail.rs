@@ -1,18 +1,20 @@
 //! Following growing files, shared by `verify --follow` and the explorer's follow mode.
 //!
 //! [`Tail`] reads what was appended to one file since the last look and keeps its complete lines
-//! (a half-written last line waits for its newline, so it is never parsed as a damaged line); a
-//! file that shrank (truncated: the same file) or was replaced by another file (rotated: another
-//! file identity at its path, whatever its size) starts over from its first byte. [`Follow`] holds the tails of a set of files and blocks until some
-//! of them changed: it is woken by the operating system's file notifications (inotify, FSEvents,
-//! kqueue, ReadDirectoryChangesW, through the `notify` crate) on the files' directories, so an
-//! idle follow reads nothing and parses nothing; where notifications cannot be had it polls.
+//! (a half-written last line waits for its newline, so it is never parsed as a damaged line,
+//! unless it is already whole JSON: see [`Tail::settled`]); a file that shrank (truncated: the
+//! same file) or was replaced by another file (rotated: another file identity at its path,
+//! whatever its size) starts over from its first byte. [`Follow`] holds the tails of a set of
+//! files and blocks until some of them changed: it is woken by the operating system's file
+//! notifications (inotify, FSEvents, kqueue, ReadDirectoryChangesW, through the `notify` crate) on
+//! the files' directories, so an idle follow reads nothing and parses nothing; where
+//! notifications cannot be had it polls.
 //! Files created later inside followed directories ([`Follow::follow_dirs`]) are followed too,
 //! once their content says they are logs ([`crate::ingest::scanned`]).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -48,7 +50,8 @@ impl Restart {
 pub struct Change {
     /// The file was truncated or replaced: what was read is dropped, reading starts over.
     pub restarted: Option<Restart>,
-    /// New complete lines arrived.
+    /// New complete lines arrived, or the last line (still without its newline) became whole
+    /// JSON (see [`Tail::settled`]).
     pub appended: bool,
 }
 
@@ -67,6 +70,8 @@ pub struct Tail {
     complete: Vec<u8>,
     /// Bytes after the last newline (a line being written).
     partial: Vec<u8>,
+    /// Whether [`Tail::settled`] includes `partial`: it is whole JSON (see there).
+    partial_whole: bool,
     /// Bytes of the file consumed.
     offset: u64,
     /// The file's identity when it was last looked at.
@@ -109,6 +114,7 @@ impl Tail {
             path,
             complete: Vec::new(),
             partial: Vec::new(),
+            partial_whole: false,
             offset: 0,
             id: None,
         }
@@ -129,6 +135,22 @@ impl Tail {
         self.partial.len()
     }
 
+    /// What a check of the file reads: its complete lines, plus the bytes after the last newline
+    /// when they already make whole JSON. That is a finished line whose newline is not written
+    /// yet, or (with the lines before it) one JSON document saved without a final newline, such
+    /// as an API response or a trace export, which would otherwise never be read whole. A line
+    /// being written is not whole JSON, so it still waits for its newline.
+    pub fn settled(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.partial_whole {
+            let mut all = Vec::with_capacity(self.complete.len() + self.partial.len());
+            all.extend_from_slice(&self.complete);
+            all.extend_from_slice(&self.partial);
+            std::borrow::Cow::Owned(all)
+        } else {
+            std::borrow::Cow::Borrowed(&self.complete)
+        }
+    }
+
     /// Reads what was appended since the last look. A missing or unreadable file is no change
     /// (it is looked at again on the next poll).
     pub fn poll(&mut self) -> Change {
@@ -146,6 +168,7 @@ impl Tail {
             });
             self.complete.clear();
             self.partial.clear();
+            self.partial_whole = false;
             self.offset = 0;
         }
         self.id = id;
@@ -167,8 +190,33 @@ impl Tail {
             self.partial = rest;
             change.appended = true;
         }
+        let was_whole = self.partial_whole;
+        self.partial_whole = !self.partial.is_empty()
+            && (whole_json(self.partial.as_slice())
+                || whole_json(self.complete.as_slice().chain(self.partial.as_slice())));
+        change.appended |= self.partial_whole || was_whole;
         change
     }
+}
+
+/// Whether `bytes` hold exactly one JSON value (and whitespace). Only objects and arrays count:
+/// a number or a word may be the start of a longer line. A run of JSON Lines fails at its second
+/// line, so this reads little of a line log.
+fn whole_json(bytes: impl Read) -> bool {
+    let mut r = std::io::BufReader::new(bytes);
+    let first = loop {
+        match r.fill_buf() {
+            Ok([]) | Err(_) => return false,
+            Ok(b) => match b.iter().position(|c| !c.is_ascii_whitespace()) {
+                Some(i) => break b[i],
+                None => {
+                    let n = b.len();
+                    r.consume(n);
+                }
+            },
+        }
+    };
+    matches!(first, b'{' | b'[') && serde_json::from_reader::<_, serde::de::IgnoredAny>(r).is_ok()
 }
 
 /// What wakes a [`Follow`] besides the files: sent through [`Follow::waker`].
@@ -550,6 +598,62 @@ mod tests {
             .set_len(0)
             .unwrap();
         assert_eq!(t.poll().restarted, Some(Restart::Truncated));
+    }
+
+    #[test]
+    fn a_last_line_without_its_newline_is_read_once_it_is_whole_json() {
+        let dir = tempfile::tempdir().unwrap();
+        // One pretty-printed document saved without a final newline (an API response).
+        let p = dir.path().join("response.json");
+        let mut t = Tail::new(p.clone());
+        append(&p, "{\n  \"id\": \"resp_1\",\n  \"output\": [");
+        assert!(t.poll().appended, "two complete lines");
+        assert_eq!(
+            &*t.settled(),
+            b"{\n  \"id\": \"resp_1\",\n",
+            "half a document waits"
+        );
+        append(&p, "]\n}");
+        assert!(
+            t.poll().appended,
+            "the document is whole without its newline"
+        );
+        assert_eq!(
+            &*t.settled(),
+            b"{\n  \"id\": \"resp_1\",\n  \"output\": []\n}"
+        );
+        assert_eq!(
+            t.partial_len(),
+            1,
+            "the lines are unchanged: the closing brace has no newline"
+        );
+        append(&p, "\n");
+        assert!(t.poll().appended);
+        assert_eq!(t.partial_len(), 0);
+        assert_eq!(&*t.settled(), t.complete());
+
+        // Lines: a finished line whose newline is not written yet is read; a line being written
+        // (not whole JSON, or whole only with the lines before it as a stream) waits.
+        let q = dir.path().join("log.jsonl");
+        let mut t = Tail::new(q.clone());
+        append(&q, "{\"a\":1}\n{\"b\":");
+        assert!(t.poll().appended);
+        assert_eq!(&*t.settled(), b"{\"a\":1}\n");
+        append(&q, "2}");
+        assert!(t.poll().appended, "the last line became whole");
+        assert_eq!(&*t.settled(), b"{\"a\":1}\n{\"b\":2}");
+        append(&q, "\n{\"c\"");
+        assert!(t.poll().appended);
+        assert_eq!(&*t.settled(), b"{\"a\":1}\n{\"b\":2}\n");
+        // A number or a word may be the start of a longer line.
+        append(&q, ":3}\n12");
+        t.poll();
+        assert_eq!(&*t.settled(), t.complete());
+        // Whitespace only, and a truncation, drop what was whole.
+        std::fs::write(&q, "{}").unwrap();
+        let c = t.poll();
+        assert_eq!(c.restarted, Some(Restart::Truncated));
+        assert_eq!(&*t.settled(), b"{}");
     }
 
     fn wait_for_change(f: &mut Follow) -> Vec<(usize, Change)> {

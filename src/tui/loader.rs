@@ -300,7 +300,7 @@ pub fn follow(
                 .filter(|_| note.is_none())
                 .unwrap_or_default();
             let mut next = Vec::new();
-            let sessions = ingest::load_any_bytes(&name, &source, t.complete(), &opts)
+            let sessions = ingest::load_any_bytes(&name, &source, &t.settled(), &opts)
                 .into_iter()
                 .enumerate()
                 .map(|(k, s)| {

@@ -41,28 +41,21 @@ fn quiet(rx: &mpsc::Receiver<String>, d: Duration) -> Vec<String> {
     seen
 }
 
-#[test]
-fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("live.jsonl");
-    // A stale result: the claim's finding appears with the answer line.
-    let mut fx = Fx::baseline();
-    fx.calls[0].ttl = 1;
-    let lines: Vec<String> = fx.lines().iter().map(|v| v.to_string() + "\n").collect();
-    let answer = lines
-        .iter()
-        .position(|l| l.contains("\"event\":\"answer\""))
-        .unwrap();
-    std::fs::write(&log, lines[..2].concat()).unwrap();
+/// `provscope verify --follow PATHS...` with its stdout and stderr lines sent to one channel
+/// (prefixed `out: ` and `err: `), and a guard that kills it if the test fails first.
+fn spawn_follow(
+    paths: &[&std::path::Path],
+) -> (std::process::Child, mpsc::Receiver<String>, Guard) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_provscope"))
         .args(["verify", "--follow"])
-        .arg(&log)
+        .args(paths)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let kill = scopeguard(child.id());
     let (tx, rx) = mpsc::channel();
     let out = child.stdout.take().unwrap();
     let tx2 = tx.clone();
@@ -77,7 +70,23 @@ fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary(
             let _ = tx.send(format!("err: {l}"));
         }
     });
-    let kill = scopeguard(child.id());
+    (child, rx, kill)
+}
+
+#[test]
+fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("live.jsonl");
+    // A stale result: the claim's finding appears with the answer line.
+    let mut fx = Fx::baseline();
+    fx.calls[0].ttl = 1;
+    let lines: Vec<String> = fx.lines().iter().map(|v| v.to_string() + "\n").collect();
+    let answer = lines
+        .iter()
+        .position(|l| l.contains("\"event\":\"answer\""))
+        .unwrap();
+    std::fs::write(&log, lines[..2].concat()).unwrap();
+    let (mut child, rx, kill) = spawn_follow(&[&log]);
     until(&rx, "following 1 file");
     // The call, the result, the context, then half of the answer: nothing to report yet, and
     // the half line is no error.
@@ -173,30 +182,7 @@ fn scopeguard(pid: u32) -> Guard {
 fn follow_picks_up_logs_created_later_in_a_followed_directory() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("first.jsonl"), Fx::baseline().jsonl()).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_provscope"))
-        .args(["verify", "--follow"])
-        .arg(dir.path())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let kill = scopeguard(child.id());
-    let (tx, rx) = mpsc::channel();
-    let out = child.stdout.take().unwrap();
-    let tx2 = tx.clone();
-    std::thread::spawn(move || {
-        for l in BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = tx2.send(format!("out: {l}"));
-        }
-    });
-    let err = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            let _ = tx.send(format!("err: {l}"));
-        }
-    });
+    let (mut child, rx, kill) = spawn_follow(&[dir.path()]);
     until(&rx, "following 1 file");
     std::fs::write(dir.path().join("notes.txt"), "stale stale\n").unwrap();
     std::fs::create_dir(dir.path().join("later")).unwrap();
@@ -211,6 +197,39 @@ fn follow_picks_up_logs_created_later_in_a_followed_directory() {
         "{stale}"
     );
     assert!(seen.iter().all(|l| !l.contains("notes.txt")), "{seen:?}");
+    drop(kill);
+    let _ = child.wait();
+}
+
+/// `verify --follow` on a JSON document saved without a final newline (an OpenAI response as
+/// `curl -o` writes it): the whole document is read, not reported as malformed for its missing
+/// last line.
+#[test]
+fn follow_reads_a_json_document_without_a_final_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+    assert!(
+        !doc.ends_with('\n'),
+        "the fixture is the case: no final newline"
+    );
+    let path = dir.path().join("response.json");
+    std::fs::write(&path, doc).unwrap();
+    let (mut child, rx, kill) = spawn_follow(&[&path]);
+    let seen = until(&rx, "unsourced turn 1 claim clm_a9f5511ded");
+    assert!(
+        seen.iter().all(|l| !l.contains("malformed")),
+        "the document was cut at its last line: {seen:?}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let seen = until(&rx, "claims:");
+    assert!(
+        seen.iter().any(|l| l.contains("1 claims: 1 errors")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
     drop(kill);
     let _ = child.wait();
 }
