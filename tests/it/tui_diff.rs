@@ -541,8 +541,7 @@ fn both_entry_points_with_real_keys_in_a_real_terminal() {
     tmux.wait_for("claim beside both sources");
     tmux.keys(&["Escape", "Escape"]);
     tmux.wait_for("sorted by");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     // 2. `provscope diff A B --explore`, and two directories: the list of pairs.
     let cmd = format!(
         "cd {} && NO_COLOR=1 {bin} --db {} diff a.jsonl b.jsonl --explore; echo EXIT=$?; sleep 60",
@@ -557,8 +556,7 @@ fn both_entry_points_with_real_keys_in_a_real_terminal() {
     );
     tmux.keys(&["Tab", "Enter"]);
     tmux.wait_for("claim beside both sources");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     for (d, f, text) in [("ra", "s.jsonl", &a), ("rb", "s.jsonl", &b)] {
         std::fs::create_dir_all(dir.path().join(d)).unwrap();
         std::fs::write(dir.path().join(d).join(f), text).unwrap();
@@ -583,8 +581,7 @@ fn both_entry_points_with_real_keys_in_a_real_terminal() {
     tmux.wait_for("row ");
     tmux.keys(&["Escape"]);
     tmux.wait_for("pair(s)");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     // Without a terminal, --explore is refused and the printed diff is still the default.
     let out = std::process::Command::new(bin)
         .args(["diff", "a.jsonl", "b.jsonl", "--explore"])

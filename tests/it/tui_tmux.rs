@@ -62,6 +62,13 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", &self.target()])
     }
 
+    /// Quits the explorer with `Q` and waits for the shell to print its exit status 0 (the
+    /// commands these tests start end with `echo EXIT=$?`).
+    pub(crate) fn quit(&self) {
+        self.keys(&["Q"]);
+        self.wait_for("EXIT=0");
+    }
+
     /// Waits until the screen contains `text`.
     pub(crate) fn wait_for(&self, text: &str) -> String {
         let t0 = Instant::now();
@@ -101,10 +108,7 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
         db.display(),
         sample.display()
     );
-    let tmux = Tmux {
-        socket: format!("provscope-test-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-test");
     tmux.start("first", &cmd);
     // A single session opens straight into the session view.
     tmux.wait_for("Turns (3)");
@@ -133,8 +137,7 @@ fn classify_the_stale_claim_in_a_real_terminal_and_find_it_after_restart() {
         s.contains("(classified)"),
         "classification survived the restart: {s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 
     let out = Command::new(env!("CARGO_BIN_EXE_provscope"))
         .args(["classifications", "--db"])
@@ -171,10 +174,7 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
         db.display(),
         formats.display()
     );
-    let tmux = Tmux {
-        socket: format!("provscope-formats-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-formats");
     tmux.start("formats", &cmd);
     let s = tmux.wait_for(" 28 sessions ");
     for f in [
@@ -195,8 +195,7 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
         s.contains("Calls") && s.contains("Question and answer"),
         "{s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 }
 
 /// `o` on a claim of an imported API response (one JSON document) opens `$EDITOR` at the line and
@@ -303,8 +302,7 @@ fn o_opens_an_imported_document_where_the_record_starts() {
         s.contains("changed since it was loaded: opened at line 1"),
         "{s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 }
 
 /// `e` on a claim in a real terminal writes its case next to where the explorer runs, the status
@@ -322,10 +320,7 @@ fn e_exports_the_claim_as_a_case_that_check_runs() {
         db.display(),
         sample.display()
     );
-    let tmux = Tmux {
-        socket: format!("provscope-export-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-export");
     tmux.start("export", &cmd);
     tmux.wait_for("Turns (3)");
     tmux.keys(&["Enter", "Enter"]);
@@ -333,8 +328,7 @@ fn e_exports_the_claim_as_a_case_that_check_runs() {
     assert!(s.contains("clm_seat_price"), "{s}");
     tmux.keys(&["e"]);
     let s = tmux.wait_for("case written to");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     let cases: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -398,10 +392,7 @@ fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
         quoted(&db),
         quoted(&samples)
     );
-    let tmux = Tmux {
-        socket: format!("provscope-review-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-review");
     tmux.start("review", &cmd);
     // OSC 52 from the application becomes a tmux paste buffer.
     tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
@@ -519,8 +510,7 @@ fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
         !before.0.starts_with("0/") && !before.1.starts_with("0/"),
         "{before:?}: {s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     tmux.start("again", &cmd);
     tmux.run(&["kill-session", "-t", "review"]);
     let s = tmux.wait_for(" 10 sessions ");
@@ -539,8 +529,7 @@ fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
         before,
         "{s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 }
 
 #[test]
@@ -559,10 +548,7 @@ fn a_bad_keys_entry_stops_the_explorer_with_one_error_and_exit_2() {
         dir.path().join("cases.sqlite").display(),
         sample.display()
     );
-    let tmux = Tmux {
-        socket: format!("provscope-test-keys-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-test-keys");
     tmux.start("bad-keys", &cmd);
     let s = tmux.wait_for("EXIT=");
     assert!(s.contains("EXIT=2"), "{s}");
@@ -613,10 +599,7 @@ fn a_correction_recorded_by_the_cli_shows_in_the_review_walkthrough() {
             quoted(&db.path()),
             quoted(&log)
         );
-        let tmux = Tmux {
-            socket: format!("provscope-correct-{}-{}", db.name(), std::process::id()),
-            session: std::cell::RefCell::new(String::new()),
-        };
+        let tmux = Tmux::new(&format!("provscope-correct-{}", db.name()));
         tmux.start("correct", &cmd);
         tmux.wait_for("Turns (");
         // No check flags anything in this log; the correction puts the claim in the walkthrough.
@@ -638,8 +621,7 @@ fn a_correction_recorded_by_the_cli_shows_in_the_review_walkthrough() {
         let s =
             tmux.wait_for("1 claim(s) match, 0 flagged, 1 more corrected or classified by hand");
         assert!(s.contains("clm_refund_amount"), "{s}");
-        tmux.keys(&["Q"]);
-        tmux.wait_for("EXIT=0");
+        tmux.quit();
     }
 }
 
@@ -678,10 +660,7 @@ fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal(
         db.display(),
         log.display()
     );
-    let tmux = Tmux {
-        socket: format!("provscope-follow-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-follow");
     tmux.start("follow", &cmd);
     let s = tmux.wait_for("● following 1 file(s)");
     assert!(s.contains("Turns (1)") && s.contains("Calls (0)"), "{s}");
@@ -742,8 +721,7 @@ fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal(
     assert!(tmux.screen().contains("Turns (1)"));
     tmux.keys(&["F"]);
     tmux.wait_for("Turns (2)");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 }
 
 /// `provscope record` (the attesting stdio proxy) writes a log while the explorer follows it in
@@ -767,10 +745,7 @@ fn follow_shows_a_log_that_record_is_writing() {
         .unwrap();
     assert!(keygen.status.success());
     let log = p("session.jsonl");
-    let tmux = Tmux {
-        socket: format!("provscope-follow-record-{}", std::process::id()),
-        session: std::cell::RefCell::new(String::new()),
-    };
+    let tmux = Tmux::new("provscope-follow-record");
     tmux.start(
         "follow",
         &format!(
@@ -822,6 +797,5 @@ fn follow_shows_a_log_that_record_is_writing() {
         .unwrap_or_else(|| panic!("no update count in the header: {s}"));
     assert!(updates >= 2, "read once at the end, not followed: {s}");
     assert!(s.contains("session.jsonl"), "{s}");
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
 }

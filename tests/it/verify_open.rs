@@ -219,8 +219,7 @@ fn the_printed_command_opens_the_explorer_on_that_claim() {
             && s.contains("age at answer 5h 32m"),
         "{s}"
     );
-    tmux.keys(&["Q"]);
-    tmux.wait_for("EXIT=0");
+    tmux.quit();
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
