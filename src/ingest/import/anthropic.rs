@@ -6,12 +6,54 @@ use super::blocks::{self, SearchSpans};
 use super::build::{block_uri, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette;
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
+use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
 use super::sniff::Head;
 use super::util::{self, s};
 use super::Input;
 use crate::model::{CitationInfo, DiagLevel, Session, Span, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
+
+lax_object! {
+    /// A message: a response, or an assistant message replayed in a request.
+    struct Message<'a> {
+        kind: Str<'a> = "type",
+        id: Str<'a> = "id",
+        model: Str<'a> = "model",
+        content: TextOrList<'a, Block<'a>> = "content",
+    }
+}
+
+lax_object! {
+    /// A content block of an assistant message: a call, a result or text.
+    struct Block<'a> {
+        kind: Str<'a> = "type",
+        id: Str<'a> = "id",
+        name: Str<'a> = "name",
+        server_name: Str<'a> = "server_name",
+        input: Raw<'a> = "input",
+        tool_use_id: Str<'a> = "tool_use_id",
+        content: Option<Any<'a>> = "content",
+        is_error: Bool = "is_error",
+        text: Str<'a> = "text",
+        citations: List<Citation<'a>> = "citations",
+    }
+}
+
+lax_object! {
+    /// A text block's citation.
+    struct Citation<'a> {
+        kind: Str<'a> = "type",
+        cited_text: Str<'a> = "cited_text",
+        url: Str<'a> = "url",
+        document_index: U64 = "document_index",
+        start_char_index: U64 = "start_char_index",
+        end_char_index: U64 = "end_char_index",
+        start_block_index: U64 = "start_block_index",
+        end_block_index: U64 = "end_block_index",
+        search_result_index: U64 = "search_result_index",
+    }
+}
 
 const NAME: &str = "anthropic-messages";
 const HOSTS: &[&str] = &["api.anthropic.com", "anthropic.vertex", "bedrock-runtime"];
@@ -78,7 +120,11 @@ pub fn import(input: &Input) -> Vec<Session> {
             }
             match &it.response {
                 Some(resp) if s(resp, "type") == Some("message") => {
-                    c.response(resp, it.index, &format!("{path}.response.body"), it.date)
+                    // Read from its text as a response file is.
+                    let text = resp.to_string();
+                    if let Ok(m) = serde_json::from_str::<Message>(&text) {
+                        c.response(&m, it.index, &format!("{path}.response.body"), it.date)
+                    }
                 }
                 Some(resp) if resp.get("error").is_some() => c.b.diag(
                     0,
@@ -92,8 +138,8 @@ pub fn import(input: &Input) -> Vec<Session> {
         }
         c.b.note("a cassette replays earlier turns in each request; citations are read from the responses, where the API returned them");
     } else {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => c.response(&v, 0, "", None),
+        match serde_json::from_str::<Message>(text) {
+            Ok(m) => c.response(&m, 0, "", None),
             Err(e) => c.b.diag(
                 e.line() as u64,
                 e.column() as u64,
@@ -128,7 +174,12 @@ impl Conv {
             let mpath = format!("{path}.messages[{mi}]");
             match s(m, "role") {
                 Some("user") => self.user(m, at, &mpath),
-                Some("assistant") => self.assistant(m, ex, at, &mpath, false),
+                Some("assistant") => {
+                    let text = m.to_string();
+                    if let Ok(m) = serde_json::from_str::<Message>(&text) {
+                        self.assistant(&m, ex, at, &mpath, false);
+                    }
+                }
                 _ => self.b.diag(
                     0,
                     0,
@@ -303,8 +354,8 @@ impl Conv {
         }
     }
 
-    fn response(&mut self, resp: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
-        if s(resp, "type") != Some("message") {
+    fn response(&mut self, resp: &Message, ex: usize, path: &str, at: Option<Timestamp>) {
+        if resp.kind.get() != Some("message") {
             self.b.diag(
                 0,
                 0,
@@ -314,19 +365,26 @@ impl Conv {
             );
             return;
         }
-        if let Some(id) = s(resp, "id") {
+        if let Some(id) = resp.id.get() {
             self.b.session_id(id);
         }
-        if let Some(m) = s(resp, "model") {
+        if let Some(m) = resp.model.get() {
             self.b.model(m);
         }
         self.assistant(resp, ex, at, path, true);
     }
 
-    fn assistant(&mut self, m: &Value, ex: usize, at: Option<Timestamp>, path: &str, cited: bool) {
-        let items = match m.get("content") {
-            Some(Value::Array(a)) => a.as_slice(),
-            Some(Value::String(t)) => {
+    fn assistant(
+        &mut self,
+        m: &Message,
+        ex: usize,
+        at: Option<Timestamp>,
+        path: &str,
+        cited: bool,
+    ) {
+        let items = match &m.content {
+            TextOrList::List(a) => a.as_slice(),
+            TextOrList::Text(t) => {
                 let sep = if self.last_piece.is_some() {
                     "\n\n"
                 } else {
@@ -336,7 +394,7 @@ impl Conv {
                 self.last_piece = Some(ex);
                 return;
             }
-            _ => {
+            TextOrList::None => {
                 self.b.diag(
                     0,
                     0,
@@ -349,13 +407,26 @@ impl Conv {
         };
         for (i, blk) in items.iter().enumerate() {
             let bpath = format!("{path}.content[{i}]");
-            let t = s(blk, "type").unwrap_or("");
+            let t = blk.kind.get().unwrap_or("");
             if blocks::is_call_type(t) {
-                blocks::call(&mut self.b, blk, blocks::host_of(t), at, 0, &bpath, None);
+                let fields = blocks::CallFields {
+                    id: blk.id.get(),
+                    name: blk.name.get().unwrap_or(""),
+                    server_name: blk.server_name.get(),
+                };
+                let arguments = || blk.input.0.and_then(lax::raw_value);
+                let host = blocks::host_of(t);
+                blocks::record_call(&mut self.b, fields, arguments, host, (at, 0, &bpath), None);
             } else if blocks::is_result_type(t) {
-                blocks::result(&mut self.b, blk, at, 0, &bpath);
+                let content = blk.content.as_ref();
+                // A server tool's error result is an object with an `error_code`.
+                let error_code = content.is_some_and(|c| c.str("error_code").is_some());
+                let is_error = blk.is_error.0 == Some(true) || error_code;
+                let blocks = || blocks::result_blocks_any(content);
+                let id = blk.tool_use_id.get();
+                blocks::record_result(&mut self.b, id, blocks, is_error, (at, 0, &bpath));
             } else if t == "text" {
-                let text = s(blk, "text").unwrap_or("");
+                let text = blk.text.get().unwrap_or("");
                 let sep = match self.last_piece {
                     Some(e) if e != ex => "\n\n",
                     _ => "",
@@ -363,7 +434,7 @@ impl Conv {
                 self.b.answer_text(text, sep, at, Loc::path(0, &bpath));
                 self.last_piece = Some(ex);
                 if cited {
-                    for (ci, c) in util::arr(blk, "citations").iter().enumerate() {
+                    for (ci, c) in blk.citations.items().iter().enumerate() {
                         self.citation(text, c, at, &format!("{bpath}.citations[{ci}]"));
                     }
                 }
@@ -371,10 +442,10 @@ impl Conv {
         }
     }
 
-    fn citation(&mut self, claim: &str, c: &Value, at: Option<Timestamp>, path: &str) {
-        let kind = s(c, "type").unwrap_or("").to_owned();
-        let cited_text = s(c, "cited_text").map(str::to_owned);
-        let url = s(c, "url").map(str::to_owned);
+    fn citation(&mut self, claim: &str, c: &Citation, at: Option<Timestamp>, path: &str) {
+        let kind = c.kind.get().unwrap_or("").to_owned();
+        let cited_text = c.cited_text.get().map(str::to_owned);
+        let url = c.url.get().map(str::to_owned);
         let mut claim_out = NewClaim {
             text: claim.trim().to_owned(),
             call_id: None,
@@ -387,10 +458,9 @@ impl Conv {
             marker: None,
             json_path: Some(json_path(path)),
         };
-        let num = |k: &str| c.get(k).and_then(Value::as_u64);
         match kind.as_str() {
             "char_location" | "page_location" | "content_block_location" => {
-                let Some(di) = num("document_index") else {
+                let Some(di) = c.document_index.0 else {
                     return self.bad(
                         path,
                         "document_index",
@@ -407,7 +477,7 @@ impl Conv {
                 let check = |t: &str| cited_text.as_deref().is_none_or(|ct| same_text(t, ct));
                 match kind.as_str() {
                     "char_location" => {
-                        let (Some(a), Some(z)) = (num("start_char_index"), num("end_char_index")) else {
+                        let (Some(a), Some(z)) = (c.start_char_index.0, c.end_char_index.0) else {
                             return self.bad(path, "start_char_index", "a char_location citation without start and end");
                         };
                         match doc.text.as_deref().map(|t| (t, resolve_offsets(t, a, z, &[SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8], Some(&check)))) {
@@ -424,7 +494,7 @@ impl Conv {
                         }
                     }
                     "content_block_location" => {
-                        let (Some(a), Some(z)) = (num("start_block_index"), num("end_block_index")) else {
+                        let (Some(a), Some(z)) = (c.start_block_index.0, c.end_block_index.0) else {
                             return self.bad(path, "start_block_index", "a content_block_location citation without start and end");
                         };
                         match doc.blocks.get(a as usize) {
@@ -441,7 +511,7 @@ impl Conv {
                 }
             }
             "search_result_location" => {
-                let Some(si) = num("search_result_index") else {
+                let Some(si) = c.search_result_index.0 else {
                     return self.bad(
                         path,
                         "search_result_index",
@@ -450,8 +520,8 @@ impl Conv {
                 };
                 match self.search.get(si as usize).cloned() {
                     Some((call_id, first, n)) => {
-                        let a = num("start_block_index").unwrap_or(0) as usize;
-                        let z = num("end_block_index").unwrap_or(a as u64 + 1) as usize;
+                        let a = c.start_block_index.0.unwrap_or(0) as usize;
+                        let z = c.end_block_index.0.unwrap_or(a as u64 + 1) as usize;
                         claim_out.call_id = Some(call_id);
                         if a < n {
                             let len = self.block_len(claim_out.call_id.as_deref().unwrap_or(""), first + a);

@@ -2,8 +2,10 @@
 //! results and answer text, shared by the importers that read them.
 
 use super::build::{link_block, Builder, NewCall, NewResult};
+use super::lax::Any;
 use super::util::{self, s};
 use crate::model::{ContentBlock, DiagLevel, SubSession, Timestamp};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Which server ran a tool, by block type and name.
@@ -54,7 +56,42 @@ pub fn call(
     path: &str,
     sub_session: Option<SubSession>,
 ) -> Option<String> {
-    let Some(id) = s(block, "id") else {
+    let fields = CallFields {
+        id: s(block, "id"),
+        name: s(block, "name").unwrap_or(""),
+        server_name: s(block, "server_name"),
+    };
+    record_call(
+        b,
+        fields,
+        || block.get("input").and_then(util::raw),
+        host,
+        (at, line, path),
+        sub_session,
+    )
+}
+
+/// What a call block names, read from a `Value` or from typed fields.
+pub struct CallFields<'a> {
+    /// `id`.
+    pub id: Option<&'a str>,
+    /// `name`.
+    pub name: &'a str,
+    /// `server_name` (`mcp_tool_use`).
+    pub server_name: Option<&'a str>,
+}
+
+/// Records a call block from its fields; `arguments` (the `input` as raw JSON) is read only
+/// when the call is new.
+pub fn record_call(
+    b: &mut Builder,
+    block: CallFields,
+    arguments: impl FnOnce() -> Option<Box<RawValue>>,
+    host: ToolHost,
+    (at, line, path): (Option<Timestamp>, u64, &str),
+    sub_session: Option<SubSession>,
+) -> Option<String> {
+    let Some(id) = block.id else {
         b.diag(
             line,
             0,
@@ -64,13 +101,11 @@ pub fn call(
         );
         return None;
     };
-    let name = s(block, "name").unwrap_or("");
-    let host = match (&host, s(block, "server_name")) {
+    let host = match (&host, block.server_name) {
         (ToolHost::App, Some(server)) => ToolHost::Mcp(server),
         _ => host,
     };
-    let (server, tool) = server_and_tool(&host, name);
-    let arguments = block.get("input").and_then(util::raw);
+    let (server, tool) = server_and_tool(&host, block.name);
     if b.has_call(id) {
         // Replayed history: the call is already recorded.
         return Some(id.to_owned());
@@ -79,7 +114,7 @@ pub fn call(
         id: id.to_owned(),
         server,
         tool,
-        arguments,
+        arguments: arguments(),
         at,
         line,
         json_path: doc_path(line, path),
@@ -126,7 +161,29 @@ pub fn result(
     line: u64,
     path: &str,
 ) -> Option<(String, SearchSpans)> {
-    let Some(id) = s(block, "tool_use_id") else {
+    let content = block.get("content").unwrap_or(&Value::Null);
+    // A server tool's error result is an object with an `error_code`.
+    let error_code = content.get("error_code").and_then(Value::as_str).is_some();
+    let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true) || error_code;
+    record_result(
+        b,
+        s(block, "tool_use_id"),
+        || result_blocks(content),
+        is_error,
+        (at, line, path),
+    )
+}
+
+/// Records a result block from its `tool_use_id`, its content blocks and whether it is an
+/// error.
+pub fn record_result(
+    b: &mut Builder,
+    id: Option<&str>,
+    content: impl FnOnce() -> (Vec<ContentBlock>, SearchSpans),
+    is_error: bool,
+    (at, line, path): (Option<Timestamp>, u64, &str),
+) -> Option<(String, SearchSpans)> {
+    let Some(id) = id else {
         b.diag(
             line,
             0,
@@ -136,13 +193,7 @@ pub fn result(
         );
         return None;
     };
-    let content = block.get("content").unwrap_or(&Value::Null);
-    // A server tool's error result is an object with an `error_code`.
-    let error_code = content
-        .get("error_code")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let (blocks, search) = result_blocks(content);
+    let (blocks, search) = content();
     if b.has_result(id) {
         return Some((id.to_owned(), search));
     }
@@ -155,8 +206,6 @@ pub fn result(
             format!("result for call `{id}`, but no such call was recorded"),
         );
     }
-    let is_error =
-        block.get("is_error").and_then(Value::as_bool) == Some(true) || error_code.is_some();
     b.result(NewResult {
         call_id: id.to_owned(),
         content: blocks,
@@ -167,6 +216,40 @@ pub fn result(
         ..NewResult::default()
     });
     Some((id.to_owned(), search))
+}
+
+/// [`result_blocks`] of a result's `content` read as [`Any`] (`None`: absent).
+pub fn result_blocks_any(content: Option<&Any>) -> (Vec<ContentBlock>, SearchSpans) {
+    let mut out = Vec::new();
+    let mut search = Vec::new();
+    let items: &[Any] = match content {
+        Some(Any::Array(a)) => a,
+        None | Some(Any::Other(Value::Null)) => &[],
+        Some(other) => std::slice::from_ref(other),
+    };
+    for item in items {
+        match item.str("type").as_deref() {
+            Some("search_result") => {
+                let first = out.len();
+                let content = item
+                    .get("content")
+                    .and_then(|r| serde_json::from_str(r.get()).ok());
+                if let Some(Value::Array(blocks)) = content {
+                    out.extend(blocks.iter().map(util::block));
+                }
+                search.push((first, out.len() - first));
+            }
+            Some("web_search_result") => {
+                let url = item.str("url");
+                out.push(link_block(
+                    url.as_deref().unwrap_or(""),
+                    item.str("title").as_deref(),
+                ));
+            }
+            _ => out.push(util::block(&item.to_value())),
+        }
+    }
+    (out, search)
 }
 
 /// True for the block types that carry a tool's result.

@@ -407,6 +407,176 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
     }
 }
 
+/// A field that is a string or an array (a message's `content`); `None` for any other value
+/// and when absent.
+#[derive(Clone, Debug)]
+pub enum TextOrList<'a, T> {
+    /// Absent, or neither a string nor an array.
+    None,
+    /// A string.
+    Text(Cow<'a, str>),
+    /// An array's elements.
+    List(Vec<T>),
+}
+
+// Not derived: a derived `Default` would require `T: Default`.
+#[allow(clippy::derivable_impls)]
+impl<T> Default for TextOrList<'_, T> {
+    fn default() -> Self {
+        TextOrList::None
+    }
+}
+
+struct TextOrListVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for TextOrListVisitor<T> {
+    type Value = TextOrList<'de, T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(TextOrList::Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(TextOrList::Text(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(TextOrList::Text(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        ListVisitor::<T>(PhantomData)
+            .visit_seq(seq)
+            .map(|v| TextOrList::List(v.unwrap_or_default()))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(TextOrList::None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(TextOrList::None)
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for TextOrList<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextOrListVisitor(PhantomData))
+    }
+}
+
+/// Any JSON value read in one pass, an object's fields kept as written: for blocks kept as
+/// received, whose few named fields are read from it without parsing the rest twice.
+#[derive(Clone, Debug)]
+pub enum Any<'a> {
+    /// An object's fields in document order, duplicates included.
+    Object(Vec<(Cow<'a, str>, &'a RawValue)>),
+    /// An array's elements.
+    Array(Vec<Any<'a>>),
+    /// Any other value.
+    Other(Value),
+}
+
+impl<'a> Any<'a> {
+    /// The value of an object's field (the last one, when the key repeats).
+    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+        match self {
+            Any::Object(fields) => fields.iter().rev().find(|(k, _)| k == key).map(|f| f.1),
+            _ => None,
+        }
+    }
+
+    /// An object's string field (`util::s`): `None` when absent or not a string.
+    pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        let raw = self.get(key)?;
+        serde_json::from_str::<Str<'a>>(raw.get()).ok()?.0
+    }
+
+    /// The value as a `serde_json::Value` would hold it (duplicate keys: the last value, at the
+    /// first key's place).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Any::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = serde_json::from_str(v.get()).unwrap_or(Value::Null);
+                        (k.clone().into_owned(), v)
+                    })
+                    .collect(),
+            ),
+            Any::Array(items) => Value::Array(items.iter().map(Any::to_value).collect()),
+            Any::Other(v) => v.clone(),
+        }
+    }
+}
+
+struct AnyVisitor;
+
+impl<'de> Visitor<'de> for AnyVisitor {
+    type Value = Any<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = Vec::new();
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+            fields.push((k, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(Any::Object(fields))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(x) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(Any::Array(v))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::from(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::String(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::String(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::Null))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Any::Other(Value::Null))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Any<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AnyVisitor)
+    }
+}
+
 /// Tool arguments as written: a JSON string holding the arguments (OpenAI), or the arguments
 /// as JSON, as [`super::util::raw_args`] reads them from a `Value`.
 pub fn raw_args(raw: &RawValue) -> Result<Box<RawValue>, String> {
@@ -544,6 +714,37 @@ mod tests {
         let it: Item = serde_json::from_str(r#"{"type":7,"list":{"a":1}}"#).unwrap();
         assert!(it.kind.get().is_none() && it.list.0.is_none());
         assert!(serde_json::from_str::<Item>(r#"{"type":"#).is_err());
+    }
+
+    #[test]
+    fn text_or_list_and_any_read_as_a_value_does() {
+        lax_object! {
+            struct Msg<'a> {
+                content: TextOrList<'a, Any<'a>> = "content",
+            }
+        }
+        let m: Msg = serde_json::from_str(r#"{"content":"a\nb"}"#).unwrap();
+        assert!(matches!(m.content, TextOrList::Text(t) if t == "a\nb"));
+        for other in ["1", "null", "{}", "true"] {
+            let text = format!(r#"{{"content":{other}}}"#);
+            let m: Msg = serde_json::from_str(&text).unwrap();
+            assert!(matches!(m.content, TextOrList::None), "{other}");
+        }
+        let t = r#"[{"type":"x","url":"u\u00e9","type":"y","n":[1,{"a":2.50}]},"s",[1],7,null]"#;
+        let text = format!(r#"{{"content":{t}}}"#);
+        let m: Msg = serde_json::from_str(&text).unwrap();
+        let TextOrList::List(items) = m.content else {
+            panic!("not a list")
+        };
+        let want: Value = serde_json::from_str(t).unwrap();
+        let got: Vec<Value> = items.iter().map(Any::to_value).collect();
+        assert_eq!(Value::Array(got.clone()), want);
+        // Written back as the `Value` is, duplicate keys and key order included.
+        assert_eq!(serde_json::to_string(&got).unwrap(), want.to_string());
+        assert_eq!(items[0].str("type").as_deref(), Some("y"));
+        assert_eq!(items[0].str("url").as_deref(), Some("u\u{e9}"));
+        assert!(items[0].str("n").is_none() && items[1].str("type").is_none());
+        assert!(serde_json::from_str::<Msg>(r#"{"content":[{"a":}]}"#).is_err());
     }
 
     #[test]
