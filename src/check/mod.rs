@@ -135,8 +135,8 @@ pub(crate) struct Resolved<'s> {
     pub result: Option<&'s ToolResult>,
     /// The cited span's text, when the span resolves.
     pub span_text: Option<&'s str>,
-    /// The claim's key tokens.
-    pub keys: ClaimKeys,
+    /// The claim's key tokens, shared by the claims stated in the same words.
+    pub keys: std::rc::Rc<ClaimKeys>,
     /// Support of the claim by its span.
     pub support: Option<Support>,
     /// The resolved span.
@@ -325,10 +325,18 @@ pub(crate) fn run<'s>(
     // Sized exactly: collected from a flattened iterator, the list would double its way up and
     // hold up to twice what it needs at the checks' peak.
     let mut resolved: Vec<Resolved> = Vec::with_capacity(claim_count);
+    // A claim restated in the same words (the same claim across turns) shares its key tokens:
+    // they are held for the whole check, and a long session restates its claims many times.
+    let mut keys_of: HashMap<&str, std::rc::Rc<ClaimKeys>> = HashMap::default();
     resolved.extend(s.claims().enumerate().map(|(i, c)| {
         stages.claim(i);
-        origin::resolve(&ck, c)
+        let keys = keys_of
+            .entry(c.stamp.claim_text.as_str())
+            .or_insert_with(|| std::rc::Rc::new(ClaimKeys::new(&c.stamp.claim_text)))
+            .clone();
+        origin::resolve(&ck, c, keys)
     }));
+    drop(keys_of);
     stages.next();
     for (i, r) in resolved.iter().enumerate() {
         stages.claim(i);
@@ -345,7 +353,9 @@ pub(crate) fn run<'s>(
     stages.next();
     let drift_groups = drift::check(&mut ck, &resolved);
     stages.next();
-    let fanouts = parallel::check(&mut ck, &resolved);
+    let mut fanouts = parallel::check(&mut ck, &resolved);
+    // Held until the report is built, which is the peak of a large session: no spare capacity.
+    fanouts.shrink_to_fit();
     stages.next();
     envelopes::check(&mut ck, &resolved, prepared);
     stages.next();
@@ -365,8 +375,9 @@ pub(crate) fn run<'s>(
     // The checks are done: what only they needed (each claim's key tokens and words, the
     // results' text indexes) is freed before the report is built, so the peak of a large
     // session is not the two together.
+    let no_keys = std::rc::Rc::new(ClaimKeys::default());
     for r in &mut resolved {
-        r.keys = ClaimKeys::default();
+        r.keys = no_keys.clone();
     }
     ck.text_index = HashMap::default();
     ck.args_hashes = HashMap::default();
@@ -390,6 +401,7 @@ pub(crate) fn run<'s>(
         }
     }
     let mut claims = grid::verdicts(s, &resolved, &findings);
+    let sub_claims = sub_claims.into_iter().chain(std::iter::repeat(None));
     for ((v, a), sc) in claims.iter_mut().zip(answers).zip(sub_claims) {
         v.answer = a;
         v.sub_claim = sc;
@@ -416,7 +428,8 @@ pub(crate) fn run<'s>(
             claims[i].fanout = Some(g);
         }
     }
-    let fanouts = fanouts.into_iter().map(|(_, f)| f).collect();
+    let mut fanouts: Vec<Fanout> = fanouts.into_iter().map(|(_, f)| f).collect();
+    fanouts.shrink_to_fit();
     let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
     let envelopes = envelope_statuses(s, &findings);
     let report = SessionReport {

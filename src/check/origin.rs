@@ -10,11 +10,12 @@ use super::{CitedSpan, Freshness, Policy, PolicySource, TtlSource};
 use crate::attest::hash::hash_matches;
 use crate::model::span::resolve as resolve_span;
 use crate::model::{human_duration, Claim, Tier, ToolResult};
+use std::rc::Rc;
 
-/// Resolves a claim's origin, span, freshness and render policy against the session.
-pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim) -> Resolved<'s> {
+/// Resolves a claim's origin, span, freshness and render policy against the session; `keys`
+/// are the claim's key tokens (`ClaimKeys::new` of its text).
+pub(crate) fn resolve<'s>(ck: &Checker<'s>, c: &'s Claim, keys: Rc<ClaimKeys>) -> Resolved<'s> {
     let s = ck.s;
-    let keys = ClaimKeys::new(&c.stamp.claim_text);
     let (call, result) = match &c.stamp.origin {
         Some(o) => (s.call(&o.tool_call_id), s.result(&o.tool_call_id)),
         None => (None, None),

@@ -6,7 +6,7 @@ use super::evidence::{self as ev, Evidence};
 use super::finding::{Finding, Severity};
 use super::support::{Key, TextIndex, Unit};
 use super::{Checker, Fanout, Resolved};
-use crate::model::{Call, Timestamp};
+use crate::model::{Call, Name, Timestamp};
 use rustc_hash::FxHashMap;
 
 /// Words that show the answer told the user the sources disagree.
@@ -209,23 +209,22 @@ fn fanout(ck: &Checker, a: &Call, sibs: &[&Call]) -> Fanout {
     let mut group: Vec<&Call> = Vec::with_capacity(sibs.len() + 1);
     group.push(a);
     group.extend_from_slice(sibs);
-    let mut issue: Vec<(Timestamp, &str)> =
-        group.iter().map(|c| (c.issued_at, c.id.as_str())).collect();
+    let mut issue: Vec<(Timestamp, &Name)> = group.iter().map(|c| (c.issued_at, &c.id)).collect();
     issue.sort();
-    let mut arrival: Vec<(bool, Timestamp, &str)> = group
+    let mut arrival: Vec<(bool, Timestamp, &Name)> = group
         .iter()
         .map(|c| match ck.s.result(&c.id) {
-            Some(r) => (false, r.tag.returned_at, c.id.as_str()),
-            None => (true, c.issued_at, c.id.as_str()),
+            Some(r) => (false, r.tag.returned_at, &c.id),
+            None => (true, c.issued_at, &c.id),
         })
         .collect();
     arrival.sort();
     Fanout {
-        call_id: a.id.to_string(),
-        fanout: a.fanout.as_deref().map(str::to_owned),
+        call_id: a.id.clone(),
+        fanout: a.fanout.clone(),
         turn: a.turn,
-        issue_order: issue.into_iter().map(|x| x.1.to_owned()).collect(),
-        arrival_order: arrival.into_iter().map(|x| x.2.to_owned()).collect(),
+        issue_order: issue.into_iter().map(|x| x.1.clone()).collect(),
+        arrival_order: arrival.into_iter().map(|x| x.2.clone()).collect(),
     }
 }
 

@@ -131,13 +131,13 @@ fn matching<'a>(
 }
 
 /// Judges every claim citing a followed call; returns the links for the report and, per
-/// statement, the sub-agent's stamp it rests on.
+/// statement, the sub-agent's stamp it rests on (empty when no sub-agent session was followed).
 pub(crate) fn check<'s>(
     ck: &mut Checker<'s>,
     resolved: &[Resolved<'s>],
     subs: &[SubCheck],
 ) -> (Vec<SubSessionLink>, Vec<Option<SubClaim>>) {
-    let mut per_claim: Vec<Option<SubClaim>> = vec![None; resolved.len()];
+    let mut per_claim: Vec<Option<SubClaim>> = Vec::new();
     let links = subs
         .iter()
         .map(|sc| SubSessionLink {
@@ -166,6 +166,7 @@ pub(crate) fn check<'s>(
     if subs.is_empty() {
         return (links, per_claim);
     }
+    per_claim.resize(resolved.len(), None);
     let thr = ck.cfg.support_threshold;
     // call id -> its first link, indexed once (a long session links many sub-agents).
     let mut sub_of: rustc_hash::FxHashMap<&str, &SubCheck> = Default::default();

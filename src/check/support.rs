@@ -203,13 +203,17 @@ impl ClaimKeys {
             .collect();
         words.sort();
         words.dedup();
-        let digits = toks
+        let mut digits: Vec<String> = toks
             .iter()
             .filter_map(|t| match t {
                 Tok::Num(_, shown) => shown.split(['.', ',']).next().map(str::to_owned),
                 _ => None,
             })
             .collect();
+        // Held for the whole check of a session: no spare capacity.
+        keys.shrink_to_fit();
+        words.shrink_to_fit();
+        digits.shrink_to_fit();
         ClaimKeys {
             keys,
             words,

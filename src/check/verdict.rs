@@ -300,15 +300,15 @@ pub struct DriftGroup {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fanout {
     /// The cited call the group was built around.
-    pub call_id: String,
+    pub call_id: Name,
     /// The recorded fan-out id, if any.
-    pub fanout: Option<String>,
+    pub fanout: Option<Name>,
     /// The turn.
     pub turn: u32,
-    /// Call ids in issue order.
-    pub issue_order: Vec<String>,
+    /// Call ids in issue order (the session's ids, shared).
+    pub issue_order: Box<[Name]>,
     /// Call ids in arrival order (calls without a result last).
-    pub arrival_order: Vec<String>,
+    pub arrival_order: Box<[Name]>,
 }
 
 /// A call's execution-envelope status.

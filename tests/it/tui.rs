@@ -395,7 +395,8 @@ fn parallel_view_shows_the_group_check_judged() {
     fx.calls.push(c);
     let r = fx.report();
     let fanout = r.fanout(&r.claims[0]).expect("a fan-out around req_1");
-    assert_eq!(fanout.issue_order, vec!["req_1", "req_2"]);
+    let order: Vec<&str> = fanout.issue_order.iter().map(|id| id.as_str()).collect();
+    assert_eq!(order, ["req_1", "req_2"]);
     let screen = fixture_view(&fx.lines(), 0, View::Parallel);
     assert!(screen.contains("req_2 mirror.vendor.com"), "{screen}");
     assert!(!screen.contains("req_3"), "{screen}");
