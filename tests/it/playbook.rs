@@ -1215,10 +1215,18 @@ fn run_with(rw: u64, wr: u64) -> provscope::check::Metrics {
     m
 }
 
+/// Records each `(time, inputs digest, run)` in the store at `db`, in order.
+fn record_runs(db: &Path, runs: &[(i64, &str, provscope::check::Metrics)]) {
+    let store = provscope::store::Store::open(db).unwrap();
+    for (at, inputs, run) in runs {
+        store
+            .record_run(provscope::model::Timestamp(*at), inputs, run)
+            .unwrap();
+    }
+}
+
 #[test]
 fn trend_compares_runs_over_the_same_inputs_and_says_which() {
-    use provscope::model::Timestamp;
-    use provscope::store::Store;
     let dir = tempfile::tempdir().unwrap();
     let trend = |db: &Path, extra: &[&str]| {
         let mut args = vec!["--db", db.to_str().unwrap(), "trend"];
@@ -1227,12 +1235,13 @@ fn trend_compares_runs_over_the_same_inputs_and_says_which() {
     };
     // Run 1 over A (25%), run 2 over B (75%): unrelated inputs, no alarm, and it says so.
     let db = dir.path().join("a.sqlite");
-    let s = Store::open(&db).unwrap();
-    s.record_run(Timestamp(1_000), "aaaa", &run_with(1, 3))
-        .unwrap();
-    s.record_run(Timestamp(2_000), "bbbb", &run_with(3, 1))
-        .unwrap();
-    drop(s);
+    record_runs(
+        &db,
+        &[
+            (1_000, "aaaa", run_with(1, 3)),
+            (2_000, "bbbb", run_with(3, 1)),
+        ],
+    );
     let o = trend(&db, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(
@@ -1246,10 +1255,7 @@ fn trend_compares_runs_over_the_same_inputs_and_says_which() {
     assert!(text(&o.stdout).contains("--any-inputs: their inputs differ"));
     assert!(text(&o.stderr).contains("from 25% in run 1 to 75% in run 2"));
     // Run 3 over A again (50%): compared with run 1 (25%), not with run 2 (75%).
-    let s = Store::open(&db).unwrap();
-    s.record_run(Timestamp(3_000), "aaaa", &run_with(2, 2))
-        .unwrap();
-    drop(s);
+    record_runs(&db, &[(3_000, "aaaa", run_with(2, 2))]);
     let o = trend(&db, &["--format", "json"]);
     assert_eq!(o.status.code(), Some(1), "a rise from 25% to 50%");
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -1258,12 +1264,13 @@ fn trend_compares_runs_over_the_same_inputs_and_says_which() {
     assert_eq!(j["alarm"]["previous"], 0.25);
     // An undefined previous share (nothing failed) followed by hidden failures alarms.
     let db2 = dir.path().join("b.sqlite");
-    let s = Store::open(&db2).unwrap();
-    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
-        .unwrap();
-    s.record_run(Timestamp(2_000), "aaaa", &run_with(1, 1))
-        .unwrap();
-    drop(s);
+    record_runs(
+        &db2,
+        &[
+            (1_000, "aaaa", run_with(0, 0)),
+            (2_000, "aaaa", run_with(1, 1)),
+        ],
+    );
     let o = trend(&db2, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
     assert!(
@@ -1273,12 +1280,13 @@ fn trend_compares_runs_over_the_same_inputs_and_says_which() {
     );
     // Near miss: nothing failed in either run.
     let db3 = dir.path().join("c.sqlite");
-    let s = Store::open(&db3).unwrap();
-    s.record_run(Timestamp(1_000), "aaaa", &run_with(0, 0))
-        .unwrap();
-    s.record_run(Timestamp(2_000), "aaaa", &run_with(0, 0))
-        .unwrap();
-    drop(s);
+    record_runs(
+        &db3,
+        &[
+            (1_000, "aaaa", run_with(0, 0)),
+            (2_000, "aaaa", run_with(0, 0)),
+        ],
+    );
     assert_eq!(trend(&db3, &[]).status.code(), Some(0));
 }
 

@@ -4,7 +4,7 @@
 //! `provscope diff A B --explore`) with the real binary in tmux.
 
 use crate::diff::{golden_pair, log, swapped_turns, two_turns};
-use crate::tui_tmux::Tmux;
+use crate::tui_tmux::{quoted, Tmux};
 use crate::tui_util::{code, draw, key, screen, text};
 use provscope::check::{check_session, Config};
 use provscope::diff::{self, AlignedClaim, Presence, SessionPairing};
@@ -15,7 +15,6 @@ use provscope::tui::diff::{compute, DiffRow, Side};
 use provscope::tui::new_app;
 use provscope::tui::update::{update, Effect};
 use ratatui::crossterm::event::KeyCode;
-use std::path::Path;
 
 fn loaded(name: &str, log: &str) -> Loaded {
     let s = load_bytes(
@@ -497,10 +496,6 @@ fn log_text_is_escaped_in_the_diff_views() {
         update(&mut app, code(KeyCode::Enter));
         update(&mut app, key('n'));
     }
-}
-
-fn quoted(p: &Path) -> String {
-    format!("'{}'", p.display())
 }
 
 #[test]

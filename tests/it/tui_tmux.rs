@@ -6,6 +6,27 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// The shell-quoted form of a path for the command tmux runs.
+pub(crate) fn quoted(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+}
+
+/// Writes an executable fake `$EDITOR` at `path`: it saves its arguments, one a line, to
+/// `args_file`, prints `FAKE-EDITOR-RAN` and returns after a second, so a test can check what
+/// the explorer handed it and that the explorer's screen came back.
+fn fake_editor(path: &Path, args_file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\necho FAKE-EDITOR-RAN\nsleep 1\n",
+            quoted(args_file)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 /// A tmux server of its own (killed on drop) running one session at a time.
 pub(crate) struct Tmux {
     socket: String,
@@ -203,7 +224,6 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
 /// the file changes it opens line 1 and says why.
 #[test]
 fn o_opens_an_imported_document_where_the_record_starts() {
-    use std::os::unix::fs::PermissionsExt;
     if !crate::peers::tool("tmux") {
         return;
     }
@@ -217,15 +237,7 @@ fn o_opens_an_imported_document_where_the_record_starts() {
     std::fs::create_dir_all(&bin).unwrap();
     let args_file = dir.path().join("editor-args");
     let editor = bin.join("emacsclient");
-    std::fs::write(
-        &editor,
-        format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\necho FAKE-EDITOR-RAN\nsleep 1\n",
-            quoted(&args_file)
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fake_editor(&editor, &args_file);
     let cmd = format!(
         "EDITOR={} {} --db {} {}; echo EXIT=$?; sleep 60",
         quoted(&editor),
@@ -362,29 +374,15 @@ fn e_exports_the_claim_as_a_case_that_check_runs() {
     );
 }
 
-/// The shell-quoted form of a path for the command tmux runs.
-fn quoted(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
-}
-
 #[test]
 fn a_filtered_review_over_several_sessions_then_copy_and_open_with_real_keys() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("cases.sqlite");
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
     // A fake $EDITOR: it records its arguments and returns, so `o` can be checked end to end.
     let args_file = dir.path().join("editor-args");
     let editor = dir.path().join("fake-editor");
-    std::fs::write(
-        &editor,
-        format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\necho FAKE-EDITOR-RAN\nsleep 1\n",
-            quoted(&args_file)
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fake_editor(&editor, &args_file);
     let cmd = format!(
         "EDITOR={} {} --db {} {}; echo EXIT=$?; sleep 60",
         quoted(&editor),
