@@ -193,6 +193,16 @@ pub fn load_paths(paths: &[PathBuf], opts: &LoadOptions, threads: usize) -> Load
 }
 
 fn load_files_parallel(files: &[Found], opts: &LoadOptions, threads: usize) -> Vec<Session> {
+    if threads <= 1 {
+        // Each file's sessions go straight into one list sized for a session per file: no
+        // list per file kept until all are read, and no doubling of the whole list (a copy of
+        // every session record, and room for up to as many again, at the peak).
+        let mut all = Vec::with_capacity(files.len());
+        for f in files {
+            all.extend(load_found(&f.path, opts, f.in_scan).unwrap_or_default());
+        }
+        return all;
+    }
     parallel_map(files, threads, |f| {
         load_found(&f.path, opts, f.in_scan).unwrap_or_default()
     })

@@ -420,6 +420,12 @@ impl Builder {
             }
         };
         let s = &mut self.session;
+        // Each list sized exactly: a first `push` reserves four records, and doubling leaves up
+        // to half unused (a response of three calls would hold room for four).
+        s.turns.reserve_exact(self.turns.len());
+        s.calls.reserve_exact(self.calls.len());
+        s.results.reserve_exact(self.results.len());
+        s.answers.reserve_exact(self.answers.len());
         let header_time = self.started_at.unwrap_or(fill.first);
         s.header = Some(SessionHeader {
             version: FORMAT_VERSION,
@@ -531,10 +537,12 @@ impl Builder {
                 .or(request_id)
                 .unwrap_or_else(|| RpcId::Str(r.call_id.as_str().into()));
             fetched.insert(r.call_id.clone(), at);
+            let mut content = r.content;
+            content.shrink_to_fit();
             let result = match r.error {
                 Some(_) => None,
                 None => Some(CallToolResult {
-                    content: r.content,
+                    content,
                     structured: r.structured,
                     is_error: r.is_error.then_some(true),
                     result_type: None,
@@ -709,9 +717,10 @@ fn index(s: &mut Session) {
     for (i, a) in s.answers.iter().enumerate() {
         idx.answer.insert(a.turn, i);
         for (j, c) in a.claims.iter().enumerate() {
+            // Most claim ids are stated once: room for one, not the four of a first `push`.
             idx.claim
                 .entry(c.stamp.claim_id.clone())
-                .or_default()
+                .or_insert_with(|| Vec::with_capacity(1))
                 .push((i, j));
         }
     }
@@ -734,7 +743,8 @@ pub fn text_block(text: String) -> ContentBlock {
 
 /// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
 pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
-    let mut extra = Vec::new();
+    // Sized exactly: a session may hold thousands of links, and a first `push` reserves four.
+    let mut extra = Vec::with_capacity(1 + usize::from(title.is_some()));
     if let Ok(v) = serde_json::value::to_raw_value(url) {
         extra.push(("uri".to_owned(), v));
     }

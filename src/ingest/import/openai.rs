@@ -11,6 +11,7 @@ use super::sniff::Head;
 use super::util::{self, s, time_secs};
 use super::Input;
 use crate::model::{CitationInfo, ContentBlock, DiagLevel, Session, SpanUnit, Timestamp};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
 lax_object! {
@@ -97,6 +98,10 @@ pub fn sniff(h: &Head) -> bool {
 
 struct Conv {
     b: Builder,
+    /// Each URL the recorded results link to (`utm_source` stripped), with the call of the
+    /// latest result that does: what a `url_citation` cites, found without searching every
+    /// block for each citation.
+    linked: HashMap<String, String>,
     seen_inputs: usize,
     /// Whether the current turn's answer already has text from an earlier message.
     answered: bool,
@@ -105,6 +110,7 @@ struct Conv {
 pub fn import(input: &Input) -> Vec<Session> {
     let mut c = Conv {
         b: Builder::new(NAME, input.name.clone(), input.source.clone()),
+        linked: HashMap::default(),
         seen_inputs: 0,
         answered: false,
     };
@@ -211,7 +217,7 @@ impl Conv {
                     Some(v @ Value::Array(_)) => util::blocks(v),
                     _ => Vec::new(),
                 };
-                self.b.result(NewResult {
+                self.record(NewResult {
                     call_id: id.to_owned(),
                     content,
                     at,
@@ -350,13 +356,14 @@ impl Conv {
                 }
                 let arguments = self.arguments(item.arguments, path);
                 let server = item.server_label.get().unwrap_or("mcp").to_owned();
+                let jp = json_path(path);
                 self.b.call(NewCall {
                     id: id.into(),
                     server,
                     tool: item.name.get().unwrap_or("").into(),
                     arguments,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
                 let error = item.error.non_null();
@@ -367,12 +374,12 @@ impl Conv {
                 if let Some(e) = error {
                     content.push(text_block(lax::text_of(e)));
                 }
-                self.b.result(NewResult {
+                self.record(NewResult {
                     call_id: id.into(),
                     content,
                     is_error: error.is_some(),
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp),
                     ..NewResult::default()
                 });
             }
@@ -402,13 +409,14 @@ impl Conv {
                         .and_then(|r| serde_json::from_str(r.get()).ok())
                         .unwrap_or_default(),
                 };
+                let jp = json_path(path);
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
                     tool: "web_search".into(),
                     arguments,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
                 let mut content: Vec<ContentBlock> = action
@@ -424,11 +432,11 @@ impl Conv {
                 if content.is_empty() {
                     self.b.note("web_search_call items carry their sources only when the request sets include: [\"web_search_call.action.sources\"]; url_citation annotations of other URLs are unsourced");
                 }
-                self.b.result(NewResult {
+                self.record(NewResult {
                     call_id: id.into(),
                     content,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp),
                     ..NewResult::default()
                 });
             }
@@ -439,13 +447,14 @@ impl Conv {
                 }
                 let args =
                     serde_json::json!({"queries": item.queries.value().unwrap_or(Value::Null)});
+                let jp = json_path(path);
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
                     tool: "file_search".into(),
                     arguments: util::raw(&args),
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
                 let results = item.results.value();
@@ -466,11 +475,11 @@ impl Conv {
                         blk
                     })
                     .collect();
-                self.b.result(NewResult {
+                self.record(NewResult {
                     call_id: id.into(),
                     content,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp),
                     ..NewResult::default()
                 });
             }
@@ -488,13 +497,14 @@ impl Conv {
                 if self.b.has_call(id) {
                     return;
                 }
+                let jp = json_path(path);
                 self.b.call(NewCall {
                     id: id.into(),
                     server: "openai".into(),
                     tool: other.into(),
                     arguments: None,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
                 let content = item
@@ -504,11 +514,11 @@ impl Conv {
                     .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
                     .map(|v| util::blocks(&v))
                     .unwrap_or_default();
-                self.b.result(NewResult {
+                self.record(NewResult {
                     call_id: id.into(),
                     content,
                     at,
-                    json_path: Some(json_path(path)),
+                    json_path: Some(jp),
                     ..NewResult::default()
                 });
             }
@@ -657,16 +667,24 @@ impl Conv {
         }
     }
 
+    /// Records a result, noting the URLs its blocks link to.
+    fn record(&mut self, r: NewResult) {
+        for b in &r.content {
+            let uri = b
+                .extra_field("uri")
+                .and_then(|r| serde_json::from_str::<Str>(r.get()).ok());
+            if let Some(u) = uri.as_ref().and_then(Str::get) {
+                self.linked
+                    .insert(strip_utm(u).to_owned(), r.call_id.clone());
+            }
+        }
+        self.b.result(r);
+    }
+
+    /// The call of the latest result with a block linking to `url` (as `Builder::find_result`
+    /// would find it, `utm_source` aside).
     fn result_with_url(&self, url: &str) -> Option<String> {
-        let want = strip_utm(url);
-        // The block's URI is borrowed from its raw JSON, not copied, for each block compared.
-        self.b.find_result(|blocks| {
-            blocks.iter().any(|b| {
-                b.extra_field("uri")
-                    .and_then(|r| serde_json::from_str::<Str>(r.get()).ok())
-                    .is_some_and(|u| u.get().is_some_and(|u| strip_utm(u) == want))
-            })
-        })
+        self.linked.get(strip_utm(url)).cloned()
     }
 }
 
