@@ -71,10 +71,16 @@ fn stands_alone(text: &str, m: &str, r: &Range<usize>) -> bool {
     !(first_alnum && before.is_some_and(ident) || last_alnum && after.is_some_and(ident))
 }
 
+/// Up to this many distinct markers, [`occurrences`] searches the text once per marker:
+/// building an Aho-Corasick automaton costs far more than a few passes over an answer (it was
+/// over half of the checks' instructions on answers citing two or three results).
+const FEW_MARKERS: usize = 8;
+
 /// The occurrences of every marker in `text` that stand alone, as (range, marker index), in
-/// one pass over the text whatever the number of markers (Aho-Corasick). Each marker's own
-/// occurrences do not overlap one another, the leftmost first (as `str::match_indices` finds
-/// them); markers listed twice or blank are skipped after their first.
+/// no particular order: one pass per marker for up to [`FEW_MARKERS`], else one pass over the
+/// text whatever the number of markers (Aho-Corasick). Each marker's own occurrences do not
+/// overlap one another, the leftmost first (as `str::match_indices` finds them); markers
+/// listed twice or blank are skipped after their first.
 fn occurrences<'a>(
     text: &str,
     markers: &[&'a str],
@@ -94,6 +100,20 @@ fn occurrences<'a>(
     }
     if pats.is_empty() {
         return Vec::new();
+    }
+    if pats.len() <= FEW_MARKERS {
+        let mut out = Vec::new();
+        for (p, pat) in pats.iter().enumerate() {
+            for (start, _) in text.match_indices(pat) {
+                crate::probe::steps(1);
+                let r = start..start + pat.len();
+                if stands_alone(text, pat, &r) {
+                    out.push((r, of_pat[p]));
+                }
+            }
+            crate::probe::steps(text.len());
+        }
+        return out;
     }
     let Ok(ac) = aho_corasick::AhoCorasick::new(&pats) else {
         return Vec::new();
@@ -798,6 +818,27 @@ mod tests {
         assert_eq!(map.passages.len(), n + 1);
         assert_eq!(map.passages[n].markers.len(), n);
         crate::probe::count() - before
+    }
+
+    proptest::proptest! {
+        /// Searched marker by marker (a few markers) or by one automaton (many), the same
+        /// occurrences: the same markers plus enough that never occur take the automaton.
+        #[test]
+        fn few_markers_are_found_as_the_automaton_finds_them(
+            text in "[ a1\\[\\]\\.é2]{0,60}",
+            markers in proptest::collection::vec("[a1\\[\\]é2 ]{0,4}", 1..=FEW_MARKERS),
+        ) {
+            let few: Vec<&str> = markers.iter().map(String::as_str).collect();
+            let absent: Vec<String> = (0..=FEW_MARKERS).map(|i| format!("<never {i}>")).collect();
+            let many: Vec<&str> = few.iter().copied().chain(absent.iter().map(String::as_str)).collect();
+            let sorted = |mut v: Vec<(Range<usize>, usize)>| {
+                v.sort_by_key(|(r, k)| (r.start, r.end, *k));
+                v
+            };
+            let a = sorted(occurrences(&text, &few, &mut Default::default()));
+            let b = sorted(occurrences(&text, &many, &mut Default::default()));
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 
     #[test]
