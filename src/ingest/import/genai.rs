@@ -93,6 +93,11 @@ impl Attrs {
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
+
+    /// Drops the room left by pushing (a span holds about ten attributes in room for 16).
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
 }
 
 /// Reads the attributes the importer uses from a JSON object (a Langfuse observation's
@@ -241,6 +246,10 @@ impl SpanRec {
             self.outs = output
                 .or_else(|| self.attrs.get("ai.response.text"))
                 .map(messages);
+            if compact {
+                shrink_msgs(&mut self.ins);
+                shrink_msgs(&mut self.outs);
+            }
         }
         for k in [
             "gen_ai.input.messages",
@@ -289,6 +298,24 @@ pub struct Msg {
     texts: Vec<String>,
     calls: Vec<(String, String, Option<Value>)>,
     results: Vec<(String, Value)>,
+}
+
+impl Msg {
+    /// Drops the room left by pushing (a first push reserves four).
+    fn shrink_to_fit(&mut self) {
+        self.texts.shrink_to_fit();
+        self.calls.shrink_to_fit();
+        self.results.shrink_to_fit();
+    }
+}
+
+/// Sizes kept messages exactly: every chat span of a trace file is kept until the file is
+/// read, and a list of one message collected from an array has room for four.
+fn shrink_msgs(msgs: &mut Option<Vec<Msg>>) {
+    if let Some(m) = msgs {
+        m.shrink_to_fit();
+        m.iter_mut().for_each(Msg::shrink_to_fit);
+    }
 }
 
 /// Parses a JSON value that may be JSON written as a string (attributes and Langfuse

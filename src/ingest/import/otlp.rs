@@ -734,7 +734,9 @@ fn span_rec(sp: OSpan, line: u64, path: impl Fn() -> String) -> Box<SpanRec> {
         path: if line == 0 { path() } else { String::new() },
         ..SpanRec::default()
     });
-    // Spans are kept until the file is read: keep their messages read and compact.
+    // Spans are kept until the file is read: keep their messages read and compact, and
+    // their attributes without spare room.
     rec.read_messages(true);
+    rec.attrs.shrink_to_fit();
     rec
 }
