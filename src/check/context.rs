@@ -101,19 +101,19 @@ fn ambiguous_support<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         .claim(r.claim)
         .call(cited);
         for (id, _, _) in &rivals {
-            f = f.call(id);
+            f = f.call(*id);
         }
         ck.emit(f);
     }
 }
 
 /// The calls that entered a context without a per-call marker.
-fn unmarked_calls(ctx: &crate::model::Context) -> Vec<&str> {
+fn unmarked_calls(ctx: &crate::model::Context) -> Vec<&crate::model::Name> {
     ctx.results
         .iter()
         .inspect(|_| crate::probe::steps(1))
         .filter(|e| e.marker.is_none())
-        .map(|e| e.call_id.as_str())
+        .map(|e| &e.call_id)
         .collect()
 }
 
@@ -140,7 +140,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         ck.emit(
             Finding::new(
                 Evidence::FlattenedContext(ev::FlattenedContext {
-                    unmarked_calls: flat.iter().map(|c| (*c).to_owned()).collect(),
+                    unmarked_calls: flat.iter().map(|c| c.to_string()).collect(),
                 }),
                 Severity::Warning,
                 format!(
@@ -162,7 +162,7 @@ fn flattened_context<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
         }
         let mut f = Finding::new(
             Evidence::FlattenedContext(ev::FlattenedContext {
-                unmarked_calls: flat.iter().map(|c| (*c).to_owned()).collect(),
+                unmarked_calls: flat.iter().map(|c| c.to_string()).collect(),
             }),
             Severity::Info,
             format!(
@@ -279,7 +279,7 @@ fn injection_suspect<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) {
                 format!("backed only by `{id}`, an untrusted ({}) result that tries to instruct the agent", tier.label()),
             )
             .claim(r.claim)
-            .call(id),
+            .call(*id),
         );
     }
     for (id, signals, tier) in suspects {

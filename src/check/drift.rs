@@ -5,6 +5,7 @@ use super::evidence::{self as ev, Evidence};
 use super::finding::{Finding, Severity};
 use super::support::normalize;
 use super::{Checker, Resolved};
+use crate::model::Name;
 use rustc_hash::FxHashMap as HashMap;
 
 fn claim_key(text: &str) -> String {
@@ -57,22 +58,17 @@ struct Drift<'s> {
     k: usize,
     severity: Severity,
     message: String,
-    prev: Option<&'s str>,
-    binding: Option<&'s str>,
+    prev: Option<&'s Name>,
+    binding: Option<&'s Name>,
 }
 
 /// The statements of one group (indexes into `resolved`, in turn order) that drift.
 fn drifts<'s>(ck: &Checker<'s>, resolved: &[Resolved<'s>], g: &[usize]) -> Vec<Drift<'s>> {
     let mut out = Vec::new();
-    let mut prev: Option<&'s str> = None;
+    let mut prev: Option<&'s Name> = None;
     for (k, &i) in g.iter().enumerate() {
         let r = &resolved[i];
-        let binding = r
-            .claim
-            .stamp
-            .origin
-            .as_ref()
-            .map(|o| o.tool_call_id.as_str());
+        let binding = r.claim.stamp.origin.as_ref().map(|o| &o.tool_call_id);
         let finding = match (k, prev, binding) {
             (_, _, Some(b))
                 if answered(ck, b) && ck.s.in_context(r.claim.turn, b) == Some(false) =>

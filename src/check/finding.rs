@@ -15,9 +15,9 @@ pub struct Finding {
     /// The claim concerned, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim_id: Option<Name>,
-    /// The calls concerned.
+    /// The calls concerned (the session's ids, shared).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub call_ids: Vec<String>,
+    pub call_ids: Vec<Name>,
     /// The turn concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
@@ -30,6 +30,32 @@ pub struct Finding {
     /// The JSON path it points at in an imported document (`$.output[3].content[0]`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub json_path: Option<std::sync::Arc<str>>,
+}
+
+/// A call id a finding names: a session's [`Name`] (shared) or any text (copied).
+pub trait CallId {
+    /// The id's text.
+    fn text(&self) -> &str;
+    /// The id as a `Name`.
+    fn into_name(self) -> Name;
+}
+
+impl CallId for &Name {
+    fn text(&self) -> &str {
+        self.as_str()
+    }
+    fn into_name(self) -> Name {
+        self.clone()
+    }
+}
+
+impl CallId for &str {
+    fn text(&self) -> &str {
+        self
+    }
+    fn into_name(self) -> Name {
+        Name::from(self)
+    }
 }
 
 impl Finding {
@@ -57,26 +83,32 @@ impl Finding {
         self
     }
 
-    /// Adds a call id.
-    pub fn call(mut self, id: &str) -> Self {
-        if !self.call_ids.iter().any(|c| c == id) {
-            self.call_ids.push(id.to_owned());
+    /// Adds a call id: a session's `Name` is shared, other text copied.
+    pub fn call(mut self, id: impl CallId) -> Self {
+        if !self.call_ids.iter().any(|c| *c == *id.text()) {
+            self.call_ids.push(id.into_name());
         }
         self
     }
 
     /// Adds call ids, in order, skipping repeats (in O(1) each, for a finding naming many).
-    pub fn calls<'a>(mut self, ids: impl IntoIterator<Item = &'a str>) -> Self {
+    pub fn calls<'a>(mut self, ids: impl IntoIterator<Item = &'a Name>) -> Self {
         let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
         let mut add = Vec::new();
         for id in ids {
             crate::probe::steps(1);
-            if seen.insert(id) && !self.call_ids.iter().any(|c| c == id) {
-                add.push(id.to_owned());
+            if seen.insert(id.as_str()) && !self.call_ids.iter().any(|c| c == id) {
+                add.push(id.clone());
             }
         }
         self.call_ids.extend(add);
         self
+    }
+
+    /// Drops spare capacity (a session's report holds every finding while it is shown).
+    pub(crate) fn shrink(&mut self) {
+        self.call_ids.shrink_to_fit();
+        self.message.shrink_to_fit();
     }
 
     /// Sets the turn.

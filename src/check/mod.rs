@@ -196,6 +196,7 @@ impl<'s> Checker<'s> {
             return;
         }
         f.severity = self.cfg.severity_of(f.kind, f.severity);
+        f.shrink();
         self.findings.push(f);
     }
 

@@ -248,7 +248,7 @@ fn origin_mismatch<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
 fn span_checks(ck: &mut Checker, r: &Resolved) {
     let c = r.claim;
     let Some(res) = r.result else { return };
-    let call_id = res.call_id();
+    let call_id = &res.tag.call_id;
     let Some(sp) = c.stamp.span else {
         // An API citation that names only a URL (or a PDF page) resolves to the result that
         // carried it, with nothing finer to cite: reported, but not as a broken stamp.
@@ -413,11 +413,12 @@ fn below_tier<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>, server: &'s str) {
     let tier = ck.tier(server);
     let policy = r.policy.text.clone();
     let required = r.policy.required;
+    let no_call = crate::model::Name::default();
     let call_id = c
         .stamp
         .origin
         .as_ref()
-        .map_or("", |o| o.tool_call_id.as_str());
+        .map_or(&no_call, |o| &o.tool_call_id);
     let base = |msg: String| {
         let e = ev::BelowTier {
             server: server.to_owned(),

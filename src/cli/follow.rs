@@ -26,7 +26,7 @@ type Key = (
     &'static str,
     Option<String>,
     Option<u32>,
-    Vec<String>,
+    Vec<crate::model::Name>,
     String,
 );
 

@@ -6,7 +6,7 @@ use crate::check::{
     ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Quadrant, SessionReport, Severity,
     SourceVerdict,
 };
-use crate::model::{Diagnostic, Timestamp};
+use crate::model::{Diagnostic, Name, Timestamp};
 use crate::pipeline::Outcome;
 use serde::Serialize;
 
@@ -21,7 +21,7 @@ pub struct FindingDoc<'a> {
     message: &'a str,
     claim_id: Option<&'a str>,
     turn: Option<u32>,
-    call_ids: &'a [String],
+    call_ids: &'a [Name],
     line: u64,
     json_path: Option<&'a str>,
     evidence: &'a Evidence,

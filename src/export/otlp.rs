@@ -171,7 +171,7 @@ fn events(r: &SessionReport, idx: &[usize], at: u64) -> (Vec<span::Event>, Optio
                 attributes.push(s("provscope.finding.json_path", p));
             }
             if !x.call_ids.is_empty() {
-                let ids: Vec<&str> = x.call_ids.iter().map(String::as_str).collect();
+                let ids: Vec<&str> = x.call_ids.iter().map(|id| id.as_str()).collect();
                 attributes.push(strings("provscope.finding.call_ids", &ids));
             }
             span::Event {

@@ -7,7 +7,7 @@
 
 use crate::check::{ClaimVerdict, EnvelopeStatus, Finding, Metrics, SessionReport};
 use crate::check::{Quadrant, QUADRANTS};
-use crate::model::{Kind, Session, Severity, Tier, Timestamp};
+use crate::model::{Kind, Name, Session, Severity, Tier, Timestamp};
 use crate::store::{Classification, Correction};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -137,7 +137,7 @@ struct SessionFindingDoc<'a> {
     kind: Kind,
     severity: Severity,
     message: &'a str,
-    call_ids: &'a [String],
+    call_ids: &'a [Name],
 }
 
 fn finding(f: &Finding) -> FindingDoc<'_> {

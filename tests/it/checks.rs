@@ -437,7 +437,7 @@ fn ambiguous_support_from_another_result_in_context() {
     let r = fx.report();
     let f = of_kind(&r, Kind::AmbiguousSupport);
     assert_eq!(f.len(), 1);
-    assert!(f[0].call_ids.contains(&"req_2".to_string()));
+    assert!(f[0].call_ids.iter().any(|c| c == "req_2"));
     // Near miss: the other result says something else.
     fx.calls[1].text = "Team plan (mirror copy): seats cost $24 per user per month.".into();
     assert!(of_kind(&fx.report(), Kind::AmbiguousSupport).is_empty());

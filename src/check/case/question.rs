@@ -14,7 +14,7 @@
 use crate::check::support::{ClaimKeys, Key, TextIndex, Unit};
 use crate::check::{ClaimVerdict, Evidence, Kind, SessionReport};
 use crate::model::case::{Link, Stated};
-use crate::model::{Call, Session, ToolResult};
+use crate::model::{Call, Name, Session, ToolResult};
 use std::ops::Range;
 
 /// The least share of the claim's content words a sentence of another tool's result must share
@@ -265,7 +265,7 @@ pub fn competing<'s>(s: &'s Session, r: &SessionReport, v: &ClaimVerdict) -> Vec
             (Kind::ParallelConflict, Evidence::ParallelConflict(p)) => {
                 named.push(p.other.call_id.as_str())
             }
-            (Kind::AmbiguousSupport, _) => named.extend(f.call_ids.iter().map(String::as_str)),
+            (Kind::AmbiguousSupport, _) => named.extend(f.call_ids.iter().map(Name::as_str)),
             _ => {}
         }
     }
