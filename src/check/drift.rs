@@ -132,6 +132,8 @@ fn emit<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>], g: &[usize], drifts
         let next = shown.last().map_or(0, |&l| l + 1).max(from);
         shown.extend(next..=d.k);
     }
+    // A claim restated in many turns usually cites the same text each time: held once.
+    let mut values: HashMap<&str, Name> = HashMap::default();
     let statements: std::sync::Arc<[ev::DriftEntry]> = shown
         .iter()
         .map(|&p| {
@@ -142,7 +144,9 @@ fn emit<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>], g: &[usize], drifts
                 claim_id: r.claim.stamp.claim_id.clone(),
                 call_id: call.cloned(),
                 in_context: call.map(|c| ck.s.in_context(r.claim.turn, c)),
-                value: r.span_text.map(str::to_owned),
+                value: r
+                    .span_text
+                    .map(|t| values.entry(t).or_insert_with(|| Name::from(t)).clone()),
             }
         })
         .collect();

@@ -298,8 +298,8 @@ pub struct DriftEntry {
     pub call_id: Option<Name>,
     /// Whether the cited call was in context at that turn (null: unknown or unsourced).
     pub in_context: Option<Option<bool>>,
-    /// The cited span's text.
-    pub value: Option<String>,
+    /// The cited span's text (shared by the statements of the claim that cite the same text).
+    pub value: Option<Name>,
 }
 
 /// `citation_drift`: a bounded window of the claim's binding history.
