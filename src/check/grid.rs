@@ -157,18 +157,36 @@ pub(crate) fn verdicts(
     resolved: &[Resolved],
     findings: &[Finding],
 ) -> Vec<ClaimVerdict> {
-    let mut by_claim: rustc_hash::FxHashMap<(u32, &str), Vec<usize>> =
-        rustc_hash::FxHashMap::default();
-    for (i, f) in findings.iter().enumerate() {
-        if let (Some(t), Some(id)) = (f.turn, f.claim_id.as_deref()) {
-            by_claim.entry((t, id)).or_default().push(i);
-        }
-    }
+    // The findings of each claim statement, as ranges of one list of finding indexes sorted by
+    // (turn, claim id): a map of lists, one per statement, was the peak of a long session's
+    // check (it is built while the report's verdicts are). Equal keys stay in finding order.
+    let mut order: Vec<usize> = findings
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.turn.is_some() && f.claim_id.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let key = |i: usize| {
+        let f = &findings[i];
+        (f.turn.unwrap_or(0), f.claim_id.as_deref().unwrap_or(""))
+    };
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    // A statement's range is taken once: a claim id stated twice in one turn gets its findings
+    // on the first statement only.
+    let mut taken = vec![false; order.len()];
     resolved
         .iter()
         .map(|r| {
             let c = r.claim;
-            let mine = by_claim.remove(&(c.turn, c.id())).unwrap_or_default();
+            let k = (c.turn, c.id());
+            let start = order.partition_point(|&i| key(i) < k);
+            let end = start + order[start..].partition_point(|&i| key(i) == k);
+            let mine: Vec<usize> = if start < end && !taken[start] {
+                taken[start] = true;
+                order[start..end].to_vec()
+            } else {
+                Vec::new()
+            };
             let error = mine
                 .iter()
                 .any(|&i| findings[i].severity == Severity::Error);

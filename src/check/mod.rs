@@ -119,12 +119,13 @@ impl SessionReport {
 
     /// The drift group of a claim statement, when it is stated in several turns.
     pub fn drift_group(&self, v: &ClaimVerdict) -> Option<&DriftGroup> {
-        v.drift_group.and_then(|g| self.drift_groups.get(g))
+        v.drift_group
+            .and_then(|g| self.drift_groups.get(g as usize))
     }
 
     /// The fan-out of a claim statement's cited call, when it was issued with others.
     pub fn fanout(&self, v: &ClaimVerdict) -> Option<&Fanout> {
-        v.fanout.and_then(|g| self.fanouts.get(g))
+        v.fanout.and_then(|g| self.fanouts.get(g as usize))
     }
 }
 
@@ -354,8 +355,21 @@ pub(crate) fn run<'s>(
     stages.next();
     let drift_groups = drift::check(&mut ck, &resolved);
     stages.next();
-    let mut fanouts = parallel::check(&mut ck, &resolved);
-    // Held until the report is built, which is the peak of a large session: no spare capacity.
+    // Each claim's fan-out, and the fan-outs without their lists of claims: they are held
+    // until the report is built, which is the peak of a large session.
+    let mut fanout_of: Vec<Option<u32>> = vec![None; resolved.len()];
+    let mut fanouts: Vec<Fanout> = parallel::check(&mut ck, &resolved)
+        .into_iter()
+        .enumerate()
+        .map(|(g, (claim_indexes, f))| {
+            for i in claim_indexes {
+                if let Some(slot) = fanout_of.get_mut(i) {
+                    *slot = u32::try_from(g).ok();
+                }
+            }
+            f
+        })
+        .collect();
     fanouts.shrink_to_fit();
     stages.next();
     envelopes::check(&mut ck, &resolved, prepared);
@@ -419,18 +433,14 @@ pub(crate) fn run<'s>(
         .enumerate()
         .map(|(g, statements)| {
             for &i in &statements {
-                claims[i].drift_group = Some(g);
+                claims[i].drift_group = u32::try_from(g).ok();
             }
             DriftGroup { statements }
         })
         .collect();
-    for (g, (claim_indexes, _)) in fanouts.iter().enumerate() {
-        for &i in claim_indexes {
-            claims[i].fanout = Some(g);
-        }
+    for (v, g) in claims.iter_mut().zip(fanout_of) {
+        v.fanout = g;
     }
-    let mut fanouts: Vec<Fanout> = fanouts.into_iter().map(|(_, f)| f).collect();
-    fanouts.shrink_to_fit();
     let metrics = metrics::Metrics::of_session(&claims, &findings, &resolved, cfg);
     let envelopes = envelope_statuses(s, &findings);
     let report = SessionReport {

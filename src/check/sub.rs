@@ -136,8 +136,8 @@ pub(crate) fn check<'s>(
     ck: &mut Checker<'s>,
     resolved: &[Resolved<'s>],
     subs: &[SubCheck],
-) -> (Vec<SubSessionLink>, Vec<Option<SubClaim>>) {
-    let mut per_claim: Vec<Option<SubClaim>> = Vec::new();
+) -> (Vec<SubSessionLink>, Vec<Option<Box<SubClaim>>>) {
+    let mut per_claim: Vec<Option<Box<SubClaim>>> = Vec::new();
     let links = subs
         .iter()
         .map(|sc| SubSessionLink {
@@ -229,7 +229,7 @@ pub(crate) fn check<'s>(
                     })
                     .collect();
                 if let Some(first) = found.first() {
-                    per_claim[n] = Some(SubClaim {
+                    per_claim[n] = Some(Box::new(SubClaim {
                         session_id: report.session_id.clone(),
                         claim_id: first.claim_id.to_string(),
                         turn: first.turn,
@@ -241,7 +241,7 @@ pub(crate) fn check<'s>(
                         } else {
                             SourceVerdict::Wrong
                         },
-                    });
+                    }));
                 }
                 let wrong: Vec<&&super::ClaimVerdict> = found
                     .iter()

@@ -60,16 +60,17 @@ pub struct ClaimVerdict {
     pub in_context: Option<bool>,
     /// Index into the report's drift groups, when the claim is stated in several turns.
     #[serde(skip)]
-    pub drift_group: Option<usize>,
+    pub drift_group: Option<u32>,
     /// Index into the report's fan-outs, when the cited call was issued with others.
     #[serde(skip)]
-    pub fanout: Option<usize>,
+    pub fanout: Option<u32>,
     /// Where the answer text states the claim, as the answer checks read it.
     #[serde(skip)]
     pub answer: Option<AnswerPassage>,
-    /// When the claim cites a sub-agent's answer: the sub-agent's own stamp it rests on.
+    /// When the claim cites a sub-agent's answer: the sub-agent's own stamp it rests on
+    /// (boxed: most claims cite none, and a report holds every claim).
     #[serde(skip)]
-    pub sub_claim: Option<SubClaim>,
+    pub sub_claim: Option<Box<SubClaim>>,
 }
 
 /// The sub-agent's stamp a claim citing its answer rests on (`sub_agent_source`).
