@@ -1119,6 +1119,10 @@ impl Builder {
                     .push((i, j));
             }
         }
+        // Most claim ids are stated in one turn: no spare capacity in the lists a session keeps.
+        for v in idx.claim.values_mut() {
+            v.shrink_to_fit();
+        }
         for (i, c) in s.contexts.iter().enumerate() {
             idx.context.insert(c.turn, i);
             for e in &c.results {

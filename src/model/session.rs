@@ -411,18 +411,24 @@ pub struct SessionIndex {
     pub results_by_turn: TurnGroups,
     /// claim id -> the labels that can apply to it (see [`Session::label_for`]).
     pub label: HashMap<Name, ClaimLabels>,
+    /// The turn labels of every claim id, one list: (turn, index into `labels`), grouped by
+    /// claim id (each [`ClaimLabels`] names its range), sorted by turn, the first of each turn.
+    pub label_turns: Vec<(u32, u32)>,
     /// Per context (same order as `contexts`): positions of its entries sorted by call id,
     /// equal ids in context order, for lookups by call id in O(log n).
     pub context_entries: Vec<Box<[u32]>>,
 }
 
-/// The labels of one claim id, indexes into `labels`.
-#[derive(Clone, Debug, Default)]
+/// The labels of one claim id, indexes into `labels` (16 bytes: a long session labels many
+/// claim ids, most of them in one turn).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ClaimLabels {
     /// The last session-wide label (no turn).
-    pub general: Option<usize>,
-    /// The first label of each turn, sorted by turn.
-    pub by_turn: Vec<(u32, usize)>,
+    pub general: Option<u32>,
+    /// Where its turn labels start in [`SessionIndex::label_turns`].
+    pub start: u32,
+    /// How many turn labels it has there.
+    pub len: u32,
 }
 
 impl SessionIndex {
@@ -430,19 +436,46 @@ impl SessionIndex {
     /// the session is complete).
     pub fn index_labels_and_contexts(&mut self, labels: &[Label], contexts: &[Context]) {
         self.label.clear();
+        // (claim id's group, turn, label), for the turn labels; `start` holds the group while
+        // the list is built. A label past u32::MAX positions cannot be indexed and is skipped.
+        let mut turns: Vec<(u32, u32, u32)> = Vec::new();
+        let mut groups = 0u32;
         for (i, l) in labels.iter().enumerate() {
-            let e = self.label.entry(l.claim_id.clone()).or_default();
+            let Ok(i) = u32::try_from(i) else { break };
+            let e = self.label.entry(l.claim_id.clone()).or_insert_with(|| {
+                groups = groups.saturating_add(1);
+                ClaimLabels {
+                    general: None,
+                    start: groups - 1,
+                    len: 0,
+                }
+            });
             match l.turn {
                 None => e.general = Some(i),
-                Some(t) => e.by_turn.push((t, i)),
+                Some(t) => turns.push((e.start, t, i)),
+            }
+        }
+        // The first label of a turn stays first (labels ascend within a turn), and dedup keeps it.
+        turns.sort_unstable();
+        turns.dedup_by_key(|&mut (g, t, _)| (g, t));
+        // Each group's range in the list.
+        let mut ranges: Vec<(u32, u32)> = vec![(0, 0); groups as usize];
+        for (k, &(g, _, _)) in turns.iter().enumerate() {
+            if let (Some(r), Ok(k)) = (ranges.get_mut(g as usize), u32::try_from(k)) {
+                if r.1 == 0 {
+                    r.0 = k;
+                }
+                r.1 += 1;
             }
         }
         for e in self.label.values_mut() {
-            // Stable: the first label of a turn stays first, and dedup keeps it.
-            e.by_turn.sort_by_key(|&(t, _)| t);
-            e.by_turn.dedup_by_key(|&mut (t, _)| t);
-            e.by_turn.shrink_to_fit();
+            let (start, len) = ranges.get(e.start as usize).copied().unwrap_or_default();
+            e.start = start;
+            e.len = len;
         }
+        let mut label_turns = Vec::with_capacity(turns.len());
+        label_turns.extend(turns.into_iter().map(|(_, t, i)| (t, i)));
+        self.label_turns = label_turns;
         self.context_entries = contexts
             .iter()
             .map(|c| {
@@ -658,15 +691,20 @@ impl Session {
     pub fn label_for(&self, claim_id: &str, turn: u32) -> Option<&Label> {
         crate::probe::steps(1);
         let e = self.index.label.get(claim_id)?;
-        let k = e.by_turn.partition_point(|&(t, _)| {
+        let by_turn = self
+            .index
+            .label_turns
+            .get(e.start as usize..e.start.saturating_add(e.len) as usize)
+            .unwrap_or_default();
+        let k = by_turn.partition_point(|&(t, _)| {
             crate::probe::steps(1);
             t < turn
         });
-        let i = match e.by_turn.get(k) {
+        let i = match by_turn.get(k) {
             Some(&(t, i)) if t == turn => i,
             _ => e.general?,
         };
-        self.labels.get(i)
+        self.labels.get(i as usize)
     }
 
     /// True when any diagnostic is an error.
@@ -737,6 +775,34 @@ mod tests {
         assert_eq!(line("b", 3), Some(3));
         assert_eq!(line("b", 2), None);
         assert_eq!(line("c", 3), None);
+    }
+
+    #[test]
+    fn each_claim_id_finds_its_own_turn_labels_among_many() {
+        // Claim ids labelled in interleaved order: each keeps its own range of the one list.
+        let mut labels = Vec::new();
+        for t in (1..=50u32).rev() {
+            for c in ["x", "y", "z"] {
+                if t % 3 != 0 || c != "y" {
+                    labels.push(label(c, Some(t), Fact::Right, u64::from(t) * 10));
+                }
+            }
+        }
+        labels.push(label("y", None, Fact::Wrong, 999));
+        let mut s = Session {
+            labels,
+            ..Session::default()
+        };
+        s.index.index_labels_and_contexts(&s.labels, &s.contexts);
+        assert_eq!(s.index.label_turns.len(), 50 + 34 + 50);
+        for t in 1..=50u32 {
+            let line = |c: &str| s.label_for(c, t).map(|l| l.line);
+            assert_eq!(line("x"), Some(u64::from(t) * 10));
+            assert_eq!(line("z"), Some(u64::from(t) * 10));
+            let y = if t % 3 == 0 { 999 } else { u64::from(t) * 10 };
+            assert_eq!(line("y"), Some(y), "turn {t}");
+        }
+        assert!(s.label_for("x", 51).is_none());
     }
 
     #[test]
