@@ -117,7 +117,8 @@ fn provscope(args: &[&str], dir: &Path) -> Command {
 /// whole, as before large logs opened in steps); prints the time to the session view (the
 /// first session, or the first step of a large one, loaded and checked), the time until every
 /// session is whole and checked, and then the peak RSS holding them all (a step replaces the
-/// last step of its file, as the explorer does).
+/// last step of its file, and each is held in its own `Arc`, as the explorer's
+/// `App::push_session` holds it: a list of the sessions themselves would add its spare capacity).
 fn explorer_child(dir: &Path, whole: bool) {
     use provscope::tui::action::LoadMsg;
     use provscope::tui::loader::{spawn_steps, Steps};
@@ -147,16 +148,16 @@ fn explorer_child(dir: &Path, whole: bool) {
         match m {
             LoadMsg::Sessions(v) => {
                 first.get_or_insert(t.elapsed().as_secs_f64());
-                held.extend(v);
+                held.extend(v.into_iter().map(std::sync::Arc::new));
             }
             LoadMsg::Step { source, loaded, .. } => {
                 first.get_or_insert(t.elapsed().as_secs_f64());
                 step_count += 1;
                 match growing.get(&source) {
-                    Some(&k) => held[k] = *loaded,
+                    Some(&k) => held[k] = std::sync::Arc::new(*loaded),
                     None => {
                         growing.insert(source, held.len());
-                        held.push(*loaded);
+                        held.push(std::sync::Arc::new(*loaded));
                     }
                 }
             }

@@ -6,9 +6,9 @@
 //! heaptrack target/release/examples/explorer_heap /tmp/one.jsonl
 //! ```
 //!
-//! Holds every session as the explorer does (a step replaces the last step of its file) and
-//! prints the sessions, calls and peak RSS (`VmHWM`) at the end. `--whole` loads every file
-//! whole instead of large logs in steps.
+//! Holds every session as the explorer does (each in its own `Arc`, as `App::push_session`;
+//! a step replaces the last step of its file) and prints the sessions, calls and peak RSS
+//! (`VmHWM`) at the end. `--whole` loads every file whole instead of large logs in steps.
 // A measurement harness stops on a failed setup step, by panicking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -51,12 +51,12 @@ fn main() {
     let mut growing = std::collections::HashMap::new();
     while let Ok(m) = rx.recv() {
         match m {
-            LoadMsg::Sessions(v) => held.extend(v),
+            LoadMsg::Sessions(v) => held.extend(v.into_iter().map(std::sync::Arc::new)),
             LoadMsg::Step { source, loaded, .. } => match growing.get(&source) {
-                Some(&k) => held[k] = *loaded,
+                Some(&k) => held[k] = std::sync::Arc::new(*loaded),
                 None => {
                     growing.insert(source, held.len());
-                    held.push(*loaded);
+                    held.push(std::sync::Arc::new(*loaded));
                 }
             },
             LoadMsg::Done => break,
