@@ -45,8 +45,7 @@ pub(crate) fn check<'s>(ck: &mut Checker<'s>, resolved: &[Resolved<'s>]) -> Vec<
             emit(ck, resolved, &g, drifts);
         }
         if g.len() > 1 {
-            g.shrink_to_fit();
-            published.push(g);
+            published.push(crate::model::exact(g));
         }
     }
     published

@@ -86,6 +86,9 @@ impl Finding {
     /// Adds a call id: a session's `Name` is shared, other text copied.
     pub fn call(mut self, id: impl CallId) -> Self {
         if !self.call_ids.iter().any(|c| *c == *id.text()) {
+            // Room for one more only: a finding names one or two calls, and an allocator may
+            // keep a block that a later shrink halves at most.
+            self.call_ids.reserve_exact(1);
             self.call_ids.push(id.into_name());
         }
         self
@@ -101,14 +104,19 @@ impl Finding {
                 add.push(id.clone());
             }
         }
+        self.call_ids.reserve_exact(add.len());
         self.call_ids.extend(add);
         self
     }
 
-    /// Drops spare capacity (a session's report holds every finding while it is shown).
+    /// Drops spare capacity (a session's report holds every finding while it is shown). The
+    /// message is copied into a block of its length: `format!` sizes its buffer by estimate,
+    /// and an allocator may keep a block in place when it is shrunk by less than half.
     pub(crate) fn shrink(&mut self) {
-        self.call_ids.shrink_to_fit();
-        self.message.shrink_to_fit();
+        self.call_ids = crate::model::exact(std::mem::take(&mut self.call_ids));
+        if self.message.capacity() > self.message.len() {
+            self.message = self.message.as_str().to_owned();
+        }
     }
 
     /// Sets the turn.

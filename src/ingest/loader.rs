@@ -692,8 +692,7 @@ impl Builder {
                     );
                     return;
                 }
-                let mut results = c.results;
-                results.shrink_to_fit();
+                let mut results = crate::model::exact(c.results);
                 self.names.context(&mut results);
                 self.session.contexts.push(Context {
                     turn: c.turn,

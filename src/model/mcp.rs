@@ -274,9 +274,8 @@ impl<'de> Deserialize<'de> for CallToolResult {
                         "content" => {
                             dup(seen_content, "content")?;
                             seen_content = true;
-                            r.content = a.next_value()?;
                             // A kept session holds every result: no spare block capacity.
-                            r.content.shrink_to_fit();
+                            r.content = super::session::exact(a.next_value()?);
                         }
                         "structuredContent" => {
                             dup(r.structured.is_some(), "structuredContent")?;

@@ -41,6 +41,18 @@ pub fn location(line: u64, json_path: Option<&str>) -> String {
     }
 }
 
+/// The list in a block of its length: its items are moved to a new list when it has spare
+/// room. `shrink_to_fit` may leave the block as it is (mimalloc keeps a block in place when
+/// it would shrink by less than half), and a loaded session keeps its small lists.
+pub(crate) fn exact<T>(v: Vec<T>) -> Vec<T> {
+    if v.capacity() == v.len() {
+        return v;
+    }
+    let mut out = Vec::with_capacity(v.len());
+    out.extend(v);
+    out
+}
+
 /// A turn of the conversation.
 #[derive(Clone, Debug)]
 pub struct Turn {
