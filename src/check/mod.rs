@@ -358,7 +358,7 @@ pub(crate) fn run<'s>(
     // Each claim's fan-out, and the fan-outs without their lists of claims: they are held
     // until the report is built, which is the peak of a large session.
     let mut fanout_of: Vec<Option<u32>> = vec![None; resolved.len()];
-    let mut fanouts: Vec<Fanout> = parallel::check(&mut ck, &resolved)
+    let fanouts: Vec<Fanout> = parallel::check(&mut ck, &resolved)
         .into_iter()
         .enumerate()
         .map(|(g, (claim_indexes, f))| {
@@ -370,7 +370,8 @@ pub(crate) fn run<'s>(
             f
         })
         .collect();
-    fanouts.shrink_to_fit();
+    // In a block of its length, as the report keeps it (`shrink_to_fit` may leave the block).
+    let fanouts = crate::model::exact(fanouts);
     stages.next();
     envelopes::check(&mut ck, &resolved, prepared);
     stages.next();

@@ -1,10 +1,11 @@
 //! The case store: a SQLite database where the grid's decisions become durable.
 //!
 //! Classifications (an append-only history whose latest row per claim statement is the current
-//! classification), review progress, review cursors, corrections and recorded runs live here. The explorer and the CLI share one file: WAL
-//! mode and a 5 s busy timeout let them use it at once, and every write is one `BEGIN IMMEDIATE`
-//! transaction committed before the method returns, so concurrent writers never lose an
-//! update and a killed process loses nothing already committed.
+//! classification), review progress, review cursors, corrections and recorded runs live here.
+//! The explorer and the CLI share one file: WAL mode and a 5 s busy timeout let them use it at
+//! once, and every write is one `BEGIN IMMEDIATE` transaction committed before the method
+//! returns, so concurrent writers never lose an update and a killed process loses nothing
+//! already committed.
 //!
 //! The schema is versioned with `PRAGMA user_version` and migrated on open; a database written
 //! by a newer provscope is refused, never modified. See `docs/case-store.md`.
