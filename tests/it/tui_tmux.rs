@@ -722,6 +722,45 @@ fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal(
     tmux.quit();
 }
 
+/// Follow mode on a JSON document saved without a final newline (an API response written in
+/// two steps): once the document is whole, its session is shown, with no damaged line left.
+#[test]
+fn follow_reads_a_json_document_saved_without_a_final_newline_in_a_real_terminal() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let file = dir.path().join("response.json");
+    let rel = "openai-responses/openai-web-search-tool.1.json";
+    let text = std::fs::read_to_string(super::importers::formats().join(rel)).unwrap();
+    let text = text.trim_end();
+    let half = text.len() / 2;
+    std::fs::write(&file, &text[..half]).unwrap();
+    let cmd = format!(
+        "{} --db {} --follow {}; echo EXIT=$?; sleep 60",
+        env!("CARGO_BIN_EXE_provscope"),
+        quoted(&db),
+        quoted(&file)
+    );
+    let tmux = Tmux::new("provscope-follow-json");
+    tmux.start("follow-json", &cmd);
+    tmux.wait_for("● following 1 file(s)");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    f.write_all(text[half..].as_bytes()).unwrap();
+    drop(f);
+    let s = tmux.wait_for("Claims · 1 of 10");
+    assert!(
+        s.contains("Turns (1)") && !s.contains("could not be read"),
+        "{s}"
+    );
+    tmux.quit();
+}
+
 /// `provscope record` (the attesting stdio proxy) writes a log while the explorer follows it in
 /// a real terminal: the official Python MCP SDK client calls the real
 /// `@modelcontextprotocol/server-everything` (npm, pinned) through `record`; the log does not
