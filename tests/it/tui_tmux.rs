@@ -751,7 +751,7 @@ fn follow_reads_a_json_document_saved_without_a_final_newline_in_a_real_terminal
         .append(true)
         .open(&file)
         .unwrap();
-    f.write_all(text[half..].as_bytes()).unwrap();
+    f.write_all(&text.as_bytes()[half..]).unwrap();
     drop(f);
     let s = tmux.wait_for("Claims · 1 of 10");
     assert!(
