@@ -82,18 +82,105 @@ lax_object! {
 lax_object! {
     /// A candidate's `groundingMetadata`.
     struct Grounding<'a> {
-        chunks: List<Raw<'a>> = "groundingChunks",
+        chunks: List<Chunk<'a>> = "groundingChunks",
         web_search_queries: Raw<'a> = "webSearchQueries",
         retrieval_queries: Raw<'a> = "retrievalQueries",
         supports: List<Support<'a>> = "groundingSupports",
     }
 }
 
-lax_object! {
-    /// One of `groundingChunks`.
-    struct Chunk<'a> {
-        web: Opt<Web<'a>> = "web",
-        retrieved: Opt<Retrieved<'a>> = "retrievedContext",
+/// One of `groundingChunks`, read once: its web or retrieved-context fields, or, for a chunk
+/// with neither, the whole value (kept as a content block as it is).
+#[derive(Default)]
+struct Chunk<'a> {
+    web: Opt<Web<'a>>,
+    retrieved: Opt<Retrieved<'a>>,
+    /// The chunk as a `Value` when it has neither `web` nor `retrievedContext` (`Null` when
+    /// one of its values is not one `Value` can hold).
+    other: Option<Value>,
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Chunk<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Chunk<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Chunk<'a>, A::Error> {
+                let mut c = Chunk::default();
+                // Other keys, as `serde_json` would read the object into a `Value` (the last of
+                // duplicate keys wins, in the place of the first).
+                let mut rest = serde_json::Map::new();
+                let mut bad = false;
+                while let Some(lax::Key(k)) = m.next_key::<lax::Key<'de>>()? {
+                    match &*k {
+                        "web" => c.web = m.next_value()?,
+                        "retrievedContext" => c.retrieved = m.next_value()?,
+                        _ => {
+                            let raw: &'de serde_json::value::RawValue = m.next_value()?;
+                            match serde_json::from_str::<Value>(raw.get()) {
+                                Ok(v) => {
+                                    rest.insert(k.into_owned(), v);
+                                }
+                                Err(_) => bad = true,
+                            }
+                        }
+                    }
+                }
+                if c.web.0.is_none() && c.retrieved.0.is_none() {
+                    c.other = Some(if bad {
+                        Value::Null
+                    } else {
+                        Value::Object(rest)
+                    });
+                }
+                Ok(c)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Chunk<'a>, A::Error> {
+                let v = <Value as serde::Deserialize>::deserialize(
+                    serde::de::value::SeqAccessDeserializer::new(seq),
+                )?;
+                Ok(Chunk::of(v))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::from(n)))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::from(n)))
+            }
+            fn visit_str<E>(self, t: &str) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::String(t.to_owned())))
+            }
+            fn visit_string<E>(self, t: String) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::String(t)))
+            }
+            fn visit_unit<E>(self) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Chunk<'a>, E> {
+                Ok(Chunk::of(Value::Null))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl Chunk<'_> {
+    /// A chunk that is not an object.
+    fn of(v: Value) -> Self {
+        Chunk {
+            other: Some(v),
+            ..Chunk::default()
+        }
     }
 }
 
@@ -448,17 +535,10 @@ impl Conv {
         call: Option<String>,
         at: Option<Timestamp>,
     ) {
-        let raw_chunks = g.chunks.items();
-        if raw_chunks.is_empty() {
+        let chunks = g.chunks.items();
+        if chunks.is_empty() {
             return;
         }
-        let chunks: Vec<Chunk> = raw_chunks
-            .iter()
-            .map(|r| {
-                r.0.and_then(|r| serde_json::from_str(r.get()).ok())
-                    .unwrap_or_default()
-            })
-            .collect();
         let queries = g
             .web_search_queries
             .0
@@ -485,8 +565,7 @@ impl Conv {
         };
         let content = chunks
             .iter()
-            .zip(raw_chunks)
-            .map(|(c, raw)| {
+            .map(|c| {
                 if let Some(w) = &c.web.0 {
                     link_block(w.uri.get().unwrap_or(""), w.title.get())
                 } else if let Some(r) = &c.retrieved.0 {
@@ -498,7 +577,7 @@ impl Conv {
                     }
                     b
                 } else {
-                    util::block(&raw.value().unwrap_or(Value::Null))
+                    util::block(c.other.as_ref().unwrap_or(&Value::Null))
                 }
             })
             .collect();
