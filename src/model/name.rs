@@ -155,6 +155,19 @@ impl Names {
         }
     }
 
+    /// The shared copy of `text`, made on first use: a builder that makes its names through
+    /// this allocates each distinct text once, instead of a copy per record interned later.
+    pub fn get(&mut self, text: &str) -> Name {
+        match self.0.get(text) {
+            Some(a) => Name(a.clone()),
+            None => {
+                let a: Arc<str> = Arc::from(text);
+                self.0.insert(a.clone());
+                Name(a)
+            }
+        }
+    }
+
     /// [`Names::intern`] for an optional name.
     pub fn intern_opt(&mut self, n: &mut Option<Name>) {
         if let Some(n) = n {
@@ -285,5 +298,11 @@ mod tests {
         assert!(serde_json::from_str::<Name>("7").is_err());
         let set: std::collections::HashSet<Name> = [a].into_iter().collect();
         assert!(set.contains("call_1"));
+        // A name made by `get` is the shared copy, whether it came first or not.
+        let d = names.get("call_1");
+        assert!(Arc::ptr_eq(&d.0, &b.0));
+        let (e, f) = (names.get("tools/call"), names.get("tools/call"));
+        assert!(Arc::ptr_eq(&e.0, &f.0));
+        assert_eq!(names.len(), 2);
     }
 }

@@ -420,6 +420,9 @@ impl Builder {
             }
         };
         let s = &mut self.session;
+        // Every name of the records made here is made through one table, so each distinct
+        // text is allocated once (not once per record and then interned).
+        let mut names = crate::model::Names::default();
         // Each list sized exactly: a first `push` reserves four records, and doubling leaves up
         // to half unused (a response of three calls would hold room for four).
         s.turns.reserve_exact(self.turns.len());
@@ -467,8 +470,8 @@ impl Builder {
         // Calls and their request.
         let mut prev = None;
         let mut no_args = 0usize;
-        let mut call_time: HashMap<String, (Timestamp, Name, Name, Name)> = HashMap::default();
-        let mut request_ids: HashMap<String, RpcId> = HashMap::default();
+        // Per call id: when it was issued, its server, tool and arguments hash, its request id.
+        let mut call_time: HashMap<Name, (Timestamp, Name, Name, Name, RpcId)> = HashMap::default();
         for PendingCall { call: c, turn } in self.calls.drain(..) {
             let issued_at = time(c.at, &mut prev);
             let hash = match &c.arguments {
@@ -478,14 +481,25 @@ impl Builder {
                     String::new()
                 }
             };
-            let (server, tool): (Name, Name) = (c.server.into(), c.tool.into());
+            let (server, tool) = (names.get(&c.server), names.get(&c.tool));
+            // Call ids are unique in a session: the records that repeat one share this copy
+            // through `call_time` (no table lookup).
+            let id = Name::from(c.id);
+            let rpc_id = match c.rpc_id {
+                Some(RpcId::Str(n)) => RpcId::Str(names.get(&n)),
+                Some(RpcId::Num(n)) => RpcId::Num(names.get(&n)),
+                None => RpcId::Str(id.clone()),
+            };
             call_time.insert(
-                c.id.clone(),
-                (issued_at, server.clone(), tool.clone(), hash.into()),
+                id.clone(),
+                (
+                    issued_at,
+                    server.clone(),
+                    tool.clone(),
+                    names.get(&hash),
+                    rpc_id.clone(),
+                ),
             );
-            let id: Name = c.id.as_str().into();
-            let rpc_id = c.rpc_id.unwrap_or_else(|| RpcId::Str(id.clone()));
-            request_ids.insert(c.id, rpc_id.clone());
             s.calls.push(Call {
                 id,
                 turn,
@@ -493,9 +507,9 @@ impl Builder {
                 issued_at,
                 fanout: None,
                 request: CallRequest {
-                    jsonrpc: Some("2.0".into()),
+                    jsonrpc: Some(names.get("2.0")),
                     id: rpc_id,
-                    method: "tools/call".into(),
+                    method: names.get("tools/call"),
                     params: CallParams {
                         name: tool,
                         arguments: c.arguments,
@@ -527,18 +541,29 @@ impl Builder {
         let mut fetched: HashMap<String, Timestamp> = HashMap::default();
         for PendingResult { result: r, turn } in self.results.drain(..) {
             let at = time(r.at, &mut prev);
-            let (server, tool, hash) = match call_time.get(&r.call_id) {
-                Some((_, server, tool, hash)) => (server.clone(), tool.clone(), hash.clone()),
-                None => Default::default(),
+            let call = call_time.get_key_value(r.call_id.as_str());
+            let (call_id, server, tool, hash) = match call {
+                Some((id, (_, server, tool, hash, _))) => {
+                    (id.clone(), server.clone(), tool.clone(), hash.clone())
+                }
+                None => {
+                    let none = names.get("");
+                    (names.get(&r.call_id), none.clone(), none.clone(), none)
+                }
             };
-            let request_id = request_ids.get(&r.call_id).cloned();
-            let id = r
-                .rpc_id
-                .or(request_id)
-                .unwrap_or_else(|| RpcId::Str(r.call_id.as_str().into()));
-            fetched.insert(r.call_id.clone(), at);
+            let id = match r.rpc_id {
+                Some(RpcId::Str(n)) => RpcId::Str(names.get(&n)),
+                Some(RpcId::Num(n)) => RpcId::Num(names.get(&n)),
+                None => call
+                    .map(|(_, c)| c.4.clone())
+                    .unwrap_or_else(|| RpcId::Str(call_id.clone())),
+            };
+            fetched.insert(r.call_id, at);
             let mut content = r.content;
             content.shrink_to_fit();
+            for b in &mut content {
+                names.intern(&mut b.kind);
+            }
             let result = match r.error {
                 Some(_) => None,
                 None => Some(CallToolResult {
@@ -552,7 +577,7 @@ impl Builder {
             s.results.push(ToolResult {
                 turn,
                 tag: IngestTag {
-                    call_id: r.call_id.into(),
+                    call_id,
                     server,
                     tool,
                     arguments_hash: hash,
@@ -562,7 +587,7 @@ impl Builder {
                     returned_at: at,
                 },
                 response: CallResponse {
-                    jsonrpc: Some("2.0".into()),
+                    jsonrpc: Some(names.get("2.0")),
                     id,
                     result,
                     error: r.error.map(Box::new),
@@ -583,24 +608,27 @@ impl Builder {
             let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
             for c in a.claims {
                 // A citation of a source not in the file keeps its id: a dangling origin.
-                let origin = c.call_id.as_ref().map(|id| match call_time.get(id) {
-                    Some((issued, server, tool, hash)) => Origin {
-                        tool_call_id: id.as_str().into(),
-                        server: server.clone(),
-                        tool: tool.clone(),
-                        arguments_hash: hash.clone(),
-                        fetched_at: fetched.get(id).copied().unwrap_or(*issued),
-                        ttl_seconds: None,
-                    },
-                    None => Origin {
-                        tool_call_id: id.as_str().into(),
-                        server: Name::default(),
-                        tool: Name::default(),
-                        arguments_hash: Name::default(),
-                        fetched_at: generated_at,
-                        ttl_seconds: None,
-                    },
-                });
+                let origin =
+                    c.call_id
+                        .as_ref()
+                        .map(|id| match call_time.get_key_value(id.as_str()) {
+                            Some((call_id, (issued, server, tool, hash, _))) => Origin {
+                                tool_call_id: call_id.clone(),
+                                server: server.clone(),
+                                tool: tool.clone(),
+                                arguments_hash: hash.clone(),
+                                fetched_at: fetched.get(id).copied().unwrap_or(*issued),
+                                ttl_seconds: None,
+                            },
+                            None => Origin {
+                                tool_call_id: names.get(id),
+                                server: names.get(""),
+                                tool: names.get(""),
+                                arguments_hash: names.get(""),
+                                fetched_at: generated_at,
+                                ttl_seconds: None,
+                            },
+                        });
                 let base = claim_id(&c.text);
                 let mut id = base.clone();
                 let mut n = 1;
@@ -610,12 +638,12 @@ impl Builder {
                 }
                 claims.push(Claim {
                     stamp: Stamp {
-                        claim_id: id.into(),
-                        claim_text: c.text.into(),
+                        claim_id: names.get(&id),
+                        claim_text: names.get(&c.text),
                         origin,
                         span: c.span,
                         render: Some(Render {
-                            marker: c.marker.map(Name::from),
+                            marker: c.marker.map(|m| names.get(&m)),
                             policy: None,
                         }),
                         provenance: Some(Provenance::Derived),
@@ -646,8 +674,14 @@ impl Builder {
         if let Some(i) = s.import.as_mut() {
             i.notes = std::mem::take(&mut self.notes);
         }
-        // One copy of each id and name the records repeat.
-        crate::model::Names::default().session(s);
+        // The records made above hold their names from `names`; what else a session may hold.
+        s.contexts
+            .iter_mut()
+            .for_each(|c| names.context(&mut c.results));
+        s.labels.iter_mut().for_each(|l| names.label(l));
+        s.envelopes
+            .iter_mut()
+            .for_each(|e| names.intern(&mut e.call_id));
         index(s);
         s.diagnostics.sort_by_key(|d| (d.line, d.column));
         self.session
@@ -693,7 +727,15 @@ pub fn claim_id(text: &str) -> String {
         let norm: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         Sha256::digest(norm.to_lowercase().as_bytes())
     };
-    format!("clm_{}", hex::encode(&h[..5]))
+    // `clm_` and ten hex digits, written into one buffer of that size.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = String::with_capacity(14);
+    id.push_str("clm_");
+    for b in &h[..5] {
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    id
 }
 
 /// Fills the session's lookups, as the native loader does.
