@@ -25,12 +25,28 @@ pub fn parse_prefix(line: &str) -> Option<(&str, &str, &str, &str)> {
         return None;
     }
     let rest = rest.strip_prefix('[')?;
-    let (server, rest) = rest.split_once("] [")?;
-    let (level, msg) = rest.split_once("] ")?;
-    if !level.chars().all(|c| c.is_ascii_alphabetic()) {
+    let (server, rest) = split_after_bracket(rest, b" [")?;
+    let (level, msg) = split_after_bracket(rest, b" ")?;
+    if !level.bytes().all(|c| c.is_ascii_alphabetic()) {
         return None;
     }
     Some((time, server, level, msg))
+}
+
+/// `s.split_once("]" + then)`, found from one `]` to the next (every line of a log goes
+/// through here; a string pattern builds a searcher per call).
+fn split_after_bracket<'a>(s: &'a str, then: &[u8]) -> Option<(&'a str, &'a str)> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b']', &b[from..]) {
+        let at = from + p;
+        if b[at + 1..].starts_with(then) {
+            // `]` and `then` are ASCII: both cuts are at character boundaries.
+            return Some((&s[..at], &s[at + 1 + then.len()..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 pub fn sniff(h: &Head) -> bool {
@@ -70,6 +86,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     let mut pending: HashMap<(u32, String), String> = HashMap::default();
     let mut noise = 0u64;
     let mut truncated = 0u64;
+    let mut named = false;
     let mut lines = match input.lines() {
         Ok(l) => l,
         Err(e) => {
@@ -120,8 +137,12 @@ pub fn import(input: &Input) -> Vec<Session> {
         } else {
             continue;
         };
-        b.session_id(&format!("claude-desktop:{server}"));
-        b.agent("claude-desktop");
+        if !named {
+            // The first message names the session (the builder keeps the first id given).
+            b.session_id(&format!("claude-desktop:{server}"));
+            b.agent("claude-desktop");
+            named = true;
+        }
         // The JSON-RPC message, then optionally ` { metadata: ... }`.
         let mut stream = serde_json::Deserializer::from_str(json).into_iter::<Message>();
         let m = match stream.next() {
@@ -252,5 +273,30 @@ mod tests {
         assert!(m.starts_with("Message from client"));
         assert!(parse_prefix("Getting forecast for: Bogor").is_none());
         assert!(parse_prefix("[07/20/25 19:42:07] INFO     Processing").is_none());
+    }
+
+    #[test]
+    fn brackets_split_as_split_once_does() {
+        let texts = [
+            "a] [b] c",
+            "a]] [b",
+            "a] b] [c",
+            "]",
+            "] [",
+            "a]",
+            "a] ",
+            "x]y] [z]  w",
+            "é] [ü] ö",
+            "",
+        ];
+        for t in texts {
+            assert_eq!(split_after_bracket(t, b" ["), t.split_once("] ["), "{t:?}");
+            assert_eq!(split_after_bracket(t, b" "), t.split_once("] "), "{t:?}");
+        }
+        let l = "2025-06-30T06:12:22.229Z [we]ather] [info] Message from client: {}";
+        assert_eq!(
+            parse_prefix(l).map(|p| (p.1, p.2)),
+            Some(("we]ather", "info"))
+        );
     }
 }
