@@ -18,8 +18,25 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-/// Every attribute the importer reads; spans keep only these.
-const KEYS: &[&str] = &[
+/// Declares the attributes the importer reads: [`known_key`] matches a key against them (a
+/// `match` on the text: every attribute of every span of a trace file is looked up).
+macro_rules! known_keys {
+    ($($k:literal),* $(,)?) => {
+        /// Every attribute the importer reads; spans keep only these.
+        #[cfg(test)]
+        const KEYS: &[&str] = &[$($k),*];
+
+        /// The static name of `key` when it is one the importer reads.
+        fn known_key(key: &str) -> Option<&'static str> {
+            match key {
+                $($k => Some($k),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+known_keys!(
     "gen_ai.operation.name",
     "gen_ai.tool.name",
     "gen_ai.tool.call.id",
@@ -49,7 +66,7 @@ const KEYS: &[&str] = &[
     "output.value",
     "tool.name",
     "openinference.span.kind",
-];
+);
 
 /// A span's attributes: the ones the importer reads, keyed by static names (a trace export
 /// holds many spans; their other attributes are dropped as they are read).
@@ -59,8 +76,7 @@ pub struct Attrs(Vec<(&'static str, Value)>);
 impl Attrs {
     /// The known name for `key` (trimmed: some emitters pad attribute keys), if it is read.
     pub fn known(key: &str) -> Option<&'static str> {
-        let k = key.trim();
-        KEYS.iter().copied().find(|x| *x == k)
+        known_key(key.trim())
     }
 
     /// Sets an attribute the importer reads; a second value for a key is ignored.
@@ -805,6 +821,21 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_attributes_are_matched_exactly_and_trimmed() {
+        for k in KEYS {
+            assert_eq!(Attrs::known(k), Some(*k));
+            assert_eq!(Attrs::known(&format!("  {k} ")), Some(*k));
+            // A key one byte longer or shorter, or differing in case, is not one.
+            assert_eq!(Attrs::known(&format!("{k}x")), None);
+            assert_eq!(Attrs::known(&k[..k.len() - 1]), None);
+            assert_eq!(Attrs::known(&k.to_ascii_uppercase()), None);
+        }
+        assert_eq!(KEYS.len(), 29);
+        assert_eq!(Attrs::known("gen_ai.usage.input_tokens"), None);
+        assert_eq!(Attrs::known(""), None);
+    }
 
     #[test]
     fn message_shapes() {
