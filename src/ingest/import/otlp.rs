@@ -14,7 +14,7 @@ use super::sniff::Head;
 use super::Input;
 use crate::ingest::lines::Line;
 use crate::model::{DiagLevel, Diagnostic, Session, Timestamp};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -483,15 +483,21 @@ enum Pass {
     Lines(usize),
     /// The first non-blank line is not an export request: the file may be one document.
     NotLines,
+    /// The line hook stopped the pass (the streamed reading found the file is not as its first
+    /// pass saw it).
+    Stopped,
 }
 
 /// Reads one export request per line. With `probe`, stops at a first line that is not one
-/// (nothing recorded for it) so the caller can try the file as one document.
+/// (nothing recorded for it) so the caller can try the file as one document. `after` sees the
+/// spans collected so far after each line read as a request; it stops the pass by returning
+/// false.
 fn read_lines(
     input: &Input,
     probe: bool,
     spans: &mut Vec<Box<SpanRec>>,
     diag: &mut impl FnMut(u64, u64, String, String),
+    after: &mut impl FnMut(u64, &mut Vec<Box<SpanRec>>) -> bool,
 ) -> Pass {
     let mut lines = match input.lines() {
         Ok(l) => l,
@@ -509,7 +515,12 @@ fn read_lines(
                     continue;
                 }
                 match read_request(bytes, line_no, spans, diag) {
-                    Ok(()) => read += 1,
+                    Ok(()) => {
+                        read += 1;
+                        if !after(line_no, spans) {
+                            return Pass::Stopped;
+                        }
+                    }
                     Err(_) if first && probe => return Pass::NotLines,
                     Err(e) => {
                         let msg = if !ended && e.is_eof() {
@@ -534,6 +545,20 @@ fn read_lines(
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
+    // A file of export requests, one per line, whose traces and conversations a first pass
+    // located: each conversation's session is built as soon as its last line is read, so only
+    // the spans of open conversations are kept. Anything the first pass did not foresee sends
+    // the file to the reading that keeps every span until the end (the same sessions).
+    if let Some(plan) = Plan::scan(input) {
+        if let Some(out) = import_streamed(input, plan) {
+            return out;
+        }
+    }
+    import_whole(input)
+}
+
+/// Reads every span of the file, then builds the sessions.
+fn import_whole(input: &Input) -> Vec<Session> {
     // Boxed: a Collector file holds hundreds of thousands, all kept until it is read.
     let mut spans: Vec<Box<SpanRec>> = Vec::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
@@ -552,7 +577,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         })
     };
     // One export request per line (the Collector's file exporter), or one document.
-    if let Pass::NotLines = read_lines(input, true, &mut spans, &mut diag) {
+    if let Pass::NotLines = read_lines(input, true, &mut spans, &mut diag, &mut |_, _| true) {
         let doc_error = match input.all() {
             Ok(all) => match read_request(&all, 0, &mut spans, &mut diag) {
                 Ok(()) => None,
@@ -566,9 +591,10 @@ pub fn import(input: &Input) -> Vec<Session> {
             let mut line_diags = Vec::new();
             let mut line_diag =
                 |l: u64, c: u64, p: String, m: String| line_diags.push((l, c, p, m));
-            let read = match read_lines(input, false, &mut spans, &mut line_diag) {
+            let read = match read_lines(input, false, &mut spans, &mut line_diag, &mut |_, _| true)
+            {
                 Pass::Lines(n) => n,
-                Pass::NotLines => 0,
+                Pass::NotLines | Pass::Stopped => 0,
             };
             if read > 0 {
                 for (l, c, p, m) in line_diags {
@@ -585,6 +611,258 @@ pub fn import(input: &Input) -> Vec<Session> {
         }
     }
     finish(input, spans, diags)
+}
+
+/// Where each trace id and conversation id of a file of export requests is last mentioned,
+/// found by a quick scan of the lines (no JSON parsing): `"traceId"` values, and the string
+/// value after each `gen_ai.conversation.id`. What it finds may be more than the spans hold
+/// (a mention inside another value only delays a session); the streamed reading checks that it
+/// is never less.
+struct Plan {
+    /// Trace or conversation id -> the last line that mentions it.
+    last: HashMap<String, u64>,
+    /// Ids in order of their last line (the streamed reading walks it as lines are read).
+    ends: Vec<(u64, String)>,
+}
+
+impl Plan {
+    fn scan(input: &Input) -> Option<Plan> {
+        let mut lines = input.lines().ok()?;
+        let trace = memchr::memmem::Finder::new(b"\"traceId\"");
+        let conv = memchr::memmem::Finder::new(b"gen_ai.conversation.id");
+        let value = memchr::memmem::Finder::new(b"\"stringValue\"");
+        let mut last: HashMap<String, u64> = HashMap::default();
+        fn note(last: &mut HashMap<String, u64>, id: Cow<'_, str>, line: u64) {
+            match last.get_mut(&*id) {
+                Some(l) => *l = line,
+                None => {
+                    last.insert(id.into_owned(), line);
+                }
+            }
+        }
+        loop {
+            match lines.next_line() {
+                Ok(Some(Line::Text { line_no, bytes, .. })) => {
+                    for at in trace.find_iter(bytes) {
+                        if let Some(id) = string_value_at(bytes, at + b"\"traceId\"".len()) {
+                            note(&mut last, id, line_no);
+                        }
+                    }
+                    for at in conv.find_iter(bytes) {
+                        let from = at + b"gen_ai.conversation.id".len();
+                        let Some(v) = value.find(&bytes[from..]) else {
+                            continue;
+                        };
+                        let after = from + v + b"\"stringValue\"".len();
+                        if let Some(id) = string_value_at(bytes, after) {
+                            note(&mut last, id, line_no);
+                        }
+                    }
+                }
+                Ok(Some(Line::TooLong { .. })) => {}
+                Ok(None) => break,
+                Err(_) => return None,
+            }
+        }
+        let mut ends: Vec<(u64, String)> = last.iter().map(|(k, &l)| (l, k.clone())).collect();
+        ends.sort_unstable();
+        Some(Plan { last, ends })
+    }
+
+    /// The last line that mentions `id` (0 when none does).
+    fn last(&self, id: &str) -> u64 {
+        self.last.get(id).copied().unwrap_or(0)
+    }
+}
+
+/// The JSON string that follows `at` after optional blanks, a colon and optional blanks (the
+/// value of the key that ends at `at`), decoded as `serde_json` decodes it.
+fn string_value_at(b: &[u8], at: usize) -> Option<Cow<'_, str>> {
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let mut i = at;
+    while b.get(i).is_some_and(blank) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while b.get(i).is_some_and(blank) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let start = i;
+    i += 1;
+    let mut escaped = false;
+    loop {
+        let p = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        i += p;
+        if b[i] == b'"' {
+            break;
+        }
+        escaped = true;
+        i += 2;
+    }
+    let quoted = b.get(start..=i)?;
+    if escaped {
+        serde_json::from_slice::<String>(quoted)
+            .ok()
+            .map(Cow::Owned)
+    } else {
+        std::str::from_utf8(&quoted[1..quoted.len() - 1])
+            .ok()
+            .map(Cow::Borrowed)
+    }
+}
+
+/// One conversation while the file is streamed.
+struct Group {
+    key: String,
+    /// Its spans with their place in the file.
+    spans: Vec<(u64, Box<SpanRec>)>,
+    /// The first place in the file of one of its spans (sessions come in this order).
+    first: u64,
+    /// Its traces that later lines still mention.
+    open: usize,
+    /// Built (no later line can add to it).
+    built: Option<Session>,
+}
+
+/// What the streamed reading keeps: the plan, the conversations, and the spans of traces whose
+/// conversation is not known yet.
+struct Stream<'p> {
+    plan: &'p Plan,
+    /// Next index into `plan.ends`.
+    next_end: usize,
+    seq: u64,
+    groups: Vec<Group>,
+    group_of: HashMap<String, usize>,
+    /// Trace -> its group, once known (its first span with a conversation id, or its last line).
+    trace_group: HashMap<String, usize>,
+    /// Spans of traces whose group is not known yet.
+    pending: HashMap<String, Vec<(u64, Box<SpanRec>)>>,
+    /// Traces in a group that later lines still mention.
+    opened: HashSet<String>,
+}
+
+impl Stream<'_> {
+    fn group(&mut self, key: &str, first: u64) -> usize {
+        match self.group_of.get(key) {
+            Some(&g) => {
+                let gr = &mut self.groups[g];
+                gr.first = gr.first.min(first);
+                g
+            }
+            None => {
+                self.group_of.insert(key.to_owned(), self.groups.len());
+                self.groups.push(Group {
+                    key: key.to_owned(),
+                    spans: Vec::new(),
+                    first,
+                    open: 0,
+                    built: None,
+                });
+                self.groups.len() - 1
+            }
+        }
+    }
+
+    /// Puts trace `trace` (seen on line `line`) in the group `key`, with its waiting spans.
+    /// False when that group was already built (the plan missed something).
+    fn join(&mut self, trace: &str, key: &str, line: u64) -> bool {
+        let waiting = self.pending.remove(trace).unwrap_or_default();
+        let first = waiting.first().map_or(u64::MAX, |(q, _)| *q);
+        let g = self.group(key, first);
+        if self.groups[g].built.is_some() {
+            return false;
+        }
+        self.groups[g].spans.extend(waiting);
+        if self.plan.last(trace) > line {
+            self.groups[g].open += 1;
+            self.opened.insert(trace.to_owned());
+        }
+        self.trace_group.insert(trace.to_owned(), g);
+        true
+    }
+
+    /// Takes the spans of line `line`; false when the file is not as the plan saw it.
+    fn line(&mut self, input: &Input, line: u64, spans: &mut Vec<Box<SpanRec>>) -> bool {
+        for sp in spans.drain(..) {
+            let seq = self.seq;
+            self.seq += 1;
+            if self.plan.last(&sp.trace_id) < line {
+                return false;
+            }
+            let conv = sp
+                .attrs
+                .get("gen_ai.conversation.id")
+                .and_then(Value::as_str);
+            if let Some(c) = conv {
+                if self.plan.last(c) < line {
+                    return false;
+                }
+            }
+            let g = match self.trace_group.get(&sp.trace_id) {
+                Some(&g) => g,
+                None => match conv {
+                    Some(c) => {
+                        let (trace, c) = (sp.trace_id.clone(), c.to_owned());
+                        if !self.join(&trace, &c, line) {
+                            return false;
+                        }
+                        self.trace_group[&trace]
+                    }
+                    None => {
+                        self.pending
+                            .entry(sp.trace_id.clone())
+                            .or_default()
+                            .push((seq, sp));
+                        continue;
+                    }
+                },
+            };
+            let gr = &mut self.groups[g];
+            if gr.built.is_some() {
+                return false;
+            }
+            gr.first = gr.first.min(seq);
+            gr.spans.push((seq, sp));
+        }
+        // Ids last mentioned by now: their traces are complete, and so may be their groups.
+        let plan = self.plan;
+        let mut check = Vec::new();
+        while let Some((l, id)) = plan.ends.get(self.next_end) {
+            if *l > line {
+                break;
+            }
+            self.next_end += 1;
+            if self.opened.remove(id.as_str()) {
+                let g = self.trace_group[id.as_str()];
+                self.groups[g].open -= 1;
+                check.push(g);
+            } else if self.pending.contains_key(id.as_str()) {
+                // A trace without a conversation id: a session of its own.
+                if !self.join(id, id, line) {
+                    return false;
+                }
+                check.push(self.trace_group[id.as_str()]);
+            }
+            if let Some(&g) = self.group_of.get(id.as_str()) {
+                check.push(g);
+            }
+        }
+        for g in check {
+            let gr = &mut self.groups[g];
+            if gr.built.is_none() && gr.open == 0 && self.plan.last(&gr.key) <= line {
+                let spans = std::mem::take(&mut gr.spans);
+                let name = format!("{}#{}", input.name, short(&gr.key));
+                gr.built = Some(build_group(input, name, &gr.key, spans));
+            }
+        }
+        true
+    }
 }
 
 fn finish(input: &Input, spans: Vec<Box<SpanRec>>, diags: Vec<Diagnostic>) -> Vec<Session> {
@@ -618,29 +896,24 @@ fn finish(input: &Input, spans: Vec<Box<SpanRec>>, diags: Vec<Diagnostic>) -> Ve
     let n = groups.len();
     let mut out = Vec::new();
     for (key, group) in groups {
-        let mut group: Vec<SpanRec> = group.into_iter().map(|sp| *sp).collect();
         let name = if n == 1 {
             input.name.clone()
         } else {
             format!("{}#{}", input.name, short(&key))
         };
-        let mut b = Builder::new(NAME, name, input.source.clone());
-        b.session_id(&key);
-        b.agent(
-            group
-                .iter()
-                .find_map(|s| s.attrs.get("gen_ai.agent.name").and_then(Value::as_str))
-                .unwrap_or("otel"),
-        );
-        if let Some(m) = group
-            .iter()
-            .find_map(|s| s.attrs.get("gen_ai.request.model").and_then(Value::as_str))
-        {
-            b.model(m);
-        }
-        genai::build(&mut b, &mut group);
-        out.push(b.finish());
+        out.push(build_group(
+            input,
+            name,
+            &key,
+            group.into_iter().enumerate().map(|(i, sp)| (i as u64, sp)),
+        ));
     }
+    finish_sessions(input, out, diags)
+}
+
+/// The sessions of a file: a note when it has none, and the file's own diagnostics on the
+/// first.
+fn finish_sessions(input: &Input, mut out: Vec<Session>, diags: Vec<Diagnostic>) -> Vec<Session> {
     if out.is_empty() {
         let mut b = Builder::new(NAME, input.name.clone(), input.source.clone());
         b.note("no spans in this trace export");
@@ -648,6 +921,121 @@ fn finish(input: &Input, spans: Vec<Box<SpanRec>>, diags: Vec<Diagnostic>) -> Ve
     }
     out[0].diagnostics.extend(diags);
     out
+}
+
+/// The session of one conversation, from its spans in file order.
+fn build_group(
+    input: &Input,
+    name: String,
+    key: &str,
+    spans: impl IntoIterator<Item = (u64, Box<SpanRec>)>,
+) -> Session {
+    let mut spans: Vec<(u64, Box<SpanRec>)> = spans.into_iter().collect();
+    // Spans of a trace that waited for its conversation join it out of file order.
+    spans.sort_by_key(|(seq, _)| *seq);
+    let mut group: Vec<SpanRec> = spans.into_iter().map(|(_, sp)| *sp).collect();
+    let mut b = Builder::new(NAME, name, input.source.clone());
+    b.session_id(key);
+    b.agent(
+        group
+            .iter()
+            .find_map(|s| s.attrs.get("gen_ai.agent.name").and_then(Value::as_str))
+            .unwrap_or("otel"),
+    );
+    if let Some(m) = group
+        .iter()
+        .find_map(|s| s.attrs.get("gen_ai.request.model").and_then(Value::as_str))
+    {
+        b.model(m);
+    }
+    genai::build(&mut b, &mut group);
+    b.finish()
+}
+
+/// Reads a file of export requests as a stream (see [`import`]); `None` when it must be read
+/// whole: its first line is no export request, or a span was not where the plan saw it.
+fn import_streamed(input: &Input, plan: Plan) -> Option<Vec<Session>> {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut diag = |line: u64, column: u64, path: String, msg: String| {
+        diags.push(Diagnostic {
+            file: input.source.clone(),
+            line,
+            column,
+            path: if path.is_empty() {
+                path
+            } else {
+                super::build::json_path(&path).to_string()
+            },
+            level: DiagLevel::Error,
+            message: msg,
+        })
+    };
+    let mut st = Stream {
+        plan: &plan,
+        next_end: 0,
+        seq: 0,
+        groups: Vec::new(),
+        group_of: HashMap::default(),
+        trace_group: HashMap::default(),
+        pending: HashMap::default(),
+        opened: HashSet::default(),
+    };
+    let mut spans: Vec<Box<SpanRec>> = Vec::new();
+    match read_lines(input, true, &mut spans, &mut diag, &mut |line, spans| {
+        st.line(input, line, spans)
+    }) {
+        Pass::Lines(_) => {}
+        Pass::NotLines | Pass::Stopped => return None,
+    }
+    // Every line is read: what is still waiting is complete.
+    if !st.pending.is_empty() {
+        let mut waiting: Vec<(u64, String)> = st
+            .pending
+            .iter()
+            .map(|(t, v)| (v.first().map_or(0, |(q, _)| *q), t.clone()))
+            .collect();
+        waiting.sort_unstable();
+        for (_, t) in waiting {
+            if !st.join(&t, &t, u64::MAX) {
+                return None;
+            }
+        }
+    }
+    let n = st.groups.len();
+    let mut groups = st.groups;
+    groups.sort_by_key(|g| g.first);
+    let out = groups
+        .into_iter()
+        .map(|g| {
+            let name = if n == 1 {
+                input.name.clone()
+            } else {
+                format!("{}#{}", input.name, short(&g.key))
+            };
+            match g.built {
+                // Built while streaming under its name among several.
+                Some(mut s) => {
+                    if n == 1 {
+                        rename(&mut s, name, &g.key);
+                    }
+                    s
+                }
+                None => build_group(input, name, &g.key, g.spans),
+            }
+        })
+        .collect();
+    Some(finish_sessions(input, out, diags))
+}
+
+/// Gives a session built under a provisional name its final one (the session id is the name
+/// when the conversation's key is blank, as `Builder::session_id` decides).
+fn rename(s: &mut Session, name: String, key: &str) {
+    if let Some(h) = s.header.as_mut() {
+        if key.trim().is_empty() {
+            h.session_id = name.clone();
+        }
+    }
+    s.name = name;
 }
 
 fn short(id: &str) -> &str {
@@ -739,4 +1127,186 @@ fn span_rec(sp: OSpan, line: u64, path: impl Fn() -> String) -> Box<SpanRec> {
     rec.read_messages(true);
     rec.attrs.shrink_to_fit();
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::loader::LoadOptions;
+
+    fn input<'a>(bytes: &'a [u8], opts: &'a LoadOptions) -> Input<'a> {
+        Input {
+            name: "t".into(),
+            source: "t.jsonl".into(),
+            path: None,
+            bytes,
+            rest: None,
+            opts,
+        }
+    }
+
+    fn attr(k: &str, v: &str) -> String {
+        format!(
+            r#"{{"key":"{k}","value":{{"stringValue":{}}}}}"#,
+            serde_json::to_string(v).unwrap()
+        )
+    }
+
+    fn span(trace: &str, id: &str, parent: &str, t: u64, attrs: &[String]) -> String {
+        format!(
+            r#"{{"traceId":"{trace}","spanId":"{id}","parentSpanId":"{parent}","name":"s{id}","kind":3,"startTimeUnixNano":"{t}000","endTimeUnixNano":"{t}500","attributes":[{}]}}"#,
+            attrs.join(",")
+        )
+    }
+
+    fn line(spans: &[String]) -> String {
+        format!(
+            r#"{{"resourceSpans":[{{"resource":{{}},"scopeSpans":[{{"spans":[{}]}}]}}]}}"#,
+            spans.join(",")
+        )
+    }
+
+    /// A tool span and a chat span answering after it, in trace `trace`.
+    fn turn(trace: &str, conv: Option<&str>, t: u64) -> Vec<String> {
+        let mut root = vec![attr("gen_ai.operation.name", "invoke_agent")];
+        if let Some(c) = conv {
+            root.push(attr("gen_ai.conversation.id", c));
+        }
+        let out = format!(
+            r#"[{{"role":"assistant","parts":[{{"type":"text","content":"answer {t}"}}]}}]"#
+        );
+        let inp =
+            format!(r#"[{{"role":"user","parts":[{{"type":"text","content":"question {t}"}}]}}]"#);
+        vec![
+            span(trace, "r", "", t, &root),
+            span(
+                trace,
+                "c",
+                "r",
+                t + 1,
+                &[
+                    attr("gen_ai.operation.name", "execute_tool"),
+                    attr("gen_ai.tool.name", "get"),
+                    attr("gen_ai.tool.call.id", &format!("call_{trace}_{t}")),
+                    attr("gen_ai.tool.call.arguments", "{\"q\": 1}"),
+                    attr("gen_ai.tool.call.result", "sunny"),
+                ],
+            ),
+            span(
+                trace,
+                "a",
+                "r",
+                t + 2,
+                &[
+                    attr("gen_ai.operation.name", "chat"),
+                    attr("gen_ai.input.messages", &inp),
+                    attr("gen_ai.output.messages", &out),
+                ],
+            ),
+        ]
+    }
+
+    fn both(text: &str) -> (Option<String>, String) {
+        let opts = LoadOptions::default();
+        let inp = input(text.as_bytes(), &opts);
+        let streamed = Plan::scan(&inp)
+            .and_then(|p| import_streamed(&inp, p))
+            .map(|s| format!("{s:#?}"));
+        (streamed, format!("{:#?}", import_whole(&inp)))
+    }
+
+    #[test]
+    fn streamed_sessions_are_the_sessions_read_whole() {
+        let t = |tr: &str, c: Option<&str>, at: u64| turn(tr, c, at);
+        let cases: Vec<(&str, Vec<String>, bool)> = vec![
+            // Interleaved conversations, each trace on one line.
+            (
+                "interleaved",
+                vec![
+                    line(&t("t1", Some("A"), 10)),
+                    line(&t("t2", Some("B"), 20)),
+                    line(&t("t3", Some("A"), 30)),
+                    line(&t("t4", None, 40)),
+                    line(&t("t5", Some("B"), 50)),
+                ],
+                true,
+            ),
+            // A trace split over lines, its conversation id on its last line only; a trace
+            // without one that comes back later; a blank line and a broken line between.
+            (
+                "split",
+                vec![
+                    line(&t("t1", None, 10)[1..]),
+                    line(&t("t2", None, 20)),
+                    String::new(),
+                    "{not json".into(),
+                    line(&t("t1", Some("A"), 30)[..1]),
+                    line(&t("t3", Some("A"), 40)),
+                    line(&t("t2", None, 50)[..1]),
+                ],
+                true,
+            ),
+            // A conversation id that is also a trace id; a trace id mentioned inside another
+            // value (only delays a session).
+            (
+                "shared key",
+                vec![
+                    line(&t("t1", Some("t2"), 10)),
+                    line(&t("t2", None, 20)),
+                    // A span link names trace t1 on this line: t1's session waits for it.
+                    line(&[r#"{"traceId":"t9","spanId":"x","name":"n","links":[{"traceId":"t1","spanId":"r"}],"attributes":[]}"#.to_owned()]),
+                    line(&t("t3", Some("t2"), 30)),
+                ],
+                true,
+            ),
+            // One conversation: the file's name, not name#key.
+            (
+                "one",
+                vec![line(&t("t1", Some("A"), 10)), line(&t("t2", Some("A"), 20))],
+                true,
+            ),
+            // A blank trace id and a blank conversation id.
+            (
+                "blank",
+                vec![line(&t("", Some(" "), 10)), line(&t("t2", None, 20))],
+                true,
+            ),
+        ];
+        for (name, lines, streams) in cases {
+            let text = lines.join("\n") + "\n";
+            let (streamed, whole) = both(&text);
+            assert_eq!(streamed.is_some(), streams, "{name}");
+            if let Some(s) = streamed {
+                assert_eq!(s, whole, "{name}");
+            }
+        }
+        // The value before the key: the first pass does not see the conversation, so the file
+        // is read whole.
+        let odd = r#"{"value":{"stringValue":"A"},"key":"gen_ai.conversation.id"}"#;
+        let l1 = line(&[span("t1", "r", "", 1, &[odd.to_owned()])]);
+        let l2 = line(&t("t1", None, 10));
+        let text = format!("{l2}\n{l1}\n{l2}\n");
+        let (streamed, _) = both(&text);
+        assert!(streamed.is_none());
+        // And `import` gives the whole reading's sessions.
+        let opts = LoadOptions::default();
+        let inp = input(text.as_bytes(), &opts);
+        assert_eq!(
+            format!("{:#?}", import(&inp)),
+            format!("{:#?}", import_whole(&inp))
+        );
+    }
+
+    #[test]
+    fn ids_after_keys_are_read_as_json_strings() {
+        let v = |s: &str| string_value_at(s.as_bytes(), 0).map(|c| c.into_owned());
+        assert_eq!(v(r#" : "abc""#).as_deref(), Some("abc"));
+        assert_eq!(v(r#":"a\"b\u0063""#).as_deref(), Some("a\"bc"));
+        assert_eq!(v(r#":"a\\""#).as_deref(), Some("a\\"));
+        assert_eq!(v(r#": 12"#), None);
+        assert_eq!(v(r#""abc""#), None);
+        assert_eq!(v(r#":"cut"#), None);
+        assert_eq!(v(r#":"cut\"#), None);
+        assert_eq!(v(""), None);
+    }
 }
