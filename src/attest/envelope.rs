@@ -182,10 +182,10 @@ pub fn blind_spots(
     let mut dup = None;
     if let Some(r) = response {
         if let Some(res) = &r.result {
-            if let Some(sc) = &res.structured {
+            if let Some(sc) = res.structured() {
                 add("response.result.structuredContent", sc);
             }
-            extras("response.result", &res.extra, &mut dup, &mut |p, v| {
+            extras("response.result", res.extra(), &mut dup, &mut |p, v| {
                 add(p, v)
             });
             for (i, b) in res.content.iter().enumerate() {

@@ -167,18 +167,18 @@ fn write_part(part: Part, out: &mut Vec<u8>) -> Result<(), HashError> {
             write_object(m, out)?;
         }
         Part::Result(r) => {
-            let mut m = Vec::with_capacity(4 + r.extra.len());
+            let mut m = Vec::with_capacity(4 + r.extra().len());
             m.push(("content", Part::Blocks(&r.content)));
-            if let Some(v) = &r.structured {
+            if let Some(v) = r.structured() {
                 m.push(("structuredContent", Part::Raw(v)));
             }
             if let Some(v) = r.is_error {
                 m.push(("isError", Part::Bool(v)));
             }
-            if let Some(v) = &r.result_type {
+            if let Some(v) = r.result_type() {
                 m.push(("resultType", Part::Str(v)));
             }
-            extras(&mut m, &r.extra);
+            extras(&mut m, r.extra());
             write_object(m, out)?;
         }
         Part::Error(e) => {

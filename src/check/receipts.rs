@@ -112,7 +112,7 @@ pub(crate) fn check(ck: &Checker, rec: &EnvelopeRecord, call: &Call, pins: &Pinn
     let result = ck.s.result(&call.id);
     let mut candidates: Vec<Value> = Vec::new();
     if let Some(res) = result.and_then(|r| r.response.result.as_ref()) {
-        if let Some(sc) = parse_raw(res.structured.as_deref()) {
+        if let Some(sc) = parse_raw(res.structured()) {
             candidates.push(sc);
         }
         if let Ok(v) = serde_json::to_value(res) {

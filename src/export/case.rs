@@ -274,7 +274,10 @@ pub fn export_any(
             }
         })
         .collect();
-    let question = s.turn(v.turn).map(|t| t.user.clone()).unwrap_or_default();
+    let question = s
+        .turn(v.turn)
+        .map(|t| t.user.to_string())
+        .unwrap_or_default();
     let findings: Vec<&crate::check::Finding> = r.findings_for(v).collect();
     let mut case = Case {
         format: FORMAT.into(),

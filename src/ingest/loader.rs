@@ -887,9 +887,11 @@ impl Builder {
             );
             return;
         }
+        let mut user = t.user;
+        self.names.intern(&mut user);
         self.session.turns.push(Turn {
             index: t.turn,
-            user: t.user,
+            user,
             started_at: t.started_at,
             ended_at: t.ended_at,
             line: line_no,
@@ -962,10 +964,12 @@ impl Builder {
                 }
             }
         }
+        let mut answer_text = a.text;
+        self.names.intern(&mut answer_text);
         self.session.answers.push(Answer {
             turn: a.turn,
             generated_at: a.generated_at,
-            text: a.text,
+            text: answer_text,
             claims,
             line: line_no,
             json_path: None,

@@ -94,7 +94,7 @@ pub struct TurnEvent {
     /// Turn index, starting at 1, unique within the session.
     pub turn: u32,
     /// The user's message.
-    pub user: String,
+    pub user: Name,
     /// When the user message arrived.
     #[serde(default)]
     pub started_at: Option<Timestamp>,
@@ -305,7 +305,7 @@ pub struct AnswerEvent {
     /// When the answer was generated.
     pub generated_at: Timestamp,
     /// The answer text as shown to the user.
-    pub text: String,
+    pub text: Name,
     /// Claim stamps, raw.
     #[serde(default)]
     pub claims: Vec<Box<RawValue>>,

@@ -98,9 +98,10 @@ pub struct CallRequest {
 pub struct CallParams {
     /// The tool name.
     pub name: Name,
-    /// The tool arguments (any JSON; usually an object). Absent means `{}`.
+    /// The tool arguments (any JSON; usually an object). Absent means `{}`. Shared: the calls
+    /// of a loaded session that send the same arguments hold one copy of them ([`super::Names`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Box<RawValue>>,
+    pub arguments: Option<std::sync::Arc<RawValue>>,
     /// Request metadata (progress token and the like), kept as received.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Box<RawValue>>,
@@ -140,14 +141,44 @@ pub struct CallResponse {
 pub struct CallToolResult {
     /// Unstructured content blocks.
     pub content: Vec<ContentBlock>,
-    /// `structuredContent`, kept as raw JSON.
-    pub structured: Option<Box<RawValue>>,
     /// `isError`.
     pub is_error: Option<bool>,
+    /// `structuredContent`, `resultType` and unknown fields, when the result has any (boxed:
+    /// most results have none, and a session holds every result; 40 bytes instead of 96).
+    pub rare: Option<Box<ResultRare>>,
+}
+
+/// The fields of a [`CallToolResult`] most results lack.
+#[derive(Clone, Debug, Default)]
+pub struct ResultRare {
+    /// `structuredContent`, kept as raw JSON.
+    pub structured: Option<Box<RawValue>>,
     /// `resultType` (2026-07-28).
     pub result_type: Option<String>,
     /// Every other field, raw, in the order received.
     pub extra: Vec<(String, Box<RawValue>)>,
+}
+
+impl CallToolResult {
+    /// `structuredContent`, raw.
+    pub fn structured(&self) -> Option<&RawValue> {
+        self.rare.as_ref()?.structured.as_deref()
+    }
+
+    /// `resultType`.
+    pub fn result_type(&self) -> Option<&str> {
+        self.rare.as_ref()?.result_type.as_deref()
+    }
+
+    /// Every field other than the typed ones, raw, in the order received.
+    pub fn extra(&self) -> &[(String, Box<RawValue>)] {
+        self.rare.as_ref().map_or(&[], |r| &r.extra)
+    }
+
+    /// The rare fields, made present.
+    pub fn rare_mut(&mut self) -> &mut ResultRare {
+        self.rare.get_or_insert_with(Box::default)
+    }
 }
 
 /// One content block: `text`, `image`, `audio`, `resource_link` or `resource`, parsed losslessly.
@@ -155,8 +186,9 @@ pub struct CallToolResult {
 pub struct ContentBlock {
     /// The block type.
     pub kind: Name,
-    /// `text` of a text block.
-    pub text: Option<String>,
+    /// `text` of a text block (a [`Name`]: results that return the same text share one copy
+    /// of it in a loaded session, as a tool polled or served from a cache does).
+    pub text: Option<Name>,
     /// `resource` of an embedded resource block; its `text` is citable (boxed: most blocks are
     /// text blocks).
     pub resource: Option<Box<EmbeddedResource>>,
@@ -206,16 +238,16 @@ impl Serialize for CallToolResult {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("content", &self.content)?;
-        if let Some(v) = &self.structured {
+        if let Some(v) = self.structured() {
             m.serialize_entry("structuredContent", v)?;
         }
         if let Some(v) = &self.is_error {
             m.serialize_entry("isError", v)?;
         }
-        if let Some(v) = &self.result_type {
+        if let Some(v) = self.result_type() {
             m.serialize_entry("resultType", v)?;
         }
-        ser_extra(&mut m, &self.extra)?;
+        ser_extra(&mut m, self.extra())?;
         m.end()
     }
 }
@@ -278,19 +310,29 @@ impl<'de> Deserialize<'de> for CallToolResult {
                             r.content = super::session::exact(a.next_value()?);
                         }
                         "structuredContent" => {
-                            dup(r.structured.is_some(), "structuredContent")?;
-                            r.structured = Some(a.next_value()?);
+                            dup(r.structured().is_some(), "structuredContent")?;
+                            r.rare_mut().structured = Some(a.next_value()?);
                         }
                         "isError" => {
                             dup(r.is_error.is_some(), "isError")?;
                             r.is_error = a.next_value()?;
                         }
                         "resultType" => {
-                            dup(r.result_type.is_some(), "resultType")?;
-                            r.result_type = a.next_value()?;
+                            dup(r.result_type().is_some(), "resultType")?;
+                            let t: Option<String> = a.next_value()?;
+                            // `"resultType": null` is absent, as before the field was boxed.
+                            if t.is_some() {
+                                r.rare_mut().result_type = t;
+                            }
                         }
-                        _ => r.extra.push((k.into_owned(), a.next_value()?)),
+                        _ => {
+                            let v = a.next_value()?;
+                            r.rare_mut().extra.push((k.into_owned(), v));
+                        }
                     }
+                }
+                if let Some(rare) = &mut r.rare {
+                    rare.extra = super::session::exact(std::mem::take(&mut rare.extra));
                 }
                 Ok(r)
             }
@@ -383,6 +425,43 @@ mod tests {
         let back: serde_json::Value = serde_json::to_value(&r).unwrap();
         let orig: serde_json::Value = serde_json::from_str(src).unwrap();
         assert_eq!(back, orig);
+    }
+
+    #[test]
+    fn rare_result_fields_are_boxed_only_when_present() {
+        let plain: CallToolResult =
+            serde_json::from_str(r#"{"content":[{"type":"text","text":"a"}],"isError":false}"#)
+                .unwrap();
+        assert!(plain.rare.is_none());
+        assert!(plain.structured().is_none());
+        assert!(plain.extra().is_empty());
+        // `"resultType": null` reads as absent and is not written back, as before.
+        let n: CallToolResult =
+            serde_json::from_str(r#"{"content":[],"resultType":null}"#).unwrap();
+        assert!(n.rare.is_none());
+        assert_eq!(serde_json::to_string(&n).unwrap(), r#"{"content":[]}"#);
+        let rare: CallToolResult =
+            serde_json::from_str(r#"{"content":[],"resultType":"complete","_meta":{"x":1},"z":2}"#)
+                .unwrap();
+        assert_eq!(rare.result_type(), Some("complete"));
+        let keys: Vec<&str> = rare.extra().iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["_meta", "z"]);
+        assert_eq!(rare.rare.as_ref().unwrap().extra.capacity(), 2);
+        assert!(serde_json::from_str::<CallToolResult>(
+            r#"{"content":[],"structuredContent":1,"structuredContent":2}"#
+        )
+        .is_err());
+    }
+
+    /// A session holds one of each per result: a change of size is a change of the explorer's
+    /// memory per call (issue 18).
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn result_records_keep_their_size() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<CallToolResult>(), 40);
+        assert_eq!(size_of::<ContentBlock>(), 64);
+        assert_eq!(size_of::<CallResponse>(), 88);
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use event::{
     ServerInfo, SessionHeader, Span, SpanUnit, Stamp, FORMAT_VERSION,
 };
 pub use kind::{Kind, Severity, ALL_KINDS};
-pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, RpcId};
+pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, ResultRare, RpcId};
 pub use name::{Name, Names};
 pub(crate) use session::exact;
 pub use session::{

@@ -1,11 +1,12 @@
 //! Ids and names a session repeats, held once: call ids (a call, its request, its result's tag
 //! and response, the claims and contexts that cite it), server and tool names, claim ids,
-//! `jsonrpc` and `method`, block types, render policies.
+//! `jsonrpc` and `method`, block types, render policies, results' texts and calls' arguments.
 
 use super::event::{ContextEntry, Origin, Stamp};
 use super::mcp::{CallRequest, RpcId};
 use super::{Call, Label, Session, ToolResult};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 use std::borrow::Borrow;
 use std::fmt;
 use std::ops::Deref;
@@ -135,22 +136,48 @@ impl<'de> Deserialize<'de> for Name {
     }
 }
 
-/// One copy of each distinct text: a loader interns every [`Name`] of a session as it reads
-/// it, so the records that repeat a text share it. Dropped once the session is loaded.
+/// One copy of each distinct text: a loader interns every [`Name`] of a session (and every
+/// call's arguments) as it reads it, so the records that repeat a text share it. Dropped once
+/// the session is loaded.
 #[derive(Default)]
-pub struct Names(rustc_hash::FxHashSet<Arc<str>>);
+pub struct Names {
+    texts: rustc_hash::FxHashSet<Arc<str>>,
+    /// Arguments, hashed by their JSON text.
+    arguments: hashbrown::HashTable<Arc<RawValue>>,
+}
+
+fn hash_text(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
+}
 
 impl Names {
     /// Makes `n` the shared copy of its text (it becomes the shared copy if it is the first).
     pub fn intern(&mut self, n: &mut Name) {
-        match self.0.get(&*n.0) {
+        match self.texts.get(&*n.0) {
             Some(a) => {
                 if !Arc::ptr_eq(a, &n.0) {
                     n.0 = a.clone();
                 }
             }
             None => {
-                self.0.insert(n.0.clone());
+                self.texts.insert(n.0.clone());
+            }
+        }
+    }
+
+    /// Makes `a` the shared copy of arguments with its exact JSON text.
+    pub fn arguments(&mut self, a: &mut Arc<RawValue>) {
+        let h = hash_text(a.get());
+        match self.arguments.find(h, |x| x.get() == a.get()) {
+            Some(x) => {
+                if !Arc::ptr_eq(x, a) {
+                    *a = x.clone();
+                }
+            }
+            None => {
+                self.arguments
+                    .insert_unique(h, a.clone(), |x| hash_text(x.get()));
             }
         }
     }
@@ -158,11 +185,11 @@ impl Names {
     /// The shared copy of `text`, made on first use: a builder that makes its names through
     /// this allocates each distinct text once, instead of a copy per record interned later.
     pub fn get(&mut self, text: &str) -> Name {
-        match self.0.get(text) {
+        match self.texts.get(text) {
             Some(a) => Name(a.clone()),
             None => {
                 let a: Arc<str> = Arc::from(text);
-                self.0.insert(a.clone());
+                self.texts.insert(a.clone());
                 Name(a)
             }
         }
@@ -181,6 +208,9 @@ impl Names {
         self.rpc_id(&mut r.id);
         self.intern(&mut r.method);
         self.intern(&mut r.params.name);
+        if let Some(a) = &mut r.params.arguments {
+            self.arguments(a);
+        }
     }
 
     fn rpc_id(&mut self, id: &mut RpcId) {
@@ -198,7 +228,7 @@ impl Names {
     }
 
     /// Interns every name of a result: its tag, its response's `jsonrpc` and id, its blocks'
-    /// types.
+    /// types and texts.
     pub fn result(&mut self, r: &mut ToolResult) {
         let t = &mut r.tag;
         self.intern(&mut t.call_id);
@@ -214,6 +244,7 @@ impl Names {
             .flat_map(|x| x.content.iter_mut())
         {
             self.intern(&mut b.kind);
+            self.intern_opt(&mut b.text);
         }
     }
 
@@ -251,11 +282,45 @@ impl Names {
         self.intern_opt(&mut l.source);
     }
 
+    /// Interns the long texts of a session: results' texts, calls' arguments, users' messages,
+    /// answers and claims' texts. One `Names` used so across the sessions one loader holds
+    /// (the explorer's) makes the sessions that repeat a text share one copy of it; ids and
+    /// short names are left to each session's own interning (a set of every call id of every
+    /// session would cost more than it saves).
+    pub fn long_texts(&mut self, s: &mut Session) {
+        for t in &mut s.turns {
+            self.intern(&mut t.user);
+        }
+        for c in &mut s.calls {
+            if let Some(a) = &mut c.request.params.arguments {
+                self.arguments(a);
+            }
+        }
+        for r in &mut s.results {
+            for b in r
+                .response
+                .result
+                .iter_mut()
+                .flat_map(|x| x.content.iter_mut())
+            {
+                self.intern_opt(&mut b.text);
+            }
+        }
+        for a in &mut s.answers {
+            self.intern(&mut a.text);
+            for c in &mut a.claims {
+                self.intern(&mut c.stamp.claim_text);
+            }
+        }
+    }
+
     /// Interns every name of a session's records (for sessions built whole, by the importers).
     pub fn session(&mut self, s: &mut Session) {
+        s.turns.iter_mut().for_each(|t| self.intern(&mut t.user));
         s.calls.iter_mut().for_each(|c| self.call(c));
         s.results.iter_mut().for_each(|r| self.result(r));
         for a in &mut s.answers {
+            self.intern(&mut a.text);
             a.claims.iter_mut().for_each(|c| self.stamp(&mut c.stamp));
         }
         s.contexts
@@ -267,14 +332,14 @@ impl Names {
             .for_each(|e| self.intern(&mut e.call_id));
     }
 
-    /// Number of distinct texts.
+    /// Number of distinct texts (arguments not counted).
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.texts.len()
     }
 
     /// Whether no text was interned.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.texts.is_empty()
     }
 }
 
@@ -304,5 +369,50 @@ mod tests {
         let (e, f) = (names.get("tools/call"), names.get("tools/call"));
         assert!(Arc::ptr_eq(&e.0, &f.0));
         assert_eq!(names.len(), 2);
+    }
+
+    #[test]
+    fn equal_arguments_and_result_texts_share_one_copy() {
+        let log = concat!(
+            r#"{"event":"session","version":1,"session_id":"s","started_at":"2026-10-02T09:00:00Z"}"#,
+            "\n",
+            r#"{"event":"turn","turn":1,"user":"q"}"#,
+            "\n",
+            r#"{"event":"tool_call","turn":1,"server":"a","issued_at":"2026-10-02T09:00:01Z","request":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":1}}}}"#,
+            "\n",
+            r#"{"event":"tool_call","turn":1,"server":"a","issued_at":"2026-10-02T09:00:01Z","request":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"q":1}}}}"#,
+            "\n",
+            r#"{"event":"tool_call","turn":1,"server":"a","issued_at":"2026-10-02T09:00:01Z","request":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"q": 1}}}}"#,
+            "\n",
+            r#"{"event":"tool_result","turn":1,"tag":{"call_id":"1","server":"a","tool":"t","arguments_hash":"00","fetched_at":"2026-10-02T09:00:02Z","returned_at":"2026-10-02T09:00:02Z"},"response":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"€19 a seat"}]}}}"#,
+            "\n",
+            r#"{"event":"tool_result","turn":1,"tag":{"call_id":"2","server":"a","tool":"t","arguments_hash":"00","fetched_at":"2026-10-02T09:00:02Z","returned_at":"2026-10-02T09:00:02Z"},"response":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"\u20ac19 a seat"}]}}}"#,
+            "\n",
+        );
+        let s = crate::ingest::load_bytes("s", "s", log.as_bytes(), &Default::default());
+        let args: Vec<&Arc<RawValue>> = s
+            .calls
+            .iter()
+            .map(|c| c.request.params.arguments.as_ref().unwrap())
+            .collect();
+        assert_eq!(args.len(), 3);
+        assert!(Arc::ptr_eq(args[0], args[1]));
+        // Shared by their exact text only: what a hash or the source view shows is unchanged.
+        assert!(!Arc::ptr_eq(args[0], args[2]));
+        assert_eq!(args[2].get(), r#"{"q": 1}"#);
+        // Texts are shared by their value (the second was written with an escape).
+        let texts: Vec<&Name> = s
+            .results
+            .iter()
+            .map(|r| {
+                r.response.result.as_ref().unwrap().content[0]
+                    .text
+                    .as_ref()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(texts.len(), 2);
+        assert!(Arc::ptr_eq(&texts[0].0, &texts[1].0));
+        assert_eq!(texts[1].as_str(), "€19 a seat");
     }
 }

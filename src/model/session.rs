@@ -58,8 +58,8 @@ pub(crate) fn exact<T>(v: Vec<T>) -> Vec<T> {
 pub struct Turn {
     /// Turn index (1-based, unique).
     pub index: u32,
-    /// The user's message.
-    pub user: String,
+    /// The user's message (shared by the turns that ask the same).
+    pub user: Name,
     /// When it started.
     pub started_at: Option<Timestamp>,
     /// When it ended.
@@ -219,8 +219,8 @@ pub struct Answer {
     pub turn: u32,
     /// Generation time.
     pub generated_at: Timestamp,
-    /// Answer text.
-    pub text: String,
+    /// Answer text (shared by the answers that say the same).
+    pub text: Name,
     /// Its claims.
     pub claims: Vec<Claim>,
     /// Line in the log.
@@ -730,6 +730,18 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session holds one of each per call, result, turn or answer: a change of size is a
+    /// change of the explorer's memory per call (issue 18).
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn records_a_session_holds_keep_their_size() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<ToolResult>(), 240);
+        assert_eq!(size_of::<Call>(), 200);
+        assert_eq!(size_of::<Turn>(), 80);
+        assert_eq!(size_of::<Answer>(), 80);
+    }
 
     #[test]
     fn turn_groups_keep_log_order_within_each_turn() {

@@ -9,7 +9,7 @@ use super::keymap::Keymap;
 use super::order::SortedOrder;
 use super::theme::Theme;
 use crate::check::{ClaimVerdict, Finding, Quadrant, SessionReport, Severity};
-use crate::model::{DiagLevel, Session, Timestamp, Turn};
+use crate::model::{DiagLevel, Name, Session, Timestamp, Turn};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ fn with_implied_turns(mut s: Session) -> Session {
     s.turns
         .extend(implied.into_iter().map(|(index, line)| Turn {
             index,
-            user: String::new(),
+            user: Name::default(),
             started_at: None,
             ended_at: None,
             line,

@@ -404,14 +404,14 @@ fn copy_text(app: &mut App) -> Option<String> {
             let l = app.current()?;
             let t = l.session.turns.get(app.sel_turn)?;
             match app.focus {
-                Focus::Turns => Some(t.user.clone()),
+                Focus::Turns => Some(t.user.to_string()),
                 Focus::Calls => l
                     .session
                     .calls_in_turn(t.index)
                     .nth(app.sel_call)
                     .map(|c| c.id.to_string()),
                 Focus::Claims => app.current_claim().map(|c| c.claim_id.to_string()),
-                Focus::Answer => l.session.answer(t.index).map(|a| a.text.clone()),
+                Focus::Answer => l.session.answer(t.index).map(|a| a.text.to_string()),
             }
         }
         View::Claim | View::Review if app.source_focus => {

@@ -5,7 +5,7 @@
 //! (server, tool, arguments hash) and result (times), stamps' origins from the call they cite,
 //! missing times from the nearest recorded time, missing TTLs from the configuration.
 
-use crate::model::mcp::{CallParams, RpcError};
+use crate::model::mcp::{CallParams, ResultRare, RpcError};
 use crate::model::{
     Answer, Call, CallRequest, CallResponse, CallToolResult, CitationInfo, Claim, ContentBlock,
     DiagLevel, Diagnostic, ImportInfo, IngestTag, Name, Origin, Provenance, Render, RpcId,
@@ -460,7 +460,7 @@ impl Builder {
             }
             s.turns.push(Turn {
                 index,
-                user,
+                user: names.get(&user),
                 started_at,
                 ended_at: None,
                 line: loc.line,
@@ -512,7 +512,11 @@ impl Builder {
                     method: names.get("tools/call"),
                     params: CallParams {
                         name: tool,
-                        arguments: c.arguments,
+                        arguments: c.arguments.map(|a| {
+                            let mut a = Arc::from(a);
+                            names.arguments(&mut a);
+                            a
+                        }),
                         meta: None,
                     },
                 },
@@ -563,15 +567,19 @@ impl Builder {
             content.shrink_to_fit();
             for b in &mut content {
                 names.intern(&mut b.kind);
+                names.intern_opt(&mut b.text);
             }
             let result = match r.error {
                 Some(_) => None,
                 None => Some(CallToolResult {
                     content,
-                    structured: r.structured,
                     is_error: r.is_error.then_some(true),
-                    result_type: None,
-                    extra: Vec::new(),
+                    rare: r.structured.map(|structured| {
+                        Box::new(ResultRare {
+                            structured: Some(structured),
+                            ..ResultRare::default()
+                        })
+                    }),
                 }),
             };
             s.results.push(ToolResult {
@@ -658,7 +666,7 @@ impl Builder {
             s.answers.push(Answer {
                 turn,
                 generated_at,
-                text: a.text,
+                text: names.get(&a.text),
                 claims,
                 line: a.loc.line,
                 json_path: a.loc.path,
@@ -778,7 +786,7 @@ fn index(s: &mut Session) {
 pub fn text_block(text: String) -> ContentBlock {
     ContentBlock {
         kind: "text".into(),
-        text: Some(text),
+        text: Some(text.into()),
         ..ContentBlock::default()
     }
 }

@@ -225,7 +225,7 @@ pub fn import(input: &Input) -> Vec<Session> {
                 match serde_json::from_str::<CallToolResult>(res.get()) {
                     Ok(ctr) => {
                         r.content = ctr.content;
-                        r.structured = ctr.structured;
+                        r.structured = ctr.rare.and_then(|x| x.structured);
                         r.is_error = ctr.is_error == Some(true);
                     }
                     Err(e) => b.diag(

@@ -81,7 +81,7 @@ pub fn block(v: &Value) -> ContentBlock {
     for (k, x) in o {
         match (k.as_str(), x) {
             ("type", Value::String(_)) => {}
-            ("text", Value::String(t)) => b.text = Some(t.clone()),
+            ("text", Value::String(t)) => b.text = Some(t.as_str().into()),
             ("resource", Value::Object(_)) => match serde_json::from_value(x.clone()) {
                 Ok(r) => b.resource = Some(Box::new(r)),
                 Err(_) => b.extra.extend(raw(x).map(|r| (k.clone(), r))),

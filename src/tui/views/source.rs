@@ -121,7 +121,7 @@ pub fn lines_for(
             ];
             out.extend(wrap(styled_lines(&segs), w));
         }
-        if let Some(sc) = &r.structured {
+        if let Some(sc) = r.structured() {
             out.push(Line::styled("── structuredContent ", th.dimmed()));
             let pretty = serde_json::from_str::<serde_json::Value>(sc.get())
                 .ok()
