@@ -9,7 +9,7 @@ use super::app::Loaded;
 use crate::check::incremental::Memo;
 use crate::check::Config;
 use crate::ingest::{self, LoadOptions};
-use crate::model::{DiagLevel, Session};
+use crate::model::{DiagLevel, Names, Session};
 use crate::pipeline::Pipeline;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
@@ -175,6 +175,10 @@ pub fn spawn_steps(
         }
         let (job_tx, job_rx) = sync_channel::<Job>(1024);
         let job_rx = Arc::new(Mutex::new(job_rx));
+        // Texts that repeat across the sessions loaded here (a tool's result, the same
+        // question) are held once; the table goes when loading ends, the texts with the last
+        // session that holds them.
+        let shared = Arc::new(Mutex::new(Names::default()));
         let (out_tx, out_rx) = channel::<(Vec<Loaded>, Vec<String>)>();
         let mut workers = Vec::new();
         for _ in 0..threads.max(1) {
@@ -183,21 +187,23 @@ pub fn spawn_steps(
             let cfg = cfg.clone();
             let opts = opts.clone();
             let send = send.clone();
+            let shared = shared.clone();
             workers.push(std::thread::spawn(move || loop {
                 let job = match rx.lock() {
                     Ok(g) => g.recv(),
                     Err(_) => return,
                 };
                 let Ok(job) = job else { return };
-                match in_steps(&job, &steps, &opts, &cfg, &send) {
+                match in_steps(&job, &steps, &opts, &cfg, &send, &shared) {
                     Some(true) => continue,
                     Some(false) => return,
                     None => {}
                 }
                 // Opened and read once; a file found in a directory that is not a log is skipped.
-                let Some(sessions) = ingest::load_found(&job.path, &opts, !job.named) else {
+                let Some(mut sessions) = ingest::load_found(&job.path, &opts, !job.named) else {
                     continue;
                 };
+                share(&shared, &mut sessions);
                 let problems: Vec<String> = sessions.iter().flat_map(problems_of).collect();
                 let loaded: Vec<Loaded> = sessions.into_iter().map(|s| checked(s, &cfg)).collect();
                 if tx.send((loaded, problems)).is_err() {
@@ -358,6 +364,16 @@ pub fn follow(
     });
 }
 
+/// Makes the long texts of `sessions` the copies other sessions of this loader hold
+/// ([`Names::long_texts`]).
+fn share(shared: &Mutex<Names>, sessions: &mut [Session]) {
+    if let Ok(mut names) = shared.lock() {
+        for s in sessions {
+            names.long_texts(s);
+        }
+    }
+}
+
 /// Loads and checks a large native log in steps ([`Steps`]), sending each as
 /// [`LoadMsg::Step`]: `None` when the file is not one to open in steps (it is loaded as any
 /// file), else whether anyone still listens.
@@ -367,6 +383,7 @@ fn in_steps(
     opts: &LoadOptions,
     p: &Pipeline,
     send: &Arc<dyn Fn(LoadMsg) -> bool + Send + Sync>,
+    shared: &Mutex<Names>,
 ) -> Option<bool> {
     let size = std::fs::metadata(&job.path)
         .ok()
@@ -411,6 +428,8 @@ fn in_steps(
             }
             Err(_) => (ingest::load_native_file(&job.path, opts), true),
         };
+        let mut s = s;
+        share(shared, std::slice::from_mut(&mut s));
         let checked_bytes = match end {
             Some(e) if !last => e,
             _ => s.bytes,

@@ -131,6 +131,70 @@ fn a_long_log_arrives_in_growing_steps_and_ends_as_a_full_check() {
     assert!(r.findings.len() > 50, "the generated faults are found");
 }
 
+/// Sessions the explorer loads together hold one copy of the texts they repeat (a tool's
+/// result, the same question), and are checked as when each is loaded alone.
+#[test]
+fn sessions_loaded_together_share_the_texts_they_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = GenSpec {
+        turns: 30,
+        calls: 2,
+        seed: 42,
+        fault_rate: 0.25,
+        result_bytes: 600,
+        envelopes: false,
+        sub_agents: false,
+    };
+    for i in 0..2 {
+        let mut f = std::fs::File::create(dir.path().join(format!("s{i}.jsonl"))).unwrap();
+        write_session(&mut f, &spec, i).unwrap();
+    }
+    let whole = Steps {
+        min_file: u64::MAX,
+        first: 16 << 10,
+    };
+    let msgs = load_messages(vec![dir.path().to_path_buf()], whole);
+    let loaded: Vec<&Loaded> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            LoadMsg::Sessions(v) => Some(v.iter()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(loaded.len(), 2);
+    fn texts(l: &Loaded) -> Vec<&str> {
+        l.session
+            .results
+            .iter()
+            .filter_map(|r| r.block_text(0))
+            .collect()
+    }
+    let (a, b) = (texts(loaded[0]), texts(loaded[1]));
+    let mut shared = 0;
+    for x in &a {
+        if let Some(y) = b.iter().find(|y| *y == x) {
+            assert_eq!(x.as_ptr(), y.as_ptr(), "one copy of {x:?}");
+            shared += 1;
+        }
+    }
+    assert!(shared > 0, "the generated sessions repeat results");
+    let p = Pipeline::new(LoadOptions::default(), Config::default(), 1);
+    for l in loaded {
+        let alone = load_file(Path::new(&*l.session.source), &LoadOptions::default());
+        let own: Vec<&str> = alone
+            .results
+            .iter()
+            .filter_map(|r| r.block_text(0))
+            .collect();
+        assert_eq!(texts(l), own);
+        assert_eq!(
+            report_json(l),
+            serde_json::to_value(p.check(&alone)).unwrap()
+        );
+    }
+}
+
 #[test]
 fn small_logs_and_directories_load_whole() {
     let dir = tempfile::tempdir().unwrap();
