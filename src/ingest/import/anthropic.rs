@@ -470,7 +470,11 @@ impl Conv {
                 let Some(doc) = self.docs.get(&di) else {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("{kind} citation of document {di}, which is in the request, not in this file: the claim keeps a dangling origin"));
                     claim_out.call_id = Some(format!("document:{di}"));
-                    self.b.claim(claim_out, at, Loc::path(0, path));
+                    let loc = Loc {
+                        line: 0,
+                        path: claim_out.json_path.clone(),
+                    };
+                    self.b.claim(claim_out, at, loc);
                     return;
                 };
                 claim_out.call_id = Some(doc.call_id.clone());
@@ -561,7 +565,11 @@ impl Conv {
                 return;
             }
         }
-        self.b.claim(claim_out, at, Loc::path(0, path));
+        let loc = Loc {
+            line: 0,
+            path: claim_out.json_path.clone(),
+        };
+        self.b.claim(claim_out, at, loc);
     }
 
     fn bad(&mut self, path: &str, field: &str, what: &str) {

@@ -662,6 +662,8 @@ impl Conv {
                     ),
                 );
             }
+            // One JSON path for the support's claims and the answer they may start.
+            let jp = json_path(&spath);
             for ci in sup.chunk_indices.items() {
                 let Some(ci) = ci.0 else { continue };
                 let Some(chunk) = chunks.get(ci as usize) else {
@@ -699,10 +701,13 @@ impl Conv {
                             cited_text: None,
                         },
                         marker: None,
-                        json_path: Some(json_path(&spath)),
+                        json_path: Some(jp.clone()),
                     },
                     at,
-                    Loc::path(0, &spath),
+                    Loc {
+                        line: 0,
+                        path: Some(jp.clone()),
+                    },
                 );
             }
         }
