@@ -432,7 +432,13 @@ impl Conv {
                 if content.is_empty() {
                     self.b.note("web_search_call items carry their sources only when the request sets include: [\"web_search_call.action.sources\"]; url_citation annotations of other URLs are unsourced");
                 }
-                self.record(NewResult {
+                // Every block links to one of these URLs (what `record` would read back from
+                // each block's `uri`).
+                let urls = action.sources.items().iter().filter_map(|x| x.url.get());
+                for u in urls.chain(action.url.get()) {
+                    self.linked.insert(strip_utm(u).to_owned(), id.to_owned());
+                }
+                self.b.result(NewResult {
                     call_id: id.into(),
                     content,
                     at,
@@ -586,6 +592,7 @@ impl Conv {
                         format!("no recorded tool result carried {url}; the claim is unsourced"),
                     );
                 }
+                let jp = json_path(path);
                 self.b.claim(
                     NewClaim {
                         text: claim.trim().to_owned(),
@@ -597,10 +604,13 @@ impl Conv {
                             cited_text: None,
                         },
                         marker,
-                        json_path: Some(json_path(path)),
+                        json_path: Some(jp.clone()),
                     },
                     at,
-                    Loc::path(0, path),
+                    Loc {
+                        line: 0,
+                        path: Some(jp),
+                    },
                 );
             }
             "file_citation" => {
@@ -640,6 +650,7 @@ impl Conv {
                 if call_id.is_none() {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("no recorded file search result came from file {file_id}; the claim is unsourced"));
                 }
+                let jp = json_path(path);
                 self.b.claim(
                     NewClaim {
                         text: claim.trim().to_owned(),
@@ -651,10 +662,13 @@ impl Conv {
                             cited_text: None,
                         },
                         marker: None,
-                        json_path: Some(json_path(path)),
+                        json_path: Some(jp.clone()),
                     },
                     at,
-                    Loc::path(0, path),
+                    Loc {
+                        line: 0,
+                        path: Some(jp),
+                    },
                 );
             }
             other => self.b.diag(
