@@ -72,6 +72,10 @@ pub struct Tail {
     partial: Vec<u8>,
     /// Whether [`Tail::settled`] includes `partial`: it is whole JSON (see there).
     partial_whole: bool,
+    /// Whether the file's first line is whole JSON by itself (a line log), once it is complete.
+    first_line_whole: Option<bool>,
+    /// Whether what was read is the beginning of one JSON document (see [`Tail::unfinished`]).
+    unfinished: bool,
     /// Bytes of the file consumed.
     offset: u64,
     /// The file's identity when it was last looked at.
@@ -115,6 +119,8 @@ impl Tail {
             complete: Vec::new(),
             partial: Vec::new(),
             partial_whole: false,
+            first_line_whole: None,
+            unfinished: false,
             offset: 0,
             id: None,
         }
@@ -135,13 +141,24 @@ impl Tail {
         self.partial.len()
     }
 
+    /// Whether the file so far is the beginning of one JSON document being written (a
+    /// pretty-printed API response or trace export): its first line is not whole JSON, and all
+    /// of it is the start of one JSON value that has not ended. Nothing of it is settled until
+    /// the document is whole, so its first lines are never checked as a damaged log.
+    pub fn unfinished(&self) -> bool {
+        self.unfinished
+    }
+
     /// What a check of the file reads: its complete lines, plus the bytes after the last newline
     /// when they already make whole JSON. That is a finished line whose newline is not written
     /// yet, or (with the lines before it) one JSON document saved without a final newline, such
     /// as an API response or a trace export, which would otherwise never be read whole. A line
-    /// being written is not whole JSON, so it still waits for its newline.
+    /// being written is not whole JSON, so it still waits for its newline; a document being
+    /// written ([`Tail::unfinished`]) waits whole: nothing of it is settled.
     pub fn settled(&self) -> std::borrow::Cow<'_, [u8]> {
-        if self.partial_whole {
+        if self.unfinished {
+            std::borrow::Cow::Borrowed(&[])
+        } else if self.partial_whole {
             let mut all = Vec::with_capacity(self.complete.len() + self.partial.len());
             all.extend_from_slice(&self.complete);
             all.extend_from_slice(&self.partial);
@@ -169,6 +186,8 @@ impl Tail {
             self.complete.clear();
             self.partial.clear();
             self.partial_whole = false;
+            self.first_line_whole = None;
+            self.unfinished = false;
             self.offset = 0;
         }
         self.id = id;
@@ -195,18 +214,45 @@ impl Tail {
             && (whole_json(self.partial.as_slice())
                 || whole_json(self.complete.as_slice().chain(self.partial.as_slice())));
         change.appended |= self.partial_whole || was_whole;
+        if self.first_line_whole.is_none() {
+            if let Some(end) = memchr::memchr(b'\n', &self.complete) {
+                self.first_line_whole = Some(whole_json(&self.complete[..end]));
+            }
+        }
+        // A line log (its first line whole by itself) is never a document being written, so
+        // only a file whose first line is not whole is read again here.
+        self.unfinished = !self.partial_whole
+            && self.first_line_whole == Some(false)
+            && unfinished_json(self.complete.as_slice().chain(self.partial.as_slice()));
+        if self.unfinished {
+            // Nothing settled changed: the document waits until it is whole.
+            change.appended = false;
+        }
         change
     }
+}
+
+/// Whether `bytes` are the start of one JSON object or array that has not ended yet: they parse
+/// as JSON up to their end, where more was expected.
+fn unfinished_json(bytes: impl Read) -> bool {
+    parse_one(bytes)
+        .is_some_and(|r| r.is_err_and(|e| e.classify() == serde_json::error::Category::Eof))
 }
 
 /// Whether `bytes` hold exactly one JSON value (and whitespace). Only objects and arrays count:
 /// a number or a word may be the start of a longer line. A run of JSON Lines fails at its second
 /// line, so this reads little of a line log.
 fn whole_json(bytes: impl Read) -> bool {
+    parse_one(bytes).is_some_and(|r| r.is_ok())
+}
+
+/// `bytes` parsed as one JSON value (and whitespace), when they start with an object or an
+/// array (None otherwise); the parse stops at the first error.
+fn parse_one(bytes: impl Read) -> Option<serde_json::Result<serde::de::IgnoredAny>> {
     let mut r = std::io::BufReader::new(bytes);
     let first = loop {
         match r.fill_buf() {
-            Ok([]) | Err(_) => return false,
+            Ok([]) | Err(_) => return None,
             Ok(b) => match b.iter().position(|c| !c.is_ascii_whitespace()) {
                 Some(i) => break b[i],
                 None => {
@@ -216,7 +262,7 @@ fn whole_json(bytes: impl Read) -> bool {
             },
         }
     };
-    matches!(first, b'{' | b'[') && serde_json::from_reader::<_, serde::de::IgnoredAny>(r).is_ok()
+    matches!(first, b'{' | b'[').then(|| serde_json::from_reader(r))
 }
 
 /// What wakes a [`Follow`] besides the files: sent through [`Follow::waker`].
@@ -607,20 +653,24 @@ mod tests {
         let p = dir.path().join("response.json");
         let mut t = Tail::new(p.clone());
         append(&p, "{\n  \"id\": \"resp_1\",\n  \"output\": [");
-        assert!(t.poll().appended, "two complete lines");
-        assert_eq!(
-            &*t.settled(),
-            b"{\n  \"id\": \"resp_1\",\n",
-            "half a document waits"
+        assert!(
+            !t.poll().appended,
+            "two complete lines, but of a document being written"
         );
-        append(&p, "]\n}");
+        assert!(t.unfinished());
+        assert_eq!(&*t.settled(), b"", "half a document waits whole");
+        append(&p, "\n    {\"type\": \"message\"}\n");
+        assert!(!t.poll().appended, "more of it, still unfinished");
+        assert_eq!(&*t.settled(), b"");
+        append(&p, "  ]\n}");
         assert!(
             t.poll().appended,
             "the document is whole without its newline"
         );
+        assert!(!t.unfinished());
         assert_eq!(
             &*t.settled(),
-            b"{\n  \"id\": \"resp_1\",\n  \"output\": []\n}"
+            b"{\n  \"id\": \"resp_1\",\n  \"output\": [\n    {\"type\": \"message\"}\n  ]\n}"
         );
         assert_eq!(
             t.partial_len(),
@@ -649,6 +699,21 @@ mod tests {
         append(&q, ":3}\n12");
         t.poll();
         assert_eq!(&*t.settled(), t.complete());
+        assert!(
+            !t.unfinished(),
+            "a line log is never a document being written"
+        );
+        // A damaged first line is not a document being written once the next line does not
+        // continue it: it is checked (and reported) as the log it is.
+        let r = dir.path().join("damaged.jsonl");
+        let mut d = Tail::new(r.clone());
+        append(&r, "{\"a\":\n");
+        assert!(!d.poll().appended);
+        assert!(d.unfinished(), "so far it could be a document");
+        append(&r, "{\"b\":1}\n{\"c\":2}\n");
+        assert!(d.poll().appended);
+        assert!(!d.unfinished());
+        assert_eq!(&*d.settled(), b"{\"a\":\n{\"b\":1}\n{\"c\":2}\n");
         // Whitespace only, and a truncation, drop what was whole.
         std::fs::write(&q, "{}").unwrap();
         let c = t.poll();

@@ -331,6 +331,19 @@ pub fn follow(
                 return;
             }
         }
+        // A JSON document still being written was loaded as the half it was: it is dropped
+        // until it is whole (then it changes, and is reloaded), rather than shown as damaged.
+        for t in follow.tails.iter().filter(|t| t.unfinished()) {
+            let source = t.path().display().to_string();
+            let note = format!("{source}: a JSON document being written; read once it is whole");
+            if !send(LoadMsg::Reloaded {
+                source,
+                sessions: Vec::new(),
+                note: Some(note),
+            }) {
+                return;
+            }
+        }
         let mut files = follow.tails.len();
         loop {
             let changes = follow.changes(Duration::from_secs(3600));

@@ -484,6 +484,12 @@ fn reloaded(
             .file_name()
             .map_or_else(|| source.to_owned(), |n| n.to_string_lossy().into_owned()),
     );
+    // The input problems of the file's last reading are superseded by this one (its own
+    // damaged lines are the sessions' diagnostics, shown in the session view).
+    app.problems.retain(|p| {
+        !p.strip_prefix(source)
+            .is_some_and(|rest| rest.starts_with(':'))
+    });
     let cur = app.cur;
     let on_last_turn = app
         .current()

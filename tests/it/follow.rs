@@ -233,3 +233,70 @@ fn follow_reads_a_json_document_without_a_final_newline() {
     drop(kill);
     let _ = child.wait();
 }
+
+/// `verify --follow` while a pretty-printed JSON document is being written: its first lines are
+/// not checked as a damaged log (no `malformed` diagnostic, no finding) until it is whole, and
+/// then it is read whole.
+#[test]
+fn follow_waits_for_a_json_document_being_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+    // Cut after a complete line in the middle: what a slow writer leaves between two writes.
+    let cut = doc[..doc.len() / 2].rfind('\n').unwrap() + 1;
+    let path = dir.path().join("response.json");
+    std::fs::write(&path, &doc[..cut]).unwrap();
+    let (mut child, rx, kill) = spawn_follow(&[&path]);
+    until(&rx, "following 1 file");
+    let early = quiet(&rx, Duration::from_millis(1500));
+    assert!(
+        early
+            .iter()
+            .all(|l| !l.contains("malformed") && !l.contains("error")),
+        "half a document was checked: {early:?}"
+    );
+    append(&path, &doc[cut..]);
+    let seen = until(&rx, "unsourced turn 1 claim clm_a9f5511ded");
+    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let seen = until(&rx, "claims:");
+    assert!(
+        seen.iter().any(|l| l.contains("1 claims: 1 errors")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
+    drop(kill);
+    let _ = child.wait();
+}
+
+/// The same half document when the follow ends before it is whole: nothing of it was checked,
+/// so the summary holds no claim and no diagnostic about it.
+#[test]
+fn follow_ended_while_a_document_is_written_reports_nothing_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+    let cut = doc[..doc.len() / 2].rfind('\n').unwrap() + 1;
+    let path = dir.path().join("response.json");
+    std::fs::write(&path, &doc[..cut]).unwrap();
+    let (mut child, rx, kill) = spawn_follow(&[&path]);
+    until(&rx, "following 1 file");
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let seen = until(&rx, "claims:");
+    let rest = quiet(&rx, Duration::from_millis(500));
+    assert!(
+        seen.iter().any(|l| l.contains("0 claims: 0 errors")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().chain(&rest).all(|l| !l.contains("malformed")),
+        "{seen:?} {rest:?}"
+    );
+    drop(kill);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{seen:?} {rest:?}");
+}

@@ -723,7 +723,8 @@ fn follow_shows_each_appended_step_half_lines_and_truncation_in_a_real_terminal(
 }
 
 /// Follow mode on a JSON document saved without a final newline (an API response written in
-/// two steps): once the document is whole, its session is shown, with no damaged line left.
+/// two steps): while half of it is written it waits (never shown as damaged); once the document
+/// is whole, its session is shown, with no damaged line left.
 #[test]
 fn follow_reads_a_json_document_saved_without_a_final_newline_in_a_real_terminal() {
     if !crate::peers::tool("tmux") {
@@ -747,12 +748,25 @@ fn follow_reads_a_json_document_saved_without_a_final_newline_in_a_real_terminal
     let tmux = Tmux::new("provscope-follow-json");
     tmux.start("follow-json", &cmd);
     tmux.wait_for("● following 1 file(s)");
+    // Half a document is being written: it waits whole, never shown as damaged.
+    let s = tmux.wait_for("a JSON document being written");
+    assert!(
+        !s.contains("could not be read") && !s.contains("malformed"),
+        "{s}"
+    );
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(&file)
         .unwrap();
     f.write_all(&text.as_bytes()[half..]).unwrap();
     drop(f);
+    // Whole now: one session, no problem left from the half read first.
+    let s = tmux.wait_for("1 turn(s), 10 claim(s)");
+    assert!(
+        s.contains(" 1 sessions ") && !s.contains("malformed") && !s.contains("input problem"),
+        "{s}"
+    );
+    tmux.keys(&["Enter"]);
     let s = tmux.wait_for("Claims · 1 of 10");
     assert!(
         s.contains("Turns (1)") && !s.contains("could not be read"),

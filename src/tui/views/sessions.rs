@@ -36,17 +36,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let th = &app.theme;
     let (list, probs) = areas(app, area);
     let dir = if app.sort_reverse { "↑" } else { "↓" };
+    // Sessions a followed file no longer holds are dropped, not counted.
+    let shown = app.sessions.len().saturating_sub(app.dropped.len());
     let title = match app.loading {
         Some((done, t)) => format!(
-            " {} sessions (loading {done}/{t}) · sorted by {} {dir} ",
-            app.sessions.len(),
+            " {shown} sessions (loading {done}/{t}) · sorted by {} {dir} ",
             app.sort.name()
         ),
-        None => format!(
-            " {} sessions · sorted by {} {dir} ",
-            app.sessions.len(),
-            app.sort.name()
-        ),
+        None => format!(" {shown} sessions · sorted by {} {dir} ", app.sort.name()),
     };
     let block = Block::default().borders(Borders::ALL).title(title);
     let inner = block.inner(list);
