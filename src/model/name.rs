@@ -314,24 +314,6 @@ impl Names {
         }
     }
 
-    /// Interns every name of a session's records (for sessions built whole, by the importers).
-    pub fn session(&mut self, s: &mut Session) {
-        s.turns.iter_mut().for_each(|t| self.intern(&mut t.user));
-        s.calls.iter_mut().for_each(|c| self.call(c));
-        s.results.iter_mut().for_each(|r| self.result(r));
-        for a in &mut s.answers {
-            self.intern(&mut a.text);
-            a.claims.iter_mut().for_each(|c| self.stamp(&mut c.stamp));
-        }
-        s.contexts
-            .iter_mut()
-            .for_each(|c| self.context(&mut c.results));
-        s.labels.iter_mut().for_each(|l| self.label(l));
-        s.envelopes
-            .iter_mut()
-            .for_each(|e| self.intern(&mut e.call_id));
-    }
-
     /// Number of distinct texts (arguments not counted).
     pub fn len(&self) -> usize {
         self.texts.len()

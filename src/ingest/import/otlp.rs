@@ -557,24 +557,30 @@ pub fn import(input: &Input) -> Vec<Session> {
     import_whole(input)
 }
 
+/// An error of `input` at `line`:`column`, and at the JSON path `path` (`output[3]` or
+/// `.output[3]`, written in its `$` form; empty when the position says all).
+fn error_at(input: &Input, line: u64, column: u64, path: String, msg: String) -> Diagnostic {
+    Diagnostic {
+        file: input.source.clone(),
+        line,
+        column,
+        path: if path.is_empty() {
+            path
+        } else {
+            super::build::json_path(&path).to_string()
+        },
+        level: DiagLevel::Error,
+        message: msg,
+    }
+}
+
 /// Reads every span of the file, then builds the sessions.
 fn import_whole(input: &Input) -> Vec<Session> {
     // Boxed: a Collector file holds hundreds of thousands, all kept until it is read.
     let mut spans: Vec<Box<SpanRec>> = Vec::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut diag = |line: u64, column: u64, path: String, msg: String| {
-        diags.push(Diagnostic {
-            file: input.source.clone(),
-            line,
-            column,
-            path: if path.is_empty() {
-                path
-            } else {
-                super::build::json_path(&path).to_string()
-            },
-            level: DiagLevel::Error,
-            message: msg,
-        })
+        diags.push(error_at(input, line, column, path, msg))
     };
     // One export request per line (the Collector's file exporter), or one document.
     if let Pass::NotLines = read_lines(input, true, &mut spans, &mut diag, &mut |_, _| true) {
@@ -957,18 +963,7 @@ fn build_group(
 fn import_streamed(input: &Input, plan: Plan) -> Option<Vec<Session>> {
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut diag = |line: u64, column: u64, path: String, msg: String| {
-        diags.push(Diagnostic {
-            file: input.source.clone(),
-            line,
-            column,
-            path: if path.is_empty() {
-                path
-            } else {
-                super::build::json_path(&path).to_string()
-            },
-            level: DiagLevel::Error,
-            message: msg,
-        })
+        diags.push(error_at(input, line, column, path, msg))
     };
     let mut st = Stream {
         plan: &plan,
