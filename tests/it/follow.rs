@@ -41,6 +41,21 @@ fn quiet(rx: &mpsc::Receiver<String>, d: Duration) -> Vec<String> {
     seen
 }
 
+/// Sends SIGINT to a follow, which ends with its summary: the lines up to the summary's count.
+fn interrupt(child: &std::process::Child, rx: &mpsc::Receiver<String>) -> Vec<String> {
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    until(rx, "claims:")
+}
+
+/// An OpenAI response (pretty-printed, no final newline) and where a slow writer may have
+/// stopped: after a complete line in its middle.
+fn half_written_response() -> (&'static str, usize) {
+    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+    (doc, doc[..doc.len() / 2].rfind('\n').unwrap() + 1)
+}
+
 /// `provscope verify --follow PATHS...` with its stdout and stderr lines sent to one channel
 /// (prefixed `out: ` and `err: `), and a guard that kills it if the test fails first.
 fn spawn_follow(
@@ -142,10 +157,7 @@ fn follow_prints_findings_as_lines_complete_and_ends_on_sigint_with_the_summary(
     std::fs::write(&log, &clean).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     // SIGINT: the summary, and exit 0 (nothing left at the threshold).
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let seen = until(&rx, "claims:");
+    let seen = interrupt(&child, &rx);
     assert!(
         seen.iter().any(|l| l.contains("1 claims: 0 errors")),
         "{seen:?}"
@@ -221,10 +233,7 @@ fn follow_reads_a_json_document_without_a_final_newline() {
         "the document was cut at its last line: {seen:?}"
     );
     std::thread::sleep(Duration::from_millis(300));
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let seen = until(&rx, "claims:");
+    let seen = interrupt(&child, &rx);
     assert!(
         seen.iter().any(|l| l.contains("1 claims: 1 errors")),
         "{seen:?}"
@@ -240,9 +249,7 @@ fn follow_reads_a_json_document_without_a_final_newline() {
 #[test]
 fn follow_waits_for_a_json_document_being_written() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
-    // Cut after a complete line in the middle: what a slow writer leaves between two writes.
-    let cut = doc[..doc.len() / 2].rfind('\n').unwrap() + 1;
+    let (doc, cut) = half_written_response();
     let path = dir.path().join("response.json");
     std::fs::write(&path, &doc[..cut]).unwrap();
     let (mut child, rx, kill) = spawn_follow(&[&path]);
@@ -258,10 +265,7 @@ fn follow_waits_for_a_json_document_being_written() {
     let seen = until(&rx, "unsourced turn 1 claim clm_a9f5511ded");
     assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
     std::thread::sleep(Duration::from_millis(300));
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let seen = until(&rx, "claims:");
+    let seen = interrupt(&child, &rx);
     assert!(
         seen.iter().any(|l| l.contains("1 claims: 1 errors")),
         "{seen:?}"
@@ -276,17 +280,13 @@ fn follow_waits_for_a_json_document_being_written() {
 #[test]
 fn follow_ended_while_a_document_is_written_reports_nothing_of_it() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
-    let cut = doc[..doc.len() / 2].rfind('\n').unwrap() + 1;
+    let (doc, cut) = half_written_response();
     let path = dir.path().join("response.json");
     std::fs::write(&path, &doc[..cut]).unwrap();
     let (mut child, rx, kill) = spawn_follow(&[&path]);
     until(&rx, "following 1 file");
     std::thread::sleep(Duration::from_millis(500));
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let seen = until(&rx, "claims:");
+    let seen = interrupt(&child, &rx);
     let rest = quiet(&rx, Duration::from_millis(500));
     assert!(
         seen.iter().any(|l| l.contains("0 claims: 0 errors")),

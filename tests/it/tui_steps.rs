@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-/// One generated session of `turns` turns (2 calls each, 25% faulty claims) in `dir`.
-fn generated(dir: &Path, turns: u32) -> PathBuf {
-    let spec = GenSpec {
+/// The generated shape: `turns` turns of 2 calls each, 25% faulty claims.
+fn spec(turns: u32) -> GenSpec {
+    GenSpec {
         turns,
         calls: 2,
         seed: 42,
@@ -27,7 +27,12 @@ fn generated(dir: &Path, turns: u32) -> PathBuf {
         result_bytes: 600,
         envelopes: false,
         sub_agents: false,
-    };
+    }
+}
+
+/// One generated session of `turns` turns (2 calls each, 25% faulty claims) in `dir`.
+fn generated(dir: &Path, turns: u32) -> PathBuf {
+    let spec = spec(turns);
     let p = dir.join("long.jsonl");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
     write_session(&mut f, &spec, 0).unwrap();
@@ -136,15 +141,7 @@ fn a_long_log_arrives_in_growing_steps_and_ends_as_a_full_check() {
 #[test]
 fn sessions_loaded_together_share_the_texts_they_repeat() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = GenSpec {
-        turns: 30,
-        calls: 2,
-        seed: 42,
-        fault_rate: 0.25,
-        result_bytes: 600,
-        envelopes: false,
-        sub_agents: false,
-    };
+    let spec = spec(30);
     for i in 0..2 {
         let mut f = std::fs::File::create(dir.path().join(format!("s{i}.jsonl"))).unwrap();
         write_session(&mut f, &spec, i).unwrap();
