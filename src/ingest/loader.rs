@@ -3,6 +3,7 @@
 //! diagnostic). Files that are not regular files (FIFOs, devices) are read once, up to a cap.
 
 use super::lines::{CappedLines, Line};
+use crate::ingest::strip_pos;
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
 use crate::model::{
     Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Name, Names,
@@ -1199,14 +1200,6 @@ fn event_path(text: &str, path: &str) -> String {
 #[derive(serde::Deserialize)]
 struct KindOnly {
     event: Option<String>,
-}
-
-/// Removes serde_json's ` at line 1 column 17` suffix (the diagnostic carries its own position).
-fn strip_pos(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
-    }
 }
 
 /// Rewrites serde's phrasing into a plain sentence.

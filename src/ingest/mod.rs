@@ -13,3 +13,12 @@ pub use loader::{
     load_any_bytes, load_bytes, load_file, load_file_sessions, load_found, load_native_file,
     load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
 };
+
+/// A parser's message without its ` at line L column C` suffix (serde_json and YAML add one; the
+/// diagnostic carries its own position).
+pub(crate) fn strip_pos(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}

@@ -39,6 +39,14 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
 
 /// The session is internally consistent and the checks run on it.
 fn consistent(s: &Session) {
+    // A diagnostic carries its position once, in its fields, not again inside the sentence.
+    for d in &s.diagnostics {
+        assert!(
+            !(d.message.contains(" at line ") && d.message.contains(" column ")),
+            "position repeated in {:?}",
+            d.message
+        );
+    }
     for c in &s.calls {
         assert_eq!(s.call(&c.id).map(|x| x.id.as_str()), Some(c.id.as_str()));
     }

@@ -2,9 +2,10 @@
 //! and responses. Tool calls (`tool_use`, `server_tool_use`, `mcp_tool_use` with
 //! `server_name`) and their results; text blocks' `citations` become derived stamps.
 
+use super::api::{self, ApiFile};
 use super::blocks::{self, SearchSpans};
 use super::build::{block_uri, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
-use super::cassette;
+use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
 use super::sniff::Head;
@@ -95,71 +96,45 @@ pub fn import(input: &Input) -> Vec<Session> {
         last_piece: None,
         all_docs: Vec::new(),
     };
-    let text = match std::str::from_utf8(input.bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            c.b.diag(
-                0,
-                0,
-                "",
-                DiagLevel::Error,
-                format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1),
-            );
-            return vec![c.b.finish()];
-        }
-    };
-    if super::sniff::starts_as_cassette(text) {
-        let (its, problems) = cassette::read(text, HOSTS);
-        for p in problems {
-            c.b.diag(p.line, p.column, &p.path, p.level, p.message);
-        }
-        for it in &its {
-            let path = format!("interactions[{}]", it.index);
-            if let Some(req) = &it.request {
-                c.request(req, it.index, &format!("{path}.request.body"), it.date);
-            }
-            match &it.response {
-                Some(resp) if s(resp, "type") == Some("message") => {
-                    // Read from its text as a response file is.
-                    let text = resp.to_string();
-                    if let Ok(m) = serde_json::from_str::<Message>(&text) {
-                        c.response(&m, it.index, &format!("{path}.response.body"), it.date)
-                    }
-                }
-                Some(resp) if resp.get("error").is_some() => c.b.diag(
-                    0,
-                    0,
-                    &format!("{path}.response.body.error"),
-                    DiagLevel::Warning,
-                    "the API answered with an error; no message in this interaction".into(),
-                ),
-                _ => {}
-            }
-        }
-        c.b.note("a cassette replays earlier turns in each request; citations are read from the responses, where the API returned them");
-    } else {
-        match serde_json::from_str::<Message>(text) {
-            Ok(m) => c.response(&m, 0, "", None),
-            Err(e) => c.b.diag(
-                e.line() as u64,
-                e.column() as u64,
-                "",
-                DiagLevel::Error,
-                format!(
-                    "malformed JSON: {}; nothing read",
-                    strip_pos(&e.to_string())
-                ),
-            ),
-        }
-        c.b.note("a single response holds no user message and no times; documents cited by char_location, page_location and content_block_location are in the request, which a response does not include");
-    }
+    api::read(&mut c, input.bytes);
     vec![c.b.finish()]
 }
 
-fn strip_pos(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
+impl ApiFile for Conv {
+    type Response<'a> = Message<'a>;
+    const HOSTS: &'static [&'static str] = HOSTS;
+    const RESPONSE_NOTE: &'static str = "a single response holds no user message and no times; documents cited by char_location, page_location and content_block_location are in the request, which a response does not include";
+    const CASSETTE_NOTE: Option<&'static str> = Some("a cassette replays earlier turns in each request; citations are read from the responses, where the API returned them");
+
+    fn builder(&mut self) -> &mut Builder {
+        &mut self.b
+    }
+
+    fn interaction(&mut self, it: &Interaction, path: &str) {
+        if let Some(req) = &it.request {
+            self.request(req, it.index, &format!("{path}.request.body"), it.date);
+        }
+        match &it.response {
+            Some(resp) if s(resp, "type") == Some("message") => {
+                // Read from its text as a response file is.
+                let text = resp.to_string();
+                if let Ok(m) = serde_json::from_str::<Message>(&text) {
+                    self.message(&m, it.index, &format!("{path}.response.body"), it.date)
+                }
+            }
+            Some(resp) if resp.get("error").is_some() => self.b.diag(
+                0,
+                0,
+                &format!("{path}.response.body.error"),
+                DiagLevel::Warning,
+                "the API answered with an error; no message in this interaction".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn response(&mut self, m: &Message<'_>, path: &str, at: Option<Timestamp>) {
+        self.message(m, 0, path, at);
     }
 }
 
@@ -354,7 +329,7 @@ impl Conv {
         }
     }
 
-    fn response(&mut self, resp: &Message, ex: usize, path: &str, at: Option<Timestamp>) {
+    fn message(&mut self, resp: &Message, ex: usize, path: &str, at: Option<Timestamp>) {
         if resp.kind.get() != Some("message") {
             self.b.diag(
                 0,

@@ -2,6 +2,7 @@
 //! request and its response. The model-API importers read the JSON bodies of the interactions
 //! with their API's host.
 
+use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Timestamp};
 use serde_json::Value;
 
@@ -137,13 +138,6 @@ fn http_date(s: &str) -> Option<Timestamp> {
     i64::try_from(t.unix_timestamp_nanos().div_euclid(1_000_000))
         .ok()
         .map(Timestamp)
-}
-
-fn strip_pos(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
-    }
 }
 
 /// Routes a cassette head to an API: true when one of `hosts` appears in a `uri:` line.

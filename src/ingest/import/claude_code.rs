@@ -9,6 +9,7 @@ use super::sniff::Head;
 use super::util::{s, time_str};
 use super::Input;
 use crate::ingest::lines::Line;
+use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Session, SubSession, Timestamp};
 use serde::Deserialize;
 use serde_json::Value;
@@ -350,12 +351,5 @@ fn join(path: &str, field: &str) -> String {
         field.to_owned()
     } else {
         format!("{path}.{field}")
-    }
-}
-
-fn strip_pos(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
     }
 }

@@ -13,6 +13,7 @@ pub mod native;
 pub mod sniff;
 
 mod anthropic;
+mod api;
 mod blocks;
 mod claude_code;
 mod desktop_log;

@@ -3,8 +3,9 @@
 //! file search calls; `output_text.annotations` become derived stamps (`url_citation` offsets
 //! point into the answer, at the citation as rendered; `file_citation` names one point).
 
+use super::api::{self, ApiFile};
 use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
-use super::cassette;
+use super::cassette::{self, Interaction};
 use super::cite::{resolve_offsets_in, sentence_before, unit_name, Offsets};
 use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
@@ -114,47 +115,34 @@ pub fn import(input: &Input) -> Vec<Session> {
         seen_inputs: 0,
         answered: false,
     };
-    let text = match std::str::from_utf8(input.bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            c.b.diag(
-                0,
-                0,
-                "",
-                DiagLevel::Error,
-                format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1),
-            );
-            return vec![c.b.finish()];
-        }
-    };
-    if super::sniff::starts_as_cassette(text) {
-        let (its, problems) = cassette::read(text, HOSTS);
-        for p in problems {
-            c.b.diag(p.line, p.column, &p.path, p.level, p.message);
-        }
-        for it in its.iter().filter(|it| it.uri.contains("/responses")) {
-            let path = format!("interactions[{}]", it.index);
-            if let Some(req) = &it.request {
-                c.request(req, &format!("{path}.request.body"), it.date);
-            }
-            if let Some(resp) = &it.response {
-                c.response_value(resp, &format!("{path}.response.body"), it.date);
-            }
-        }
-    } else {
-        match serde_json::from_str::<Response>(text) {
-            Ok(r) => c.response(&r, "", None),
-            Err(e) => c.b.diag(
-                e.line() as u64,
-                e.column() as u64,
-                "",
-                DiagLevel::Error,
-                format!("malformed JSON: {e}; nothing read"),
-            ),
-        }
-        c.b.note("a single response holds no user message: turn 1 has an empty user message; function_call_output items are in the next request, which a response does not include");
-    }
+    api::read(&mut c, input.bytes);
     vec![c.b.finish()]
+}
+
+impl ApiFile for Conv {
+    type Response<'a> = Response<'a>;
+    const HOSTS: &'static [&'static str] = HOSTS;
+    const RESPONSE_NOTE: &'static str = "a single response holds no user message: turn 1 has an empty user message; function_call_output items are in the next request, which a response does not include";
+
+    fn builder(&mut self) -> &mut Builder {
+        &mut self.b
+    }
+
+    fn interaction(&mut self, it: &Interaction, path: &str) {
+        if !it.uri.contains("/responses") {
+            return;
+        }
+        if let Some(req) = &it.request {
+            self.request(req, &format!("{path}.request.body"), it.date);
+        }
+        if let Some(resp) = &it.response {
+            api::response_value(self, resp, &format!("{path}.response.body"), it.date);
+        }
+    }
+
+    fn response(&mut self, r: &Response<'_>, path: &str, at: Option<Timestamp>) {
+        self.read_response(r, path, at);
+    }
 }
 
 impl Conv {
@@ -235,15 +223,7 @@ impl Conv {
         }
     }
 
-    /// A response of a cassette, read from its `Value` as from a file.
-    fn response_value(&mut self, resp: &Value, path: &str, date: Option<Timestamp>) {
-        let text = resp.to_string();
-        if let Ok(r) = serde_json::from_str::<Response>(&text) {
-            self.response(&r, path, date);
-        }
-    }
-
-    fn response(&mut self, resp: &Response, path: &str, date: Option<Timestamp>) {
+    fn read_response(&mut self, resp: &Response, path: &str, date: Option<Timestamp>) {
         if resp.object.get() != Some("response") {
             if resp.error.0.is_some() {
                 self.b.diag(

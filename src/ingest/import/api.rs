@@ -1,0 +1,80 @@
+//! What the model-API importers (Anthropic, OpenAI, Gemini) share: a file holds one API
+//! response, or a VCR cassette of recorded requests and responses.
+
+use super::build::Builder;
+use super::cassette::{self, Interaction};
+use crate::ingest::strip_pos;
+use crate::model::{DiagLevel, Timestamp};
+use serde_json::Value;
+
+/// One model API's reading of its files.
+pub(super) trait ApiFile {
+    /// A response body, as the API's lax reader sees it.
+    type Response<'a>: serde::Deserialize<'a>;
+    /// Hosts whose interactions a cassette holds for this API.
+    const HOSTS: &'static [&'static str];
+    /// The note on a file that holds one response: what such a file cannot hold.
+    const RESPONSE_NOTE: &'static str;
+    /// The note on a cassette, if there is one to make.
+    const CASSETTE_NOTE: Option<&'static str> = None;
+
+    /// The session being built.
+    fn builder(&mut self) -> &mut Builder;
+    /// Reads one recorded interaction; `path` is its JSON path (`interactions[i]`).
+    fn interaction(&mut self, it: &Interaction, path: &str);
+    /// Reads one response at `path`, answered at `at` when that is known.
+    fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
+}
+
+/// Reads `bytes` as one response or as a cassette into `api`'s session. Bad input becomes a
+/// diagnostic; whatever is valid is read.
+pub(super) fn read<A: ApiFile>(api: &mut A, bytes: &[u8]) {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);
+            api.builder().diag(0, 0, "", DiagLevel::Error, msg);
+            return;
+        }
+    };
+    if super::sniff::starts_as_cassette(text) {
+        let (its, problems) = cassette::read(text, A::HOSTS);
+        for p in problems {
+            api.builder()
+                .diag(p.line, p.column, &p.path, p.level, p.message);
+        }
+        for it in &its {
+            api.interaction(it, &format!("interactions[{}]", it.index));
+        }
+        if let Some(note) = A::CASSETTE_NOTE {
+            api.builder().note(note);
+        }
+    } else {
+        match serde_json::from_str::<A::Response<'_>>(text) {
+            Ok(r) => api.response(&r, "", None),
+            Err(e) => {
+                let msg = format!(
+                    "malformed JSON: {}; nothing read",
+                    strip_pos(&e.to_string())
+                );
+                let (line, column) = (e.line() as u64, e.column() as u64);
+                api.builder().diag(line, column, "", DiagLevel::Error, msg);
+            }
+        }
+        api.builder().note(A::RESPONSE_NOTE);
+    }
+}
+
+/// Reads a cassette's response body (a `Value`) as a response file is read.
+pub(super) fn response_value<A: ApiFile>(
+    api: &mut A,
+    body: &Value,
+    path: &str,
+    at: Option<Timestamp>,
+) {
+    let text = body.to_string();
+    // A statement, not the tail: the parsed response borrows `text` and must be dropped first.
+    if let Ok(r) = serde_json::from_str::<A::Response<'_>>(&text) {
+        api.response(&r, path, at);
+    };
+}
