@@ -39,8 +39,8 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
 
 /// The session is internally consistent and the checks run on it.
 fn consistent(s: &Session) {
-    // A diagnostic carries its position once, in its fields, not again inside the sentence.
-    for d in &s.diagnostics {
+    // A diagnostic with a position carries it once, in its fields, not again in the sentence.
+    for d in s.diagnostics.iter().filter(|d| d.line > 0) {
         assert!(
             !(d.message.contains(" at line ") && d.message.contains(" column ")),
             "position repeated in {:?}",

@@ -105,7 +105,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                 e.column() as u64,
                 "",
                 DiagLevel::Error,
-                format!("malformed JSON array: {e}; nothing read"),
+                format!(
+                    "malformed JSON array: {}; nothing read",
+                    strip_pos(&e.to_string())
+                ),
             ),
         }
     } else {

@@ -8,6 +8,7 @@ use super::sniff::Head;
 use super::util::time_str;
 use super::Input;
 use crate::ingest::lines::Line;
+use crate::ingest::strip_pos;
 use crate::model::{CallToolResult, DiagLevel, RpcId, Session};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
@@ -157,7 +158,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                         col,
                         "",
                         DiagLevel::Warning,
-                        format!("the logged message is not JSON-RPC ({e}); skipped"),
+                        format!(
+                            "the logged message is not JSON-RPC ({}); skipped",
+                            strip_pos(&e.to_string())
+                        ),
                     );
                 }
                 continue;

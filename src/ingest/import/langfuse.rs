@@ -8,6 +8,7 @@ use super::lax::{lax_object, Raw, Str};
 use super::sniff::Head;
 use super::util::time_str;
 use super::Input;
+use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Session};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -124,7 +125,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                 e.column() as u64,
                 "",
                 DiagLevel::Error,
-                format!("not a Langfuse trace export ({e}); nothing read"),
+                format!(
+                    "not a Langfuse trace export ({}); nothing read",
+                    strip_pos(&e.to_string())
+                ),
             );
             return vec![b.finish()];
         }
@@ -149,7 +153,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                     0,
                     &path,
                     DiagLevel::Error,
-                    format!("not an observation ({e}); skipped"),
+                    format!(
+                        "not an observation ({}); skipped",
+                        strip_pos(&e.to_string())
+                    ),
                 );
                 continue;
             }

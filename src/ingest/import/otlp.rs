@@ -13,6 +13,7 @@ use super::genai::{self, Attrs, SpanRec};
 use super::sniff::Head;
 use super::Input;
 use crate::ingest::lines::Line;
+use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Diagnostic, Session, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -611,7 +612,10 @@ fn import_whole(input: &Input) -> Vec<Session> {
                     line,
                     column,
                     String::new(),
-                    format!("not an OTLP/JSON export ({e}); nothing read"),
+                    format!(
+                        "not an OTLP/JSON export ({}); nothing read",
+                        strip_pos(&e.to_string())
+                    ),
                 );
             }
         }
