@@ -14,11 +14,47 @@ pub use loader::{
     load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,
 };
 
-/// A parser's message without its ` at line L column C` suffix (serde_json and YAML add one; the
-/// diagnostic carries its own position).
+/// A parser's message without its ` at line L column C` positions (serde_json adds one at the
+/// end, YAML one per clause; the diagnostic carries its own position).
 pub(crate) fn strip_pos(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(i) = rest.find(" at line ") {
+        let after = &rest[i + " at line ".len()..];
+        let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let line = digits(after);
+        let tail = after[line..].strip_prefix(" column ").filter(|_| line > 0);
+        match tail.map(|t| (t, digits(t))) {
+            Some((t, col)) if col > 0 => {
+                out.push_str(&rest[..i]);
+                rest = &t[col..];
+            }
+            _ => {
+                out.push_str(&rest[..i + 1]);
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_pos;
+
+    #[test]
+    fn strip_pos_removes_every_position_and_keeps_other_text() {
+        assert_eq!(
+            strip_pos("EOF while parsing a list at line 1 column 31"),
+            "EOF while parsing a list"
+        );
+        assert_eq!(
+            strip_pos("could not find expected ':' at line 79 column 15, while scanning a simple key at line 78 column 1"),
+            "could not find expected ':', while scanning a simple key"
+        );
+        assert_eq!(strip_pos("stop at line endings"), "stop at line endings");
+        assert_eq!(strip_pos("at line 3 only"), "at line 3 only");
+        assert_eq!(strip_pos("x at line 3 col"), "x at line 3 col");
     }
 }
