@@ -59,15 +59,25 @@ fn sigkill_rounds(db: &Db) {
             .spawn()
             .expect("spawn provscope");
         let mut stdout = child.stdout.take().unwrap();
+        let (first_tx, first_rx) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = stdout.read_to_string(&mut s);
-            s
+            let mut s = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stdout.read(&mut buf) {
+                let first = !s.contains(&b'\n');
+                s.extend_from_slice(&buf[..n]);
+                if first && s.contains(&b'\n') {
+                    let _ = first_tx.send(());
+                }
+            }
+            String::from_utf8(s).expect("the writer prints indexes")
         });
-        // Random points: before the store is open, during migration, mid-loop.
+        // Random points: before the store is open or during migration (the first rounds), then
+        // mid-loop: after the first write is reported, however slow the machine is.
         let delay = if round < 5 {
             rng.random_range(0..15)
         } else {
+            let _ = first_rx.recv_timeout(Duration::from_secs(30));
             rng.random_range(0..250)
         };
         std::thread::sleep(Duration::from_millis(delay));
