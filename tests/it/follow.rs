@@ -52,8 +52,37 @@ fn interrupt(child: &std::process::Child, rx: &mpsc::Receiver<String>) -> Vec<St
 /// An OpenAI response (pretty-printed, no final newline) and where a slow writer may have
 /// stopped: after a complete line in its middle.
 fn half_written_response() -> (&'static str, usize) {
-    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
-    (doc, doc[..doc.len() / 2].rfind('\n').unwrap() + 1)
+    (
+        RESPONSE,
+        RESPONSE[..RESPONSE.len() / 2].rfind('\n').unwrap() + 1,
+    )
+}
+
+/// A pretty-printed OpenAI response with one unsourced claim and no final newline.
+const RESPONSE: &str =
+    include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+
+/// The end of a follow of the OpenAI response of `half_written_response`, once it is whole: its
+/// unsourced claim is reported, then SIGINT's summary counts it, and nothing says `malformed`.
+fn reads_the_response_whole(
+    mut child: std::process::Child,
+    rx: &mpsc::Receiver<String>,
+    kill: Guard,
+) {
+    let seen = until(rx, "unsourced turn 1 claim clm_a9f5511ded");
+    assert!(
+        seen.iter().all(|l| !l.contains("malformed")),
+        "the document was read before it was whole: {seen:?}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let seen = interrupt(&child, rx);
+    assert!(
+        seen.iter().any(|l| l.contains("1 claims: 1 errors")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
+    drop(kill);
+    let _ = child.wait();
 }
 
 /// `provscope verify --follow PATHS...` with its stdout and stderr lines sent to one channel
@@ -219,28 +248,15 @@ fn follow_picks_up_logs_created_later_in_a_followed_directory() {
 #[test]
 fn follow_reads_a_json_document_without_a_final_newline() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = include_str!("../formats/openai-responses/prism-web-search-citations-1.json");
+    let doc = RESPONSE;
     assert!(
         !doc.ends_with('\n'),
         "the fixture is the case: no final newline"
     );
     let path = dir.path().join("response.json");
     std::fs::write(&path, doc).unwrap();
-    let (mut child, rx, kill) = spawn_follow(&[&path]);
-    let seen = until(&rx, "unsourced turn 1 claim clm_a9f5511ded");
-    assert!(
-        seen.iter().all(|l| !l.contains("malformed")),
-        "the document was cut at its last line: {seen:?}"
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    let seen = interrupt(&child, &rx);
-    assert!(
-        seen.iter().any(|l| l.contains("1 claims: 1 errors")),
-        "{seen:?}"
-    );
-    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
-    drop(kill);
-    let _ = child.wait();
+    let (child, rx, kill) = spawn_follow(&[&path]);
+    reads_the_response_whole(child, &rx, kill);
 }
 
 /// `verify --follow` while a pretty-printed JSON document is being written: its first lines are
@@ -252,7 +268,7 @@ fn follow_waits_for_a_json_document_being_written() {
     let (doc, cut) = half_written_response();
     let path = dir.path().join("response.json");
     std::fs::write(&path, &doc[..cut]).unwrap();
-    let (mut child, rx, kill) = spawn_follow(&[&path]);
+    let (child, rx, kill) = spawn_follow(&[&path]);
     until(&rx, "following 1 file");
     let early = quiet(&rx, Duration::from_millis(1500));
     assert!(
@@ -262,17 +278,7 @@ fn follow_waits_for_a_json_document_being_written() {
         "half a document was checked: {early:?}"
     );
     append(&path, &doc[cut..]);
-    let seen = until(&rx, "unsourced turn 1 claim clm_a9f5511ded");
-    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
-    std::thread::sleep(Duration::from_millis(300));
-    let seen = interrupt(&child, &rx);
-    assert!(
-        seen.iter().any(|l| l.contains("1 claims: 1 errors")),
-        "{seen:?}"
-    );
-    assert!(seen.iter().all(|l| !l.contains("malformed")), "{seen:?}");
-    drop(kill);
-    let _ = child.wait();
+    reads_the_response_whole(child, &rx, kill);
 }
 
 /// The same half document when the follow ends before it is whole: nothing of it was checked,
