@@ -16,7 +16,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use subtle::ConstantTimeEq;
 
 /// `_type` of an in-toto Statement v1.
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
@@ -652,7 +651,7 @@ pub struct SealedHash<'a> {
 impl SealedHash<'_> {
     /// Whether `digest` is this hash, compared in constant time.
     pub fn matches(&self, digest: &[u8; 32]) -> bool {
-        bool::from(self.digest.ct_eq(digest))
+        super::hash::ct_bytes_eq(&self.digest, digest)
     }
 }
 
@@ -883,7 +882,7 @@ pub fn read(env: &Envelope) -> Result<Sealed<'_>, StatementError> {
 
 /// Constant-time equality of two hash strings (lengths are not secret).
 pub fn ct_eq(a: &str, b: &str) -> bool {
-    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+    super::hash::ct_bytes_eq(a.as_bytes(), b.as_bytes())
 }
 
 /// One field where a sealed predicate disagrees with the recorded call.
@@ -906,6 +905,38 @@ pub fn compare_call(
     session_id: Option<&str>,
     call: &Call,
 ) -> Result<Vec<Mismatch>, StatementError> {
+    let args = CanonicalArgs::of(call.request.params.arguments.as_deref())?;
+    compare_call_canonical(p, session_id, call, &args)
+}
+
+/// A call's arguments in RFC 8785 canonical form (absent arguments are `{}`) with their
+/// SHA-256: what [`compare_call_canonical`] needs of them, the same for every call that sends
+/// the same arguments text, so a caller checking many envelopes computes it once per text.
+#[derive(Clone, Debug)]
+pub struct CanonicalArgs {
+    /// The canonical JSON.
+    pub bytes: Vec<u8>,
+    /// SHA-256 of `bytes`: the arguments hash.
+    pub digest: [u8; 32],
+}
+
+impl CanonicalArgs {
+    /// Canonicalizes and hashes `arguments`.
+    pub fn of(arguments: Option<&RawValue>) -> Result<Self, HashError> {
+        let bytes = super::hash::canonical_arguments(arguments)?;
+        let digest = super::hash::sha256(&[&bytes]);
+        Ok(CanonicalArgs { bytes, digest })
+    }
+}
+
+/// [`compare_call`] with the call's arguments already canonicalized ([`CanonicalArgs::of`] of
+/// `call`'s arguments).
+pub fn compare_call_canonical(
+    p: &Sealed,
+    session_id: Option<&str>,
+    call: &Call,
+    args: &CanonicalArgs,
+) -> Result<Vec<Mismatch>, StatementError> {
     let mut out = Vec::new();
     let mut field = |field: &'static str, sealed: &str, recorded: &str| {
         if !ct_eq(sealed, recorded) {
@@ -924,13 +955,11 @@ pub fn compare_call(
     field("tool", &p.tool, call.tool());
     // The arguments are canonicalized once, for both hashes; digests are compared as bytes
     // and written out in hex only when they differ.
-    let args = super::hash::canonical_arguments(call.request.params.arguments.as_deref())?;
-    let args_digest = super::hash::sha256(&[&args]);
-    if !p.arguments_hash.matches(&args_digest) {
+    if !p.arguments_hash.matches(&args.digest) {
         out.push(Mismatch {
             field: "arguments_hash",
             sealed: p.arguments_hash.text.to_string(),
-            recorded: hex::encode(args_digest),
+            recorded: hex::encode(args.digest),
         });
     }
     if p.called_at.at != call.issued_at {
@@ -940,7 +969,7 @@ pub fn compare_call(
             recorded: call.issued_at.to_string(),
         });
     }
-    let recomputed = call_digest(call.tool(), &args, &call.id, &p.called_at.text)?;
+    let recomputed = call_digest(call.tool(), &args.bytes, &call.id, &p.called_at.text)?;
     if !p.call_hash.matches(&recomputed) {
         out.push(Mismatch {
             field: "call_hash",

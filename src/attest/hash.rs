@@ -44,9 +44,21 @@ pub fn sha256(parts: &[&[u8]]) -> [u8; 32] {
 /// True when `sealed_hex` (a lowercase hex SHA-256, as a statement carries it) names `digest`,
 /// compared in constant time on the 32 bytes; false for text that is not 64 hex digits.
 pub fn digest_matches_hex(sealed_hex: &str, digest: &[u8; 32]) -> bool {
-    use subtle::ConstantTimeEq;
     let mut sealed = [0u8; 32];
-    hex::decode_to_slice(sealed_hex, &mut sealed).is_ok() && bool::from(sealed.ct_eq(digest))
+    hex::decode_to_slice(sealed_hex, &mut sealed).is_ok() && ct_bytes_eq(&sealed, digest)
+}
+
+/// Equality of two byte strings in time that depends on their lengths only: the differences
+/// of all bytes are or-ed together, then tested once through `subtle` (whose comparison of
+/// slices passes every byte through an optimization barrier, several times slower on the 32
+/// bytes of a digest). Lengths are not secret.
+pub fn ct_bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    bool::from(diff.ct_eq(&0))
 }
 
 /// Appends the RFC 8785 canonical JSON of a `tools/call`'s `arguments` to `out` (absent
@@ -332,6 +344,21 @@ pub fn scan_json_capped(text: &str, cap: usize) -> JsonScan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constant_time_equality_is_equality() {
+        let a = sha256(&[b"a"]);
+        assert!(ct_bytes_eq(&a, &a));
+        assert!(ct_bytes_eq(b"", b""));
+        assert!(!ct_bytes_eq(&a, &a[..31]));
+        for i in 0..32 {
+            for bit in 0..8 {
+                let mut b = a;
+                b[i] ^= 1 << bit;
+                assert!(!ct_bytes_eq(&a, &b), "byte {i} bit {bit}");
+            }
+        }
+    }
 
     #[test]
     fn key_order_and_whitespace_do_not_matter() {

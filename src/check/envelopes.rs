@@ -16,7 +16,8 @@ use super::finding::{Finding, Severity};
 use super::{Checker, Config, Resolved};
 use crate::attest::dsse::{self, DsseError, Envelope, SigCheck};
 use crate::attest::envelope::{
-    compare_call, compare_freshness, compare_result, read, Mismatch, Sealed,
+    compare_call, compare_call_canonical, compare_freshness, compare_result, read, CanonicalArgs,
+    Mismatch, Sealed,
 };
 use crate::attest::keys::{self, PublicKey};
 use crate::model::{Call, EnvelopeForm, EnvelopeRecord, Session, ToolResult};
@@ -33,20 +34,35 @@ struct ServerKeys {
     unusable: Vec<String>,
 }
 
-/// Header keys parsed (and their points decompressed) once for a group of sessions checked
-/// together, which usually share their headers' keys: by key text, the key or why it is not
-/// one.
+/// What a group of sessions checked together computes once: header keys parsed (and their
+/// points decompressed) by key text, since the sessions usually share their headers' keys; and
+/// calls' arguments canonicalized and hashed by arguments text, since calls repeat their
+/// arguments within a session and across sessions.
 #[derive(Default)]
-pub(crate) struct KeyCache(HashMap<String, Result<PublicKey, String>>);
+pub(crate) struct KeyCache<'s> {
+    keys: HashMap<String, Result<PublicKey, String>>,
+    /// `None` where the arguments have no canonical form ([`compare_call`] then says why).
+    args: HashMap<&'s str, Option<std::rc::Rc<CanonicalArgs>>>,
+}
 
-impl KeyCache {
+impl<'s> KeyCache<'s> {
     fn parse(&mut self, text: &str) -> Result<PublicKey, String> {
-        if let Some(known) = self.0.get(text) {
+        if let Some(known) = self.keys.get(text) {
             return known.clone();
         }
         let parsed = keys::parse_public(text).map_err(|e| e.to_string());
-        self.0.insert(text.to_owned(), parsed.clone());
+        self.keys.insert(text.to_owned(), parsed.clone());
         parsed
+    }
+
+    /// The canonical arguments of `call`, computed once per arguments text.
+    fn args(&mut self, call: &'s Call) -> Option<std::rc::Rc<CanonicalArgs>> {
+        let raw = call.request.params.arguments.as_deref();
+        // "" never is the text of a JSON value: it stands for absent arguments.
+        self.args
+            .entry(raw.map_or("", |r| r.get()))
+            .or_insert_with(|| CanonicalArgs::of(raw).ok().map(std::rc::Rc::new))
+            .clone()
     }
 }
 
@@ -77,6 +93,10 @@ struct Opened<'s> {
     /// Its statement, read in place from `env`'s payload.
     st: Sealed<'s>,
     pae: Vec<u8>,
+    /// The keys of the call's server: an index into [`Prepared::keys`].
+    keys: usize,
+    /// The call's arguments canonicalized (`None`: they have none).
+    args: Option<std::rc::Rc<CanonicalArgs>>,
 }
 
 /// The outcome of one signature.
@@ -96,11 +116,13 @@ pub(crate) struct Prepared<'s> {
     /// Findings for envelopes that name no recorded call, do not parse or do not open, in
     /// envelope order.
     early: Vec<Finding>,
-    keys_of: HashMap<&'s str, ServerKeys>,
+    /// The keys of each server the opened envelopes' calls went to.
+    keys: Vec<ServerKeys>,
     opened: Vec<Opened<'s>>,
     receipts: Vec<(&'s EnvelopeRecord, &'s Call)>,
-    /// One verdict per signature of each opened envelope, once verified.
-    verdicts: Option<Vec<Vec<SigVerdict>>>,
+    /// One verdict per signature of each opened envelope, once verified: the signatures of
+    /// all the opened envelopes in order, in one list.
+    verdicts: Option<Vec<SigVerdict>>,
 }
 
 /// Whether the session or the configuration requires an envelope for every call, and whether
@@ -133,11 +155,11 @@ pub(crate) fn prepare<'s>(
     s: &'s Session,
     cfg: &Config,
     decoded: &'s Decoded,
-    key_cache: &mut KeyCache,
+    key_cache: &mut KeyCache<'s>,
 ) -> Prepared<'s> {
     let mut p = Prepared {
         early: Vec::new(),
-        keys_of: HashMap::default(),
+        keys: Vec::new(),
         opened: Vec::new(),
         receipts: Vec::new(),
         verdicts: None,
@@ -145,6 +167,9 @@ pub(crate) fn prepare<'s>(
     if s.envelopes.is_empty() && !requirement(s, cfg).0 {
         return p;
     }
+    p.opened.reserve_exact(s.envelopes.len());
+    // Each server's place in `p.keys`.
+    let mut key_index: HashMap<&'s str, usize> = HashMap::default();
     for (rec, decoded) in s.envelopes.iter().zip(&decoded.0) {
         let Some(call) = s.call(&rec.call_id) else {
             p.early.push(invalid(
@@ -196,9 +221,10 @@ pub(crate) fn prepare<'s>(
                 continue;
             }
         };
-        p.keys_of
-            .entry(call.server.as_str())
-            .or_insert_with(|| server_keys(s, &call.server, key_cache));
+        let keys = *key_index.entry(call.server.as_str()).or_insert_with(|| {
+            p.keys.push(server_keys(s, &call.server, key_cache));
+            p.keys.len() - 1
+        });
         let pae = env.pae();
         p.opened.push(Opened {
             rec,
@@ -206,6 +232,8 @@ pub(crate) fn prepare<'s>(
             env,
             st,
             pae,
+            keys,
+            args: key_cache.args(call),
         });
     }
     p
@@ -214,7 +242,7 @@ pub(crate) fn prepare<'s>(
 /// Verifies the signatures of several sessions' prepared envelopes in shared batches (the
 /// verdicts are the same as verifying each session's alone).
 pub(crate) fn verify_together(sessions: &mut [Prepared]) {
-    let verdicts = verify_many(sessions.iter().map(|p| (&p.opened[..], &p.keys_of)));
+    let verdicts = verify_many(sessions.iter().map(|p| (&p.opened[..], &p.keys[..])));
     for (p, v) in sessions.iter_mut().zip(verdicts) {
         p.verdicts = Some(v);
     }
@@ -237,7 +265,7 @@ pub(crate) fn check<'s, 'p>(
     let decoded;
     let Prepared {
         early,
-        keys_of,
+        keys,
         opened,
         receipts,
         verdicts,
@@ -252,14 +280,26 @@ pub(crate) fn check<'s, 'p>(
         ck.emit(f);
     }
     let verdicts = verdicts.unwrap_or_else(|| {
-        verify_many(std::iter::once((&opened[..], &keys_of)))
+        verify_many(std::iter::once((&opened[..], &keys[..])))
             .pop()
             .unwrap_or_default()
     });
     let mut tampered: Vec<(&Call, Finding)> = Vec::new();
-    for (o, sigs) in opened.iter().zip(verdicts) {
-        let keys = &keys_of[o.call.server.as_str()];
-        if let Some(f) = signature_finding(o, &sigs, keys) {
+    let mut next_sig = 0;
+    for o in &opened {
+        let n = o.env.signatures.len();
+        // One verdict per signature; were any missing, none of them would count as verified.
+        let missing: Vec<SigVerdict>;
+        let sigs = match verdicts.get(next_sig..next_sig + n) {
+            Some(v) => v,
+            None => {
+                missing = (0..n).map(|_| SigVerdict::Bad).collect();
+                &missing
+            }
+        };
+        next_sig += n;
+        let server_keys = &keys[o.keys];
+        if let Some(f) = signature_finding(o, sigs, server_keys) {
             ck.emit(f);
             continue;
         }
@@ -269,7 +309,13 @@ pub(crate) fn check<'s, 'p>(
             _ => None,
         });
         let p = &o.st;
-        match compare_call(p, s.header.as_ref().map(|h| h.session_id.as_str()), o.call) {
+        let session_id = s.header.as_ref().map(|h| h.session_id.as_str());
+        let compared = match &o.args {
+            Some(args) => compare_call_canonical(p, session_id, o.call, args),
+            // Without a canonical form: the comparison says why.
+            None => compare_call(p, session_id, o.call),
+        };
+        match compared {
             Ok(m) if m.is_empty() => {}
             Ok(m) => {
                 ck.emit(call_mismatch(o, &m, signer));
@@ -572,10 +618,10 @@ pub(super) fn invalid(
 /// Verifies every signature of every opened envelope of one or more sessions (each with the
 /// keys its header declares): batches over each signature's first candidate key, shared by
 /// all the sessions, then one-by-one against all known keys for whatever the batches did not
-/// accept. One verdict per signature, per envelope, per session.
+/// accept. Per session, one verdict per signature of its opened envelopes, in order.
 fn verify_many<'a, 's: 'a>(
-    sessions: impl Iterator<Item = (&'a [Opened<'s>], &'a HashMap<&'s str, ServerKeys>)>,
-) -> Vec<Vec<Vec<SigVerdict>>> {
+    sessions: impl Iterator<Item = (&'a [Opened<'s>], &'a [ServerKeys])>,
+) -> Vec<Vec<SigVerdict>> {
     let sessions: Vec<_> = sessions.collect();
     // Each distinct key text is parsed (and its point decompressed) once.
     let mut parsed: HashMap<&str, Option<PublicKey>> = HashMap::default();
@@ -596,11 +642,14 @@ fn verify_many<'a, 's: 'a>(
         .collect();
     // First candidate: the trusted key the payload names, else the server's first trusted key.
     let mut checks: Vec<SigCheck> = Vec::new();
-    let mut slots: Vec<(usize, usize, usize)> = Vec::new();
-    for (si, ((opened, keys_of), named)) in sessions.iter().zip(&named).enumerate() {
-        for (i, o) in opened.iter().enumerate() {
-            let trusted = &keys_of[o.call.server.as_str()].attestor;
-            let first = named[i]
+    // Per check: its session and the signature's place in that session's verdicts.
+    let mut slots: Vec<(usize, usize)> = Vec::new();
+    let mut out: Vec<Vec<Option<SigVerdict>>> = Vec::with_capacity(sessions.len());
+    for (si, ((opened, keys), named)) in sessions.iter().zip(&named).enumerate() {
+        let mut verdicts = Vec::new();
+        for (o, named) in opened.iter().zip(named) {
+            let trusted = &keys[o.keys].attestor;
+            let first = named
                 .as_ref()
                 .and_then(|n| trusted.iter().find(|k| *k == n))
                 .or(trusted.first());
@@ -611,70 +660,59 @@ fn verify_many<'a, 's: 'a>(
                         sig: &sig.sig,
                         key,
                     });
-                    slots.push((si, i, j));
+                    slots.push((si, verdicts.len() + j));
                 }
             }
+            verdicts.extend(o.env.signatures.iter().map(|_| None));
         }
+        out.push(verdicts);
     }
     let batch = dsse::verify_all(&checks);
-    let mut out: Vec<Vec<Vec<Option<SigVerdict>>>> = sessions
-        .iter()
-        .map(|(opened, _)| {
-            opened
-                .iter()
-                .map(|o| o.env.signatures.iter().map(|_| None).collect())
-                .collect()
-        })
-        .collect();
-    for ((si, i, j), (ok, c)) in slots.into_iter().zip(batch.into_iter().zip(&checks)) {
+    for ((si, at), (ok, c)) in slots.into_iter().zip(batch.into_iter().zip(&checks)) {
         if ok {
-            out[si][i][j] = Some(SigVerdict::Trusted(*c.key));
+            out[si][at] = Some(SigVerdict::Trusted(*c.key));
         }
     }
     sessions
         .iter()
         .zip(out)
         .zip(&named)
-        .map(|(((opened, keys_of), out), named)| {
-            opened
-                .iter()
-                .zip(out)
-                .enumerate()
-                .map(|(i, (o, sigs))| {
-                    let keys = &keys_of[o.call.server.as_str()];
-                    sigs.into_iter()
-                        .zip(&o.env.signatures)
-                        .map(|(v, sig)| {
-                            let verdict = v.unwrap_or_else(|| {
-                                let try_key = |k: &PublicKey| {
-                                    dsse::verify_one(&SigCheck {
-                                        msg: &o.pae,
-                                        sig: &sig.sig,
-                                        key: k,
-                                    })
-                                };
-                                if let Some(k) = keys.attestor.iter().find(|k| try_key(k)) {
-                                    SigVerdict::Trusted(*k)
-                                } else if let Some(k) = keys.own.iter().find(|k| try_key(k)) {
-                                    SigVerdict::SelfAttested(*k)
-                                } else if let Some(k) = named[i].as_ref().filter(|k| try_key(k)) {
-                                    SigVerdict::Untrusted(*k)
-                                } else {
-                                    SigVerdict::Bad
-                                }
-                            });
-                            // A key listed both as attestor and as the server's own is the
-                            // server's.
-                            match verdict {
-                                SigVerdict::Trusted(k) if keys.own.contains(&k) => {
-                                    SigVerdict::SelfAttested(k)
-                                }
-                                v => v,
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
+        .map(|(((opened, keys), out), named)| {
+            let mut out = out.into_iter();
+            let mut verdicts = Vec::with_capacity(out.len());
+            for (o, named) in opened.iter().zip(named) {
+                let keys = &keys[o.keys];
+                // The signatures first: `zip` takes from its first iterator first, so the
+                // verdicts of the next envelope are not consumed here.
+                for (sig, v) in o.env.signatures.iter().zip(out.by_ref()) {
+                    let verdict = v.unwrap_or_else(|| {
+                        let try_key = |k: &PublicKey| {
+                            dsse::verify_one(&SigCheck {
+                                msg: &o.pae,
+                                sig: &sig.sig,
+                                key: k,
+                            })
+                        };
+                        if let Some(k) = keys.attestor.iter().find(|k| try_key(k)) {
+                            SigVerdict::Trusted(*k)
+                        } else if let Some(k) = keys.own.iter().find(|k| try_key(k)) {
+                            SigVerdict::SelfAttested(*k)
+                        } else if let Some(k) = named.as_ref().filter(|k| try_key(k)) {
+                            SigVerdict::Untrusted(*k)
+                        } else {
+                            SigVerdict::Bad
+                        }
+                    });
+                    // A key listed both as attestor and as the server's own is the server's.
+                    verdicts.push(match verdict {
+                        SigVerdict::Trusted(k) if keys.own.contains(&k) => {
+                            SigVerdict::SelfAttested(k)
+                        }
+                        v => v,
+                    });
+                }
+            }
+            verdicts
         })
         .collect()
 }

@@ -478,10 +478,12 @@ fn envelope_statuses(s: &Session, findings: &[Finding]) -> HashMap<String, Envel
             by_call.entry(c.as_str()).or_default().push(f);
         }
     }
-    let mut out: HashMap<String, EnvelopeStatus> = HashMap::default();
+    by_call.reserve(s.envelopes.len());
     for e in &s.envelopes {
         by_call.entry(e.call_id.as_str()).or_default();
     }
+    let mut out: HashMap<String, EnvelopeStatus> = HashMap::default();
+    out.reserve(by_call.len());
     for (call, fs) in by_call {
         let has = s.envelopes_for(call).next().is_some();
         out.insert(call.to_owned(), EnvelopeStatus::of(&fs, has));
