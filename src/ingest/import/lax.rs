@@ -14,6 +14,45 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+/// The visitor methods for the kinds of JSON value a lax type does not take: each skips the
+/// value (an array or object whole) and gives `$none`, as a `Value` lookup of the wrong type did.
+macro_rules! otherwise {
+    ($de:lifetime, $none:expr; $($kind:ident)*) => { $( otherwise!(@one $de, $none; $kind); )* };
+    (@one $de:lifetime, $none:expr; bool) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; i64) => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; u64) => {
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; f64) => {
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; str) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; unit) => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; none) => {
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> { Ok($none) }
+    };
+    (@one $de:lifetime, $none:expr; seq) => {
+        fn visit_seq<A: SeqAccess<$de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($none)
+        }
+    };
+    (@one $de:lifetime, $none:expr; map) => {
+        fn visit_map<A: MapAccess<$de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($none)
+        }
+    };
+}
+
 /// A string field: `None` when absent or not a string.
 #[derive(Clone, Debug, Default)]
 pub struct Str<'a>(pub Option<Cow<'a, str>>);
@@ -161,31 +200,7 @@ impl<'de, T: Fields<'de>> Visitor<'de> for ObjectVisitor<T> {
         }
         Ok(out)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_none<E: de::Error>(self) -> Result<T, E> {
-        Ok(T::default())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(T::default())
-    }
+    otherwise!('de, T::default(); bool i64 u64 f64 str unit none seq);
 }
 
 struct StrVisitor;
@@ -201,35 +216,10 @@ impl<'de> Visitor<'de> for StrVisitor {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
         Ok(Some(Cow::Owned(v)))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         Ok(Some(Cow::Owned(v.to_owned())))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
+    otherwise!('de, None; bool i64 u64 f64 unit none seq map);
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
@@ -268,26 +258,7 @@ impl<'de> Visitor<'de> for NumVisitor {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
         Ok(Num::Float(v))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Num, E> {
-        Ok(Num::Not)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Num, E> {
-        Ok(Num::Not)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
-        Ok(Num::Not)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Num, E> {
-        Ok(Num::Not)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Num, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Num::Not)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Num, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Num::Not)
-    }
+    otherwise!('de, Num::Not; bool str unit none seq map);
 }
 
 impl<'de> Deserialize<'de> for U64 {
@@ -320,32 +291,7 @@ impl<'de> Visitor<'de> for BoolVisitor {
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<bool>, E> {
         Ok(Some(v))
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Option<bool>, E> {
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<bool>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<bool>, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
+    otherwise!('de, None; i64 u64 f64 str unit none seq map);
 }
 
 impl<'de> Deserialize<'de> for Bool {
@@ -374,31 +320,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
         }
         Ok(Some(v))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
+    otherwise!('de, None; bool i64 u64 f64 str unit none map);
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
@@ -448,28 +370,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for TextOrListVisitor<T> {
             .visit_seq(seq)
             .map(|v| TextOrList::List(v.unwrap_or_default()))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(TextOrList::None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(TextOrList::None)
-    }
+    otherwise!('de, TextOrList::None; bool i64 u64 f64 unit none map);
 }
 
 impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for TextOrList<'a, T> {
@@ -697,6 +598,36 @@ mod tests {
             b: Bool = "b",
             raw: Raw<'a> = "raw",
             list: List<Item<'a>> = "list",
+            tail: Str<'a> = "tail",
+        }
+    }
+
+    #[test]
+    fn every_kind_a_type_does_not_take_is_skipped_whole_and_absent() {
+        let kinds = [
+            "true",
+            "-1",
+            "7",
+            "1.5",
+            r#""s""#,
+            "null",
+            r#"[1,{"a":[]}]"#,
+            r#"{"a":[1]}"#,
+        ];
+        for v in kinds {
+            let t = format!(r#"{{"type":{v},"n":{v},"b":{v},"list":{v},"tail":"ok"}}"#);
+            let it: Item = serde_json::from_str(&t).unwrap();
+            assert_eq!(it.kind.get(), (v == r#""s""#).then_some("s"), "{v}");
+            assert_eq!(it.n.0, (v == "7").then_some(7), "{v}");
+            assert_eq!(it.b.0, (v == "true").then_some(true), "{v}");
+            assert_eq!(it.list.0.is_some(), v.starts_with('['), "{v}");
+            // What followed the skipped values is still read.
+            assert_eq!(it.tail.get(), Some("ok"), "{v}");
+            let whole: Item = serde_json::from_str(v).unwrap();
+            assert!(
+                whole.kind.get().is_none() && whole.tail.get().is_none(),
+                "{v}"
+            );
         }
     }
 
