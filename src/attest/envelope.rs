@@ -11,7 +11,7 @@ use super::dsse::{Envelope, PAYLOAD_TYPE_IN_TOTO};
 use super::hash::HashError;
 use super::keys::compact;
 use crate::model::event::{CacheInfo, IngestTag};
-use crate::model::{Call, CallResponse, Session, Timestamp, TimestampError};
+use crate::model::{Call, CallResponse, Name, Session, Timestamp, TimestampError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -164,13 +164,13 @@ pub fn blind_spots(
     };
     fn extras<'e>(
         prefix: &str,
-        extra: &'e [(String, Box<RawValue>)],
+        extra: &'e [(Name, Box<RawValue>)],
         dup: &mut Option<(String, String)>,
         each: &mut impl FnMut(&str, &'e RawValue),
     ) {
         for (i, (k, v)) in extra.iter().enumerate() {
             if dup.is_none() && extra[..i].iter().any(|(x, _)| x == k) {
-                *dup = Some((prefix.to_owned(), k.clone()));
+                *dup = Some((prefix.to_owned(), k.to_string()));
             }
             each(&format!("{prefix}.{k}"), v);
         }

@@ -9,7 +9,7 @@
 
 use super::hash::HashError;
 use crate::model::mcp::RpcError;
-use crate::model::{CallResponse, CallToolResult, ContentBlock};
+use crate::model::{CallResponse, CallToolResult, ContentBlock, Name};
 use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 use std::cmp::Ordering;
@@ -190,7 +190,7 @@ fn write_object(mut members: Vec<(&str, Part)>, out: &mut Vec<u8>) -> Result<(),
     Ok(())
 }
 
-fn extras<'a>(members: &mut Vec<(&'a str, Part<'a>)>, extra: &'a [(String, Box<RawValue>)]) {
+fn extras<'a>(members: &mut Vec<(&'a str, Part<'a>)>, extra: &'a [(Name, Box<RawValue>)]) {
     members.extend(extra.iter().map(|(k, v)| (k.as_str(), Part::Raw(v))));
 }
 

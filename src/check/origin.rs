@@ -257,8 +257,8 @@ fn span_checks(ck: &mut Checker, r: &Resolved) {
                 .stamp
                 .citation
                 .as_ref()
-                .and_then(|ci| ci.url.clone())
-                .unwrap_or_else(|| "the source".into());
+                .and_then(|ci| ci.url.as_deref())
+                .unwrap_or("the source");
             ck.emit(
                 Finding::new(
                     Evidence::SpanInvalid(Box::default()),

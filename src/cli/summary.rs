@@ -37,7 +37,7 @@ struct Row {
     format: String,
     /// What the source lacked and how it was filled in (imported files only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<String>,
+    notes: Vec<std::borrow::Cow<'static, str>>,
     turns: usize,
     calls: usize,
     results: usize,

@@ -10,6 +10,7 @@ use crate::check::{Quadrant, QUADRANTS};
 use crate::model::{Kind, Name, Session, Severity, Tier, Timestamp};
 use crate::store::{Classification, Correction};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -22,8 +23,8 @@ pub struct Document<'a> {
     /// `provscope` for a session log, else the importer that read the file (`importers.md`).
     source_format: &'static str,
     /// What the imported source lacked and how it was filled in.
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    import_notes: &'a [String],
+    #[serde(skip_serializing_if = "<[Cow<'static, str>]>::is_empty")]
+    import_notes: &'a [Cow<'static, str>],
     title: Option<&'a str>,
     agent: Option<&'a str>,
     model: Option<&'a str>,

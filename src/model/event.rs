@@ -255,11 +255,12 @@ pub enum Provenance {
 /// The API citation a derived stamp was made from, kept for display.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct CitationInfo {
-    /// The citation's kind as the API names it (`char_location`, `url_citation`, ...).
-    pub kind: String,
-    /// The URL it names, if any.
+    /// The citation's kind as the API names it (`char_location`, `url_citation`, ...). A
+    /// [`Name`]: every claim of a response repeats one or two kinds.
+    pub kind: Name,
+    /// The URL it names, if any (a [`Name`]: an answer cites a few sources many times).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub url: Option<Name>,
     /// The source text the API says it cited, if it gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cited_text: Option<String>,

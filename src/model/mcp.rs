@@ -156,7 +156,7 @@ pub struct ResultRare {
     /// `resultType` (2026-07-28).
     pub result_type: Option<String>,
     /// Every other field, raw, in the order received.
-    pub extra: Vec<(String, Box<RawValue>)>,
+    pub extra: Vec<(Name, Box<RawValue>)>,
 }
 
 impl CallToolResult {
@@ -171,7 +171,7 @@ impl CallToolResult {
     }
 
     /// Every field other than the typed ones, raw, in the order received.
-    pub fn extra(&self) -> &[(String, Box<RawValue>)] {
+    pub fn extra(&self) -> &[(Name, Box<RawValue>)] {
         self.rare.as_ref().map_or(&[], |r| &r.extra)
     }
 
@@ -193,7 +193,7 @@ pub struct ContentBlock {
     /// text blocks).
     pub resource: Option<Box<EmbeddedResource>>,
     /// Every other field (`data`, `mimeType`, `uri`, `annotations`, `_meta`, ...), raw.
-    pub extra: Vec<(String, Box<RawValue>)>,
+    pub extra: Vec<(Name, Box<RawValue>)>,
 }
 
 /// The `resource` object of an embedded resource block.
@@ -204,7 +204,7 @@ pub struct EmbeddedResource {
     /// Text contents, when the resource is text.
     pub text: Option<String>,
     /// Every other field (`mimeType`, `blob`, ...), raw.
-    pub extra: Vec<(String, Box<RawValue>)>,
+    pub extra: Vec<(Name, Box<RawValue>)>,
 }
 
 impl ContentBlock {
@@ -224,10 +224,7 @@ impl ContentBlock {
     }
 }
 
-fn ser_extra<M: SerializeMap>(
-    m: &mut M,
-    extra: &[(String, Box<RawValue>)],
-) -> Result<(), M::Error> {
+fn ser_extra<M: SerializeMap>(m: &mut M, extra: &[(Name, Box<RawValue>)]) -> Result<(), M::Error> {
     for (k, v) in extra {
         m.serialize_entry(k, v)?;
     }
@@ -327,7 +324,7 @@ impl<'de> Deserialize<'de> for CallToolResult {
                         }
                         _ => {
                             let v = a.next_value()?;
-                            r.rare_mut().extra.push((k.into_owned(), v));
+                            r.rare_mut().extra.push((Name::from(&*k), v));
                         }
                     }
                 }
@@ -366,7 +363,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
                             dup(b.resource.is_some(), "resource")?;
                             b.resource = Some(a.next_value()?);
                         }
-                        _ => b.extra.push((k.into_owned(), a.next_value()?)),
+                        _ => b.extra.push((Name::from(&*k), a.next_value()?)),
                     }
                 }
                 b.kind = kind.ok_or_else(|| de::Error::missing_field("type"))?;
@@ -397,7 +394,7 @@ impl<'de> Deserialize<'de> for EmbeddedResource {
                             dup(r.text.is_some(), "text")?;
                             r.text = Some(a.next_value()?);
                         }
-                        _ => r.extra.push((k.into_owned(), a.next_value()?)),
+                        _ => r.extra.push((Name::from(&*k), a.next_value()?)),
                     }
                 }
                 Ok(r)

@@ -3,7 +3,7 @@
 //! `jsonrpc` and `method`, block types, render policies, results' texts and calls' arguments.
 
 use super::event::{ContextEntry, Origin, Stamp};
-use super::mcp::{CallRequest, RpcId};
+use super::mcp::{CallRequest, ContentBlock, RpcId};
 use super::{Call, Label, Session, ToolResult};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -243,8 +243,17 @@ impl Names {
             .iter_mut()
             .flat_map(|x| x.content.iter_mut())
         {
-            self.intern(&mut b.kind);
-            self.intern_opt(&mut b.text);
+            self.block(b);
+        }
+    }
+
+    /// Interns the names of a content block: its type, its text and its other fields' keys
+    /// (every link of a session holds a `uri`).
+    pub fn block(&mut self, b: &mut ContentBlock) {
+        self.intern(&mut b.kind);
+        self.intern_opt(&mut b.text);
+        for (k, _) in &mut b.extra {
+            self.intern(k);
         }
     }
 

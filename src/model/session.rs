@@ -6,6 +6,7 @@ use super::{Diagnostic, Name, Tier, Timestamp};
 use serde_json::value::RawValue;
 // FxHash: the index is built for every loaded session, and SipHash dominated its cost.
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A record with a place in its source: a log line, and a JSON path when it was imported from
@@ -108,8 +109,9 @@ pub struct SubSession {
 pub struct ImportInfo {
     /// The importer's name (`claude-code`, `anthropic-messages`, `otlp-json`, ...).
     pub format: &'static str,
-    /// What the source lacked and how it was filled in, one sentence each.
-    pub notes: Vec<String>,
+    /// What the source lacked and how it was filled in, one sentence each. Most are the same
+    /// sentence for every session of a format: borrowed, not a copy per session.
+    pub notes: Vec<Cow<'static, str>>,
 }
 
 impl Call {

@@ -420,16 +420,17 @@ impl Conv {
     fn citation(&mut self, claim: &str, c: &Citation, at: Option<Timestamp>, path: &str) {
         let kind = c.kind.get().unwrap_or("").to_owned();
         let cited_text = c.cited_text.get().map(str::to_owned);
-        let url = c.url.get().map(str::to_owned);
+        let url = c.url.get().map(|u| self.b.name(u));
+        let citation = CitationInfo {
+            kind: self.b.name(&kind),
+            url: url.clone(),
+            cited_text: cited_text.clone(),
+        };
         let mut claim_out = NewClaim {
             text: claim.trim().to_owned(),
             call_id: None,
             span: None,
-            citation: CitationInfo {
-                kind: kind.clone(),
-                url: url.clone(),
-                cited_text: cited_text.clone(),
-            },
+            citation,
             marker: None,
             json_path: Some(json_path(path)),
         };

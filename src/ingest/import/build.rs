@@ -8,13 +8,14 @@
 use crate::model::mcp::{CallParams, ResultRare, RpcError};
 use crate::model::{
     Answer, Call, CallRequest, CallResponse, CallToolResult, CitationInfo, Claim, ContentBlock,
-    DiagLevel, Diagnostic, ImportInfo, IngestTag, Name, Origin, Provenance, Render, RpcId,
+    DiagLevel, Diagnostic, ImportInfo, IngestTag, Name, Names, Origin, Provenance, Render, RpcId,
     ServerInfo, Session, SessionHeader, Span, SpanUnit, Stamp, SubSession, Timestamp, ToolResult,
     Turn, FORMAT_VERSION,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::value::RawValue;
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
 
 /// Where a record is in its source: a line (0 in a one-document file) and a JSON path.
 #[derive(Clone, Debug, Default)]
@@ -151,7 +152,10 @@ pub struct Builder {
     results: Vec<PendingResult>,
     result_ids: HashSet<String>,
     answers: Vec<(u32, PendingAnswer)>,
-    notes: Vec<String>,
+    notes: Vec<Cow<'static, str>>,
+    /// The session's table of names: what `finish` makes its records' names through, and
+    /// what an importer makes the names it hands over through ([`Builder::name`]).
+    names: Names,
 }
 
 impl Builder {
@@ -181,7 +185,13 @@ impl Builder {
             result_ids: HashSet::default(),
             answers: Vec::new(),
             notes: Vec::new(),
+            names: Names::default(),
         }
+    }
+
+    /// The session's shared copy of `text` (a name a record of the built session will hold).
+    pub fn name(&mut self, text: &str) -> Name {
+        self.names.get(text)
     }
 
     /// Sets the session id (default: the file name).
@@ -229,8 +239,9 @@ impl Builder {
         self.started_at = Some(self.started_at.map_or(t, |s| s.min(t)));
     }
 
-    /// Adds a note about what the source lacked.
-    pub fn note(&mut self, note: impl Into<String>) {
+    /// Adds a note about what the source lacked (a sentence written in the importer is kept
+    /// borrowed: every session of a file format would otherwise hold its own copy).
+    pub fn note(&mut self, note: impl Into<Cow<'static, str>>) {
         let n = note.into();
         if !self.notes.contains(&n) {
             self.notes.push(n);
@@ -422,7 +433,7 @@ impl Builder {
         let s = &mut self.session;
         // Every name of the records made here is made through one table, so each distinct
         // text is allocated once (not once per record and then interned).
-        let mut names = crate::model::Names::default();
+        let mut names = std::mem::take(&mut self.names);
         // Each list sized exactly: a first `push` reserves four records, and doubling leaves up
         // to half unused (a response of three calls would hold room for four).
         s.turns.reserve_exact(self.turns.len());
@@ -566,8 +577,7 @@ impl Builder {
             let mut content = r.content;
             content.shrink_to_fit();
             for b in &mut content {
-                names.intern(&mut b.kind);
-                names.intern_opt(&mut b.text);
+                names.block(b);
             }
             let result = match r.error {
                 Some(_) => None,
@@ -637,6 +647,9 @@ impl Builder {
                                 ttl_seconds: None,
                             },
                         });
+                let mut citation = c.citation;
+                names.intern(&mut citation.kind);
+                names.intern_opt(&mut citation.url);
                 let base = claim_id(&c.text);
                 let mut id = base.clone();
                 let mut n = 1;
@@ -655,7 +668,7 @@ impl Builder {
                             policy: None,
                         }),
                         provenance: Some(Provenance::Derived),
-                        citation: Some(Box::new(c.citation)),
+                        citation: Some(Box::new(citation)),
                     },
                     turn,
                     position: claims.len(),
@@ -674,7 +687,7 @@ impl Builder {
         }
         if filled > 0 {
             self.notes.push(if fill.any {
-                format!("the source records no time for {filled} event{}: each is dated like the event before it", if filled == 1 { "" } else { "s" })
+                format!("the source records no time for {filled} event{}: each is dated like the event before it", if filled == 1 { "" } else { "s" }).into()
             } else {
                 "the source records no times: every event is dated 1970-01-01T00:00:00Z, so ages and staleness are not meaningful".into()
             });
@@ -796,14 +809,17 @@ pub fn text_block(text: String) -> ContentBlock {
 
 /// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
 pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
+    // The two keys, made once for every link of every session (not a copy per block).
+    static URI: LazyLock<Name> = LazyLock::new(|| Name::from("uri"));
+    static NAME: LazyLock<Name> = LazyLock::new(|| Name::from("name"));
     // Sized exactly: a session may hold thousands of links, and a first `push` reserves four.
     let mut extra = Vec::with_capacity(1 + usize::from(title.is_some()));
     if let Ok(v) = serde_json::value::to_raw_value(url) {
-        extra.push(("uri".to_owned(), v));
+        extra.push((URI.clone(), v));
     }
     if let Some(t) = title {
         if let Ok(v) = serde_json::value::to_raw_value(t) {
-            extra.push(("name".to_owned(), v));
+            extra.push((NAME.clone(), v));
         }
     }
     ContentBlock {
@@ -842,6 +858,66 @@ mod tests {
             assert_eq!(claim_id(t), slow(t), "{t:?}");
         }
         assert_eq!(claim_id("The sky  is blue."), claim_id("the SKY is blue."));
+    }
+
+    #[test]
+    fn a_session_holds_its_repeated_names_and_notes_once() {
+        let same = |a: &Name, b: &Name| a.as_str().as_ptr() == b.as_str().as_ptr();
+        let mut b = Builder::new("test", "t".into(), Arc::from("t.json"));
+        b.note("a note every session of the format has");
+        b.call(NewCall {
+            id: "ws".into(),
+            server: "openai".into(),
+            tool: "web_search".into(),
+            ..NewCall::default()
+        });
+        b.result(NewResult {
+            call_id: "ws".into(),
+            content: vec![
+                link_block("https://a.example/", Some("A")),
+                link_block("https://b.example/", None),
+            ],
+            ..NewResult::default()
+        });
+        b.answer_text("A says so. B too.", "", None, 0);
+        for text in ["A says so.", "B too."] {
+            let citation = CitationInfo {
+                kind: b.name("url_citation"),
+                url: Some(b.name("https://a.example/")),
+                cited_text: None,
+            };
+            b.claim(
+                NewClaim {
+                    text: text.into(),
+                    call_id: Some("ws".into()),
+                    citation,
+                    ..NewClaim::default()
+                },
+                None,
+                0,
+            );
+        }
+        let s = b.finish();
+        let notes = &s.import.as_ref().unwrap().notes;
+        assert!(notes
+            .iter()
+            .all(|n| matches!(n, std::borrow::Cow::Borrowed(_))));
+        let blocks = &s.results[0].response.result.as_ref().unwrap().content;
+        assert!(same(&blocks[0].extra[0].0, &blocks[1].extra[0].0));
+        assert_eq!(
+            blocks[0].extra_field("uri").unwrap().get(),
+            "\"https://a.example/\""
+        );
+        let cites: Vec<&CitationInfo> = s
+            .claims()
+            .map(|c| c.stamp.citation.as_deref().unwrap())
+            .collect();
+        assert_eq!(cites.len(), 2);
+        assert!(same(&cites[0].kind, &cites[1].kind));
+        assert!(same(
+            cites[0].url.as_ref().unwrap(),
+            cites[1].url.as_ref().unwrap()
+        ));
     }
 
     #[test]

@@ -667,20 +667,21 @@ impl Conv {
                         end: z,
                     }
                 });
+                let citation = CitationInfo {
+                    kind: self.b.name(if web.is_some() {
+                        "grounding_chunk.web"
+                    } else {
+                        "grounding_chunk.retrieved_context"
+                    }),
+                    url: web.and_then(|w| w.uri.get()).map(|u| self.b.name(u)),
+                    cited_text: None,
+                };
                 self.b.claim(
                     NewClaim {
                         text: claim_text.trim().to_owned(),
                         call_id: Some(call_id.clone()),
                         span,
-                        citation: CitationInfo {
-                            kind: if web.is_some() {
-                                "grounding_chunk.web".into()
-                            } else {
-                                "grounding_chunk.retrieved_context".into()
-                            },
-                            url: web.and_then(|w| w.uri.get()).map(str::to_owned),
-                            cited_text: None,
-                        },
+                        citation,
                         marker: None,
                         json_path: Some(jp.clone()),
                     },

@@ -4,6 +4,7 @@
 use crate::model::{Session, Timestamp};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::io::Write;
 
 /// The optional `imported_from` field of the header: which importer read the original file.
@@ -11,7 +12,7 @@ use std::io::Write;
 struct ImportedFrom<'a> {
     format: &'a str,
     file: &'a str,
-    notes: &'a [String],
+    notes: &'a [Cow<'static, str>],
 }
 
 fn ts(t: Timestamp) -> String {

@@ -455,7 +455,7 @@ impl Conv {
                         let mut blk = text_block(s(r, "text").unwrap_or("").to_owned());
                         for key in ["file_id", "filename", "score"] {
                             if let Some(v) = r.get(key).and_then(util::raw) {
-                                blk.extra.push((key.to_owned(), v));
+                                blk.extra.push((key.into(), v));
                             }
                         }
                         blk
@@ -528,7 +528,7 @@ impl Conv {
         let kind = a.kind.get().unwrap_or("");
         match kind {
             "url_citation" => {
-                let url = a.url.get().unwrap_or("").to_owned();
+                let url = a.url.get().unwrap_or("");
                 let title = a.title.get();
                 let (Some(start), Some(end)) = (a.start_index.0, a.end_index.0) else {
                     return self.b.diag(
@@ -540,8 +540,7 @@ impl Conv {
                     );
                 };
                 let check = |t: &str| {
-                    t.contains(url.as_str())
-                        || title.is_some_and(|x| !x.is_empty() && t.contains(x))
+                    t.contains(url) || title.is_some_and(|x| !x.is_empty() && t.contains(x))
                 };
                 let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
                 let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
@@ -562,7 +561,7 @@ impl Conv {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
                     (slice, None)
                 };
-                let call_id = self.result_with_url(&url);
+                let call_id = self.result_with_url(url);
                 if call_id.is_none() {
                     self.b.diag(
                         0,
@@ -573,16 +572,17 @@ impl Conv {
                     );
                 }
                 let jp = json_path(path);
+                let citation = CitationInfo {
+                    kind: self.b.name(kind),
+                    url: Some(self.b.name(url)),
+                    cited_text: None,
+                };
                 self.b.claim(
                     NewClaim {
                         text: claim.trim().to_owned(),
                         call_id,
                         span: None,
-                        citation: CitationInfo {
-                            kind: kind.into(),
-                            url: Some(url),
-                            cited_text: None,
-                        },
+                        citation,
                         marker,
                         json_path: Some(jp.clone()),
                     },
@@ -631,16 +631,17 @@ impl Conv {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("no recorded file search result came from file {file_id}; the claim is unsourced"));
                 }
                 let jp = json_path(path);
+                let citation = CitationInfo {
+                    kind: self.b.name(kind),
+                    url: a.filename.get().map(|f| self.b.name(f)),
+                    cited_text: None,
+                };
                 self.b.claim(
                     NewClaim {
                         text: claim.trim().to_owned(),
                         call_id,
                         span: None,
-                        citation: CitationInfo {
-                            kind: kind.into(),
-                            url: a.filename.get().map(str::to_owned),
-                            cited_text: None,
-                        },
+                        citation,
                         marker: None,
                         json_path: Some(jp.clone()),
                     },

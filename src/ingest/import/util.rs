@@ -1,6 +1,6 @@
 //! Small helpers shared by the importers: JSON value access, times, content blocks.
 
-use crate::model::{ContentBlock, Timestamp};
+use crate::model::{ContentBlock, Name, Timestamp};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -64,7 +64,7 @@ pub fn block(v: &Value) -> ContentBlock {
         return ContentBlock {
             kind: "json".into(),
             extra: raw(v)
-                .map(|r| ("value".to_owned(), r))
+                .map(|r| (Name::from("value"), r))
                 .into_iter()
                 .collect(),
             ..ContentBlock::default()
@@ -84,9 +84,9 @@ pub fn block(v: &Value) -> ContentBlock {
             ("text", Value::String(t)) => b.text = Some(t.as_str().into()),
             ("resource", Value::Object(_)) => match serde_json::from_value(x.clone()) {
                 Ok(r) => b.resource = Some(Box::new(r)),
-                Err(_) => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
+                Err(_) => b.extra.extend(raw(x).map(|r| (Name::from(k), r))),
             },
-            _ => b.extra.extend(raw(x).map(|r| (k.clone(), r))),
+            _ => b.extra.extend(raw(x).map(|r| (Name::from(k), r))),
         }
     }
     b
