@@ -29,7 +29,7 @@ pub(super) trait ApiFile {
 /// Reads `bytes` as one response or as a cassette into `api`'s session. Bad input becomes a
 /// diagnostic; whatever is valid is read.
 pub(super) fn read<A: ApiFile>(api: &mut A, bytes: &[u8]) {
-    let text = match std::str::from_utf8(bytes) {
+    let text = match super::util::utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);

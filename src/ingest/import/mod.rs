@@ -218,7 +218,7 @@ impl std::fmt::Debug for Detected {
 pub fn detect(head: &[u8]) -> Detected {
     crate::probe::detection();
     let cut = &head[..head.len().min(sniff::HEAD_BYTES)];
-    let text = match std::str::from_utf8(cut) {
+    let text = match util::utf8(cut) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         // A head cut inside a character, or a file with invalid bytes further on.
         Err(e) if e.error_len().is_none() => {
