@@ -29,7 +29,16 @@ pub fn canonical_sha256<T: Serialize + ?Sized>(value: &T) -> Result<String, Hash
 
 /// Lowercase hex SHA-256 of the concatenation of `parts`, hashed as they come (no copy).
 pub fn sha256_hex(parts: &[&[u8]]) -> String {
-    hex::encode(sha256(parts))
+    hex_lower(&sha256(parts))
+}
+
+/// Lowercase hex of a SHA-256 digest, written into one buffer of its size (`hex::encode`
+/// collects the digits a `char` at a time into a growing `String`).
+pub fn hex_lower(digest: &[u8; 32]) -> String {
+    let mut buf = [0u8; 64];
+    // Cannot fail: the buffer is exactly twice the digest's length.
+    let _ = hex::encode_to_slice(digest, &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// SHA-256 of the concatenation of `parts`.
@@ -78,6 +87,9 @@ pub fn canonical_arguments_into(
 ) -> Result<(), HashError> {
     match arguments {
         None => out.extend_from_slice(b"{}"),
+        // Most arguments are one flat object of strings and small integers: written sorted
+        // as they are, without a `Value` of them.
+        Some(raw) if super::jcs::write_flat_raw(raw, out) => {}
         Some(raw) => {
             let v: serde_json::Value =
                 serde_json::from_str(raw.get()).map_err(HashError::ArgumentsNotJson)?;

@@ -148,6 +148,75 @@ pub fn write_value(v: &Value, out: &mut Vec<u8>) -> Result<(), HashError> {
     Ok(())
 }
 
+/// Appends the canonical JSON of a raw JSON object whose members are all scalars already in
+/// their canonical form (a string without an escape, `true`, `false`, `null`, a non-negative
+/// integer of at most 15 digits), with distinct keys: the members are sorted as they are
+/// written, without a `Value` of them (the arguments of most tool calls). Returns false, and
+/// writes nothing, for any other text; [`write_raw`] then gives the same bytes through a
+/// `Value`.
+pub fn write_flat_raw(raw: &RawValue, out: &mut Vec<u8>) -> bool {
+    use serde::de::Deserializer as _;
+    let text = raw.get();
+    if !text.starts_with('{') {
+        return false;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Ok(Some(mut members)) = de.deserialize_map(FlatMembers) else {
+        return false;
+    };
+    members.sort_unstable_by(|a, b| utf16_cmp(&a.0, &b.0));
+    if members.windows(2).any(|w| w[0].0 == w[1].0) {
+        // Duplicate keys: the parser's rule (the last value) is left to `write_raw`.
+        return false;
+    }
+    out.reserve(text.len());
+    out.push(b'{');
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(k, out);
+        out.push(b':');
+        out.extend_from_slice(v.get().as_bytes());
+    }
+    out.push(b'}');
+    true
+}
+
+/// True when a scalar's JSON text is its RFC 8785 form: a string without escapes (a valid JSON
+/// string holds no raw control character), a literal, or an integer a double holds exactly
+/// and ECMAScript writes in its digits (no sign: `-0` is written `0`).
+fn canonical_as_written(text: &str) -> bool {
+    match text.as_bytes() {
+        [b'"', ..] => !text.contains('\\'),
+        digits @ [b'0'..=b'9', ..] => digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit),
+        _ => matches!(text, "true" | "false" | "null"),
+    }
+}
+
+/// The members of a flat object (`None` when a value is not [`canonical_as_written`]).
+struct FlatMembers;
+
+type Flat<'de> = Vec<(std::borrow::Cow<'de, str>, &'de RawValue)>;
+
+impl<'de> serde::de::Visitor<'de> for FlatMembers {
+    type Value = Option<Flat<'de>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let v = map.next_value::<&'de RawValue>()?;
+            if !canonical_as_written(v.get()) {
+                return Ok(None);
+            }
+            out.push((k, v));
+        }
+        Ok(Some(out))
+    }
+}
+
 /// Appends the canonical JSON of a raw JSON text (parsed first; duplicate keys keep the last
 /// value, as when `serde_jcs` meets a raw value).
 pub fn write_raw(raw: &RawValue, out: &mut Vec<u8>) -> Result<(), HashError> {
@@ -388,6 +457,53 @@ mod tests {
         #[test]
         fn equals_serde_jcs_for_any_value(v in value()) {
             prop_assert_eq!(jcs(&v), serde_jcs::to_vec(&v).unwrap());
+        }
+
+        /// Any object, flat or not, written with any spacing and escapes (`\u` escapes of
+        /// plain letters among them) and duplicate keys: the flat path writes what the parser's
+        /// path writes, or nothing.
+        #[test]
+        fn flat_objects_equal_the_parsed_path(
+            members in proptest::collection::vec(
+                (
+                    "[a-c\u{e000}\u{1F600}\"]{0,3}",
+                    prop_oneof![
+                        Just("null".to_owned()),
+                        Just("true".to_owned()),
+                        Just("-0".to_owned()),
+                        Just("1.50".to_owned()),
+                        Just("1e2".to_owned()),
+                        Just("[1]".to_owned()),
+                        Just("{\"a\":1}".to_owned()),
+                        Just("\"\\u0061\"".to_owned()),
+                        "[0-9]{1,17}".prop_filter("JSON", |d| d == "0" || !d.starts_with('0')),
+                        "\\PC{0,8}".prop_map(|t| serde_json::to_string(&t).unwrap()),
+                    ],
+                    any::<bool>(),
+                ),
+                0..6,
+            ),
+        ) {
+            let text = format!(
+                "{{{}}}",
+                members
+                    .iter()
+                    .map(|(k, v, spaced)| {
+                        let k = serde_json::to_string(k).unwrap();
+                        if *spaced { format!(" {k} : {v} ") } else { format!("{k}:{v}") }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            let raw: Box<RawValue> = serde_json::from_str(&text).unwrap();
+            let mut slow = Vec::new();
+            write_raw(&raw, &mut slow).unwrap();
+            let mut fast = Vec::new();
+            if write_flat_raw(&raw, &mut fast) {
+                prop_assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(slow).unwrap());
+            } else {
+                prop_assert!(fast.is_empty());
+            }
         }
 
         /// Any delivered response, parsed from JSON text (so extra fields, duplicated ones

@@ -323,6 +323,12 @@ impl Names {
         }
     }
 
+    /// Makes room for `n` more texts, so a table filled with a known number of names is not
+    /// grown (and every text in it hashed again) on the way.
+    pub fn reserve(&mut self, n: usize) {
+        self.texts.reserve(n);
+    }
+
     /// Number of distinct texts (arguments not counted).
     pub fn len(&self) -> usize {
         self.texts.len()

@@ -44,15 +44,26 @@ impl From<u64> for Loc {
 
 /// A JSON path in its `$` form: `output[3]` and `.output[3]` become `$.output[3]`.
 pub fn json_path(path: &str) -> Arc<str> {
-    if path.starts_with('$') {
-        Arc::from(path)
+    let prefix = if path.starts_with('$') {
+        ""
     } else if path.starts_with('.') || path.starts_with('[') {
-        Arc::from(format!("${path}"))
+        "$"
     } else if path.is_empty() {
-        Arc::from("$")
+        return Arc::from("$");
     } else {
-        Arc::from(format!("$.{path}"))
+        "$."
+    };
+    // Joined on the stack, so the shared text is the one allocation (not a `String` first).
+    let mut buf = [0u8; 192];
+    let n = prefix.len() + path.len();
+    if let Some(dst) = buf.get_mut(..n) {
+        dst[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        dst[prefix.len()..].copy_from_slice(path.as_bytes());
+        if let Ok(t) = std::str::from_utf8(dst) {
+            return Arc::from(t);
+        }
     }
+    Arc::from(format!("{prefix}{path}"))
 }
 
 /// A tool call as an importer found it.
@@ -434,6 +445,17 @@ impl Builder {
         // Every name of the records made here is made through one table, so each distinct
         // text is allocated once (not once per record and then interned).
         let mut names = std::mem::take(&mut self.names);
+        // Room for the names made below (a few per record), so the table is not grown and
+        // rehashed (each text hashed again) as it fills.
+        let n_claims: usize = self.answers.iter().map(|(_, a)| a.claims.len()).sum();
+        names.reserve(
+            self.turns.len()
+                + 3 * self.calls.len()
+                + 2 * self.results.len()
+                + 3 * n_claims
+                + self.answers.len()
+                + 4,
+        );
         // Each list sized exactly: a first `push` reserves four records, and doubling leaves up
         // to half unused (a response of three calls would hold room for four).
         s.turns.reserve_exact(self.turns.len());
@@ -482,7 +504,8 @@ impl Builder {
         let mut prev = None;
         let mut no_args = 0usize;
         // Per call id: when it was issued, its server, tool and arguments hash, its request id.
-        let mut call_time: HashMap<Name, (Timestamp, Name, Name, Name, RpcId)> = HashMap::default();
+        let mut call_time: HashMap<Name, (Timestamp, Name, Name, Name, RpcId)> =
+            HashMap::with_capacity_and_hasher(self.calls.len(), Default::default());
         for PendingCall { call: c, turn } in self.calls.drain(..) {
             let issued_at = time(c.at, &mut prev);
             let hash = match &c.arguments {
@@ -553,7 +576,8 @@ impl Builder {
         }
         // Results with their tag.
         let mut prev = None;
-        let mut fetched: HashMap<String, Timestamp> = HashMap::default();
+        let mut fetched: HashMap<String, Timestamp> =
+            HashMap::with_capacity_and_hasher(self.results.len(), Default::default());
         for PendingResult { result: r, turn } in self.results.drain(..) {
             let at = time(r.at, &mut prev);
             let call = call_time.get_key_value(r.call_id.as_str());
@@ -621,6 +645,8 @@ impl Builder {
         }
         // Answers and derived stamps.
         let mut prev = None;
+        // The normalized text of each claim, in one buffer for all.
+        let mut norm = String::new();
         for (turn, a) in self.answers.drain(..) {
             let generated_at = time(a.at, &mut prev);
             let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
@@ -650,16 +676,22 @@ impl Builder {
                 let mut citation = c.citation;
                 names.intern(&mut citation.kind);
                 names.intern_opt(&mut citation.url);
-                let base = claim_id(&c.text);
-                let mut id = base.clone();
-                let mut n = 1;
-                while claims.iter().any(|x| x.stamp.claim_id == id) {
-                    n += 1;
-                    id = format!("{base}.{n}");
-                }
+                let base = claim_id_with(&c.text, &mut norm);
+                let base = base.as_str();
+                let claim_id = if claims.iter().any(|x| x.stamp.claim_id == base) {
+                    let mut n = 2;
+                    let mut id = format!("{base}.{n}");
+                    while claims.iter().any(|x| x.stamp.claim_id == id) {
+                        n += 1;
+                        id = format!("{base}.{n}");
+                    }
+                    names.get(&id)
+                } else {
+                    names.get(base)
+                };
                 claims.push(Claim {
                     stamp: Stamp {
-                        claim_id: names.get(&id),
+                        claim_id,
                         claim_text: names.get(&c.text),
                         origin,
                         span: c.span,
@@ -728,11 +760,45 @@ impl TimeFill {
 /// A claim id derived from the claim text, so the same sentence restated in another turn is the
 /// same claim (which is how citation drift is traced).
 pub fn claim_id(text: &str) -> String {
+    claim_id_with(text, &mut String::new()).as_str().to_owned()
+}
+
+/// A claim id: `clm_` and ten hex digits, held without an allocation.
+#[derive(Clone, Copy)]
+pub struct ClaimIdText([u8; 14]);
+
+impl ClaimIdText {
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        // Always ASCII: `clm_` and hex digits.
+        std::str::from_utf8(&self.0).unwrap_or("")
+    }
+}
+
+/// [`claim_id`] with the normalized text written into `norm` (cleared first), so a session's
+/// claims reuse one buffer instead of allocating one each, and the id returned by value.
+pub fn claim_id_with(text: &str, norm: &mut String) -> ClaimIdText {
     use sha2::{Digest, Sha256};
+    norm.clear();
     // `str::to_lowercase` lowercases each character on its own but for the Greek capital
     // sigma (final or not): without one, a single pass into one buffer gives the same bytes.
-    let h = if !text.contains('\u{3a3}') {
-        let mut norm = String::with_capacity(text.len());
+    let h = if text.is_ascii() {
+        // ASCII: whitespace is `\t \n \x0b \x0c \r` and space (what `split_whitespace` splits
+        // at), so words are found byte by byte, not a character at a time.
+        let mut gap = false;
+        for &b in text.as_bytes() {
+            if matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ') {
+                gap = true;
+            } else {
+                if gap && !norm.is_empty() {
+                    norm.push(' ');
+                }
+                gap = false;
+                norm.push(char::from(b.to_ascii_lowercase()));
+            }
+        }
+        Sha256::digest(norm.as_bytes())
+    } else if !text.contains('\u{3a3}') {
         for w in text.split_whitespace() {
             if !norm.is_empty() {
                 norm.push(' ');
@@ -748,18 +814,16 @@ pub fn claim_id(text: &str) -> String {
         }
         Sha256::digest(norm.as_bytes())
     } else {
-        let norm: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        Sha256::digest(norm.to_lowercase().as_bytes())
+        let joined: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        Sha256::digest(joined.to_lowercase().as_bytes())
     };
-    // `clm_` and ten hex digits, written into one buffer of that size.
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut id = String::with_capacity(14);
-    id.push_str("clm_");
-    for b in &h[..5] {
-        id.push(char::from(HEX[usize::from(b >> 4)]));
-        id.push(char::from(HEX[usize::from(b & 15)]));
+    let mut id = *b"clm_0000000000";
+    for (i, b) in h[..5].iter().enumerate() {
+        id[4 + 2 * i] = HEX[usize::from(b >> 4)];
+        id[5 + 2 * i] = HEX[usize::from(b & 15)];
     }
-    id
+    ClaimIdText(id)
 }
 
 /// Fills the session's lookups, as the native loader does.
@@ -780,6 +844,9 @@ fn index(s: &mut Session) {
             .insert_first(r.call_id(), i, |j| s.results[j].call_id());
     }
     idx.results_by_turn = crate::model::TurnGroups::build(s.results.iter().map(|r| r.turn));
+    // Sized once for every claim (most ids are stated once), not grown and rehashed.
+    idx.claim
+        .reserve(s.answers.iter().map(|a| a.claims.len()).sum::<usize>());
     for (i, a) in s.answers.iter().enumerate() {
         idx.answer.insert(a.turn, i);
         for (j, c) in a.claims.iter().enumerate() {
@@ -798,13 +865,35 @@ fn index(s: &mut Session) {
     idx.index_labels_and_contexts(&s.labels, &s.contexts);
 }
 
+/// The type of a text block, made once (each session's table then shares it).
+static TEXT: LazyLock<Name> = LazyLock::new(|| Name::from("text"));
+/// The type of a link block, made once.
+static RESOURCE_LINK: LazyLock<Name> = LazyLock::new(|| Name::from("resource_link"));
+
 /// A text content block.
 pub fn text_block(text: String) -> ContentBlock {
     ContentBlock {
-        kind: "text".into(),
+        kind: TEXT.clone(),
         text: Some(text.into()),
         ..ContentBlock::default()
     }
+}
+
+/// `text` as a raw JSON string, as `serde_json::value::to_raw_value` writes it, in one
+/// allocation of its exact size when it needs no escape (a URL, a title): `to_raw_value` writes
+/// into a 128-byte buffer and then shrinks it.
+pub fn raw_string(text: &str) -> Option<Box<RawValue>> {
+    let plain = !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+    if plain {
+        let mut json = String::with_capacity(text.len() + 2);
+        json.push('"');
+        json.push_str(text);
+        json.push('"');
+        if let Ok(r) = RawValue::from_string(json) {
+            return Some(r);
+        }
+    }
+    serde_json::value::to_raw_value(text).ok()
 }
 
 /// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
@@ -814,16 +903,14 @@ pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
     static NAME: LazyLock<Name> = LazyLock::new(|| Name::from("name"));
     // Sized exactly: a session may hold thousands of links, and a first `push` reserves four.
     let mut extra = Vec::with_capacity(1 + usize::from(title.is_some()));
-    if let Ok(v) = serde_json::value::to_raw_value(url) {
+    if let Some(v) = raw_string(url) {
         extra.push((URI.clone(), v));
     }
-    if let Some(t) = title {
-        if let Ok(v) = serde_json::value::to_raw_value(t) {
-            extra.push((NAME.clone(), v));
-        }
+    if let Some(v) = title.and_then(raw_string) {
+        extra.push((NAME.clone(), v));
     }
     ContentBlock {
-        kind: "resource_link".into(),
+        kind: RESOURCE_LINK.clone(),
         extra,
         ..ContentBlock::default()
     }
@@ -858,6 +945,20 @@ mod tests {
             assert_eq!(claim_id(t), slow(t), "{t:?}");
         }
         assert_eq!(claim_id("The sky  is blue."), claim_id("the SKY is blue."));
+    }
+
+    proptest::proptest! {
+        /// Any ASCII text (every control character among it) or any text: the id of the text
+        /// normalized by `split_whitespace` and `to_lowercase`.
+        #[test]
+        fn claim_ids_equal_the_plain_normalization(
+            t in proptest::prop_oneof!["[\\x00-\\x7f]{0,40}", "\\PC{0,20}", "[ \\t\\x0bA-Z\u{3a3}\u{85}\u{a0}]{0,12}"],
+        ) {
+            use sha2::{Digest, Sha256};
+            let norm: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            let h = Sha256::digest(norm.to_lowercase().as_bytes());
+            proptest::prop_assert_eq!(claim_id(&t), format!("clm_{}", hex::encode(&h[..5])));
+        }
     }
 
     #[test]
