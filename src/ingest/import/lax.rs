@@ -512,20 +512,34 @@ pub fn text_of(raw: &RawValue) -> String {
 }
 
 /// What [`raw_without`] read of an object.
-pub struct Without<T> {
+pub struct Without<'de, T> {
     /// The object without the key, written as `serde_json` writes the `Value` with that key
     /// removed (`Map::remove`, which with `preserve_order` moves the last key into its place);
     /// not an object: the value as it is.
     pub raw: Option<Box<RawValue>>,
     /// The removed key's value (the last one, when the key repeats), read as a `T`.
     pub removed: Option<T>,
-    /// The rest of the object, as a `Value` of it would give it (`None`: not an object).
-    pub rest: Option<serde_json::Map<String, Value>>,
+    /// The rest of the object, as a `Value` of it holds it (each key once, with its last value,
+    /// in the order of the map), raw (`None`: not an object).
+    pub rest: Option<Vec<(Cow<'de, str>, &'de RawValue)>>,
+}
+
+impl<'de, T> Without<'de, T> {
+    /// The string value of `key` in the rest of the object (`Value::as_str` of it).
+    pub fn rest_str(&self, key: &str) -> Option<Cow<'de, str>> {
+        let (_, v) = self.rest.as_ref()?.iter().find(|(k, _)| k == key)?;
+        serde_json::from_str::<Str<'de>>(v.get()).ok()?.0
+    }
 }
 
 /// A raw object without one of its keys, read once: the removed value is read as a `T`
-/// (`IgnoredAny` to skip it), never into a `Value`.
-pub fn raw_without<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>, drop: &str) -> Without<T> {
+/// (`IgnoredAny` to skip it), never into a `Value`, and the other values are copied as written
+/// when `serde_json` would write them the same (a string without escapes, `true`, `false`,
+/// `null`, a short non-negative integer), else written back from a `Value` of them.
+pub fn raw_without<'de, T: Deserialize<'de>>(
+    raw: Option<&'de RawValue>,
+    drop: &str,
+) -> Without<'de, T> {
     let none = Without {
         raw: None,
         removed: None,
@@ -545,20 +559,68 @@ pub fn raw_without<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>, drop: &
         };
     }
     let mut de = serde_json::Deserializer::from_str(raw.get());
-    let Ok((mut map, removed)) = de.deserialize_map(MapWithout::<T> {
+    let Ok((mut members, removed)) = de.deserialize_map(MapWithout::<T> {
         drop,
         _v: PhantomData,
     }) else {
         return none;
     };
-    map.remove(drop);
+    // `Map::remove` with `preserve_order` is `IndexMap::swap_remove`.
+    if let Some(at) = members.iter().position(|(k, _)| k == drop) {
+        members.swap_remove(at);
+    }
+    let mut out = Vec::with_capacity(raw.get().len());
+    out.push(b'{');
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if serde_json::to_writer(&mut out, &**k).is_err() {
+            return none;
+        }
+        out.push(b':');
+        let Some(v) = v else { return none };
+        let text = v.get();
+        if written_as_is(text) {
+            out.extend_from_slice(text.as_bytes());
+        } else {
+            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                return none;
+            };
+            if serde_json::to_writer(&mut out, &value).is_err() {
+                return none;
+            }
+        }
+    }
+    out.push(b'}');
+    let rest = members
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
     Without {
-        // A map is written as the `Value::Object` holding it.
-        raw: serde_json::value::to_raw_value(&map).ok(),
+        raw: String::from_utf8(out)
+            .ok()
+            .and_then(|json| RawValue::from_string(json).ok()),
         removed,
-        rest: Some(map),
+        rest: Some(rest),
     }
 }
+
+/// True when `serde_json` writes the JSON value `text` back as it is from a `Value` of it.
+fn written_as_is(text: &str) -> bool {
+    match text.as_bytes() {
+        // A valid JSON string holds no raw control character: without an escape it is
+        // written as read.
+        [b'"', ..] => !text.contains('\\'),
+        // An integer a `u64` holds (no sign, exponent or fraction), in its only form.
+        digits @ [b'0'..=b'9', ..] => digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit),
+        _ => matches!(text, "true" | "false" | "null"),
+    }
+}
+
+/// The members of an object, each key once at its first place with its last value, as a
+/// `serde_json::Map` (with `preserve_order`) inserts them; the dropped key's value is `None`.
+type Members<'de> = Vec<(Cow<'de, str>, Option<&'de RawValue>)>;
 
 struct MapWithout<'k, T> {
     drop: &'k str,
@@ -566,20 +628,43 @@ struct MapWithout<'k, T> {
 }
 
 impl<'de, T: Deserialize<'de>> Visitor<'de> for MapWithout<'_, T> {
-    type Value = (serde_json::Map<String, Value>, Option<T>);
+    type Value = (Members<'de>, Option<T>);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = serde_json::Map::new();
+        let mut out: Members<'de> = Vec::new();
+        // Where each key is, once an object has too many keys to look for one by one.
+        let mut at: Option<rustc_hash::FxHashMap<Cow<'de, str>, usize>> = None;
         let mut dropped = None;
         while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
-            if k == self.drop {
+            let v = if k == self.drop {
                 dropped = Some(map.next_value::<T>()?);
-                out.insert(k.into_owned(), Value::Null);
+                None
             } else {
-                let v = map.next_value::<Value>()?;
-                out.insert(k.into_owned(), v);
+                Some(map.next_value::<&'de RawValue>()?)
+            };
+            if at.is_none() && out.len() >= 16 {
+                at = Some(
+                    out.iter()
+                        .enumerate()
+                        .map(|(i, (x, _))| (x.clone(), i))
+                        .collect(),
+                );
+            }
+            let seen = match &mut at {
+                Some(index) => match index.get(&k) {
+                    Some(&i) => Some(i),
+                    None => {
+                        index.insert(k.clone(), out.len());
+                        None
+                    }
+                },
+                None => out.iter().position(|(x, _)| *x == k),
+            };
+            match seen {
+                Some(i) => out[i].1 = v,
+                None => out.push((k, v)),
             }
         }
         Ok((out, dropped))
@@ -678,6 +763,53 @@ mod tests {
         assert!(serde_json::from_str::<Msg>(r#"{"content":[{"a":}]}"#).is_err());
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any object (keys repeated, values of every kind, escapes, numbers in several
+        /// forms): the rest written as `serde_json` writes the `Value` with the key removed.
+        #[test]
+        fn any_object_without_a_key_is_written_as_serde_json_writes_it(
+            members in proptest::collection::vec(
+                (
+                    prop_oneof![
+                        Just("sources".to_owned()),
+                        "[a-c\u{e9}\"]{0,2}",
+                    ],
+                    prop_oneof![
+                        Just("null".to_owned()),
+                        Just("false".to_owned()),
+                        Just("-0".to_owned()),
+                        Just("1.50".to_owned()),
+                        Just("1E2".to_owned()),
+                        Just("[ 1, {\"a\" : \"\\/\"} ]".to_owned()),
+                        Just("\"\\u0061\\/\"".to_owned()),
+                        "[0-9]{1,20}".prop_filter("JSON", |d| d == "0" || !d.starts_with('0')),
+                        "\\PC{0,6}".prop_map(|t| serde_json::to_string(&t).unwrap()),
+                    ],
+                ),
+                0..8,
+            ),
+        ) {
+            let text = format!(
+                "{{ {} }}",
+                members
+                    .iter()
+                    .map(|(k, v)| format!("{} : {v}", serde_json::to_string(k).unwrap()))
+                    .collect::<Vec<_>>()
+                    .join(" , ")
+            );
+            let raw: Box<RawValue> = serde_json::from_str(&text).unwrap();
+            let mut want: Value = serde_json::from_str(&text).unwrap();
+            want.as_object_mut().unwrap().remove("sources");
+            let got = raw_without::<IgnoredAny>(Some(&raw), "sources");
+            let url = want.get("url").and_then(Value::as_str).map(str::to_owned);
+            prop_assert_eq!(got.rest_str("url").map(|u| u.into_owned()), url);
+            let written = got.raw.unwrap().get().to_owned();
+            prop_assert_eq!(written, want.to_string());
+        }
+    }
+
     #[test]
     fn a_key_removed_as_serde_json_removes_it() {
         let t = r#"{ "type": "search", "sources": [{"url": "u"}], "query": "q", "x": 1.50 }"#;
@@ -697,9 +829,9 @@ mod tests {
         let t = r#"{"sources": [1], "url": "a", "sources": [{"url": "u"}], "url": "b"}"#;
         let raw: Box<RawValue> = serde_json::from_str(t).unwrap();
         let got = raw_without::<List<Item>>(Some(&raw), "sources");
+        assert_eq!(got.rest_str("url").as_deref(), Some("b"));
         assert_eq!(got.raw.unwrap().get(), r#"{"url":"b"}"#);
         assert_eq!(got.removed.unwrap().items().len(), 1);
-        assert_eq!(got.rest.unwrap().get("url"), Some(&Value::from("b")));
         let raw: Box<RawValue> = serde_json::from_str("[1]").unwrap();
         let got = raw_without::<List<Item>>(Some(&raw), "sources");
         assert_eq!(got.raw.unwrap().get(), "[1]");

@@ -14,6 +14,7 @@ use super::Input;
 use crate::model::{CitationInfo, ContentBlock, DiagLevel, Session, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
+use std::rc::Rc;
 
 lax_object! {
     /// A response: the fields the importer reads.
@@ -102,7 +103,7 @@ struct Conv {
     /// Each URL the recorded results link to (`utm_source` stripped), with the call of the
     /// latest result that does: what a `url_citation` cites, found without searching every
     /// block for each citation.
-    linked: HashMap<String, String>,
+    linked: HashMap<String, Rc<str>>,
     seen_inputs: usize,
     /// Whether the current turn's answer already has text from an earlier message.
     answered: bool,
@@ -369,18 +370,17 @@ impl Conv {
                     return;
                 }
                 // The action read once: its arguments are the action without `sources`.
+                let without = lax::raw_without::<List<Source>>(item.action.0, "sources");
+                let url = without.rest_str("url");
                 let lax::Without {
                     raw: arguments,
                     removed: sources,
                     rest,
-                } = lax::raw_without::<List<Source>>(item.action.0, "sources");
+                } = without;
                 let action = match rest {
-                    Some(rest) => Action {
+                    Some(_) => Action {
                         sources: sources.unwrap_or_default(),
-                        url: Str(rest
-                            .get("url")
-                            .and_then(Value::as_str)
-                            .map(|u| u.to_owned().into())),
+                        url: Str(url),
                         ..Action::default()
                     },
                     None => item
@@ -415,8 +415,11 @@ impl Conv {
                 // Every block links to one of these URLs (what `record` would read back from
                 // each block's `uri`).
                 let urls = action.sources.items().iter().filter_map(|x| x.url.get());
+                // One copy of the call id for all its links.
+                let shared: Rc<str> = Rc::from(id);
+                self.linked.reserve(content.len());
                 for u in urls.chain(action.url.get()) {
-                    self.linked.insert(strip_utm(u).to_owned(), id.to_owned());
+                    self.linked.insert(strip_utm(u).to_owned(), shared.clone());
                 }
                 self.b.result(NewResult {
                     call_id: id.into(),
@@ -539,9 +542,12 @@ impl Conv {
                         "a url_citation without start_index and end_index; skipped".into(),
                     );
                 };
-                let check = |t: &str| {
-                    t.contains(url) || title.is_some_and(|x| !x.is_empty() && t.contains(x))
-                };
+                // `memmem` (not `str::contains`, which sets up a two-way searcher for each
+                // of the few short slices a citation is checked against).
+                let has =
+                    |t: &str, x: &str| memchr::memmem::find(t.as_bytes(), x.as_bytes()).is_some();
+                let check =
+                    |t: &str| has(t, url) || title.is_some_and(|x| !x.is_empty() && has(t, x));
                 let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
                 let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
                     return self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"));
@@ -664,13 +670,14 @@ impl Conv {
 
     /// Records a result, noting the URLs its blocks link to.
     fn record(&mut self, r: NewResult) {
+        let mut shared: Option<Rc<str>> = None;
         for b in &r.content {
             let uri = b
                 .extra_field("uri")
                 .and_then(|r| serde_json::from_str::<Str>(r.get()).ok());
             if let Some(u) = uri.as_ref().and_then(Str::get) {
-                self.linked
-                    .insert(strip_utm(u).to_owned(), r.call_id.clone());
+                let id = shared.get_or_insert_with(|| Rc::from(r.call_id.as_str()));
+                self.linked.insert(strip_utm(u).to_owned(), id.clone());
             }
         }
         self.b.result(r);
@@ -679,7 +686,7 @@ impl Conv {
     /// The call of the latest result with a block linking to `url` (as `Builder::find_result`
     /// would find it, `utm_source` aside).
     fn result_with_url(&self, url: &str) -> Option<String> {
-        self.linked.get(strip_utm(url)).cloned()
+        self.linked.get(strip_utm(url)).map(|id| id.to_string())
     }
 }
 
