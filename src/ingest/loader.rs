@@ -7,7 +7,7 @@ use crate::ingest::strip_pos;
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
 use crate::model::{
     Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Name, Names,
-    Session, SessionHeader, Stamp, ToolResult, Turn, FORMAT_VERSION,
+    Session, SessionHeader, Stamp, ToolResult, Turn, TurnIndex, FORMAT_VERSION,
 };
 use rustc_hash::FxHashSet as HashSet;
 use std::io::{BufReader, Read};
@@ -420,9 +420,9 @@ struct Builder {
     header_seen: bool,
     any_event: bool,
     /// Turns that already have a turn event, a context and an answer (duplicate detection).
-    seen_turns: HashSet<u32>,
-    seen_contexts: HashSet<u32>,
-    seen_answers: HashSet<u32>,
+    seen_turns: TurnIndex,
+    seen_contexts: TurnIndex,
+    seen_answers: TurnIndex,
     /// `tool_result.sub_session` links, applied to their calls once every event is read.
     sub_sessions: Vec<(Name, crate::model::SubSession, u64)>,
     /// One copy of each id and name the records repeat.
@@ -441,9 +441,9 @@ impl Builder {
             binary: false,
             header_seen: false,
             any_event: false,
-            seen_turns: HashSet::default(),
-            seen_contexts: HashSet::default(),
-            seen_answers: HashSet::default(),
+            seen_turns: TurnIndex::default(),
+            seen_contexts: TurnIndex::default(),
+            seen_answers: TurnIndex::default(),
             sub_sessions: Vec::new(),
             names: Names::default(),
         }
@@ -683,7 +683,7 @@ impl Builder {
                     .insert_first(&id, at, |k| results[k].call_id());
             }
             Event::Context(c) => {
-                if !self.seen_contexts.insert(c.turn) {
+                if !self.seen_contexts.insert_new(c.turn, 0) {
                     self.field_diag(
                         line_no,
                         text,
@@ -878,7 +878,7 @@ impl Builder {
     }
 
     fn turn(&mut self, line_no: u64, text: &str, t: TurnEvent) {
-        if !self.seen_turns.insert(t.turn) {
+        if !self.seen_turns.insert_new(t.turn, 0) {
             self.field_diag(
                 line_no,
                 text,
@@ -901,7 +901,7 @@ impl Builder {
     }
 
     fn answer(&mut self, line_no: u64, text: &str, a: AnswerEvent) {
-        if !self.seen_answers.insert(a.turn) {
+        if !self.seen_answers.insert_new(a.turn, 0) {
             self.field_diag(
                 line_no,
                 text,

@@ -24,6 +24,7 @@ pub(crate) use session::exact;
 pub use session::{
     location, Answer, Call, Claim, ClaimLabels, Context, EnvelopeForm, EnvelopeRecord, IdIndex,
     ImportInfo, Label, Located, Session, SessionIndex, SubSession, ToolResult, Turn, TurnGroups,
+    TurnIndex,
 };
 pub use tier::Tier;
 pub use timestamp::{human_duration, Timestamp, TimestampError};

@@ -141,10 +141,18 @@ impl<'de> Deserialize<'de> for Name {
 /// the session is loaded.
 #[derive(Default)]
 pub struct Names {
+    /// Texts shorter than [`LONG`] bytes: ids and names, most of them distinct (a call id each).
     texts: rustc_hash::FxHashSet<Arc<str>>,
+    /// Longer texts (results', answers', claims'), which a session repeats: a table of their
+    /// own stays small and cached, where in one table with a long session's million ids each
+    /// lookup of a repeated text missed the caches.
+    long: rustc_hash::FxHashSet<Arc<str>>,
     /// Arguments, hashed by their JSON text.
     arguments: hashbrown::HashTable<Arc<RawValue>>,
 }
+
+/// Texts of this many bytes or more are looked up in their own table.
+const LONG: usize = 48;
 
 fn hash_text(s: &str) -> u64 {
     use std::hash::BuildHasher;
@@ -154,15 +162,25 @@ fn hash_text(s: &str) -> u64 {
 impl Names {
     /// Makes `n` the shared copy of its text (it becomes the shared copy if it is the first).
     pub fn intern(&mut self, n: &mut Name) {
-        match self.texts.get(&*n.0) {
+        let table = self.table(&n.0);
+        match table.get(&*n.0) {
             Some(a) => {
                 if !Arc::ptr_eq(a, &n.0) {
                     n.0 = a.clone();
                 }
             }
             None => {
-                self.texts.insert(n.0.clone());
+                table.insert(n.0.clone());
             }
+        }
+    }
+
+    /// The table a text is held in.
+    fn table(&mut self, text: &str) -> &mut rustc_hash::FxHashSet<Arc<str>> {
+        if text.len() >= LONG {
+            &mut self.long
+        } else {
+            &mut self.texts
         }
     }
 
@@ -185,11 +203,12 @@ impl Names {
     /// The shared copy of `text`, made on first use: a builder that makes its names through
     /// this allocates each distinct text once, instead of a copy per record interned later.
     pub fn get(&mut self, text: &str) -> Name {
-        match self.texts.get(text) {
+        let table = self.table(text);
+        match table.get(text) {
             Some(a) => Name(a.clone()),
             None => {
                 let a: Arc<str> = Arc::from(text);
-                self.texts.insert(a.clone());
+                table.insert(a.clone());
                 Name(a)
             }
         }
@@ -331,12 +350,12 @@ impl Names {
 
     /// Number of distinct texts (arguments not counted).
     pub fn len(&self) -> usize {
-        self.texts.len()
+        self.texts.len() + self.long.len()
     }
 
     /// Whether no text was interned.
     pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+        self.texts.is_empty() && self.long.is_empty()
     }
 }
 
@@ -366,6 +385,15 @@ mod tests {
         let (e, f) = (names.get("tools/call"), names.get("tools/call"));
         assert!(Arc::ptr_eq(&e.0, &f.0));
         assert_eq!(names.len(), 2);
+        // Long texts are held in a table of their own, shared the same way.
+        let long = "x".repeat(LONG);
+        let mut g = Name::from(long.as_str());
+        let mut h = Name::from(long.as_str());
+        names.intern(&mut g);
+        names.intern(&mut h);
+        assert!(Arc::ptr_eq(&g.0, &h.0) && Arc::ptr_eq(&names.get(&long).0, &g.0));
+        assert!(!Arc::ptr_eq(&names.get(&long[1..]).0, &g.0));
+        assert_eq!(names.len(), 4);
     }
 
     #[test]

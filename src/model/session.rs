@@ -271,9 +271,28 @@ pub struct Label {
 
 /// Records by their id: positions in a table hashed by the id each record holds, so an id is
 /// not stored a second time as a key (4 bytes a record instead of a copy of its id).
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct IdIndex {
     table: hashbrown::HashTable<u32>,
+    /// Whether an id was given to more than one record, or a record could not be indexed:
+    /// then only the table says which record an id names.
+    inexact: bool,
+    /// The position the last [`IdIndex::get_near`] found. The checks look ids up in log
+    /// order, so the next one is usually a few records on: in a long session the table is
+    /// larger than the caches, and each of its lookups missed them.
+    last: std::sync::atomic::AtomicU32,
+}
+
+impl Clone for IdIndex {
+    fn clone(&self) -> Self {
+        IdIndex {
+            table: self.table.clone(),
+            inexact: self.inexact,
+            last: std::sync::atomic::AtomicU32::new(
+                self.last.load(std::sync::atomic::Ordering::Relaxed),
+            ),
+        }
+    }
 }
 
 impl std::fmt::Debug for IdIndex {
@@ -287,6 +306,10 @@ fn hash_id(id: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
+/// How many records after the last one found [`IdIndex::get_near`] compares before it looks
+/// in the table.
+const NEAR: usize = 4;
+
 impl IdIndex {
     /// The position of the record with id `id`; `id_at` gives the id of the record at a
     /// position.
@@ -294,6 +317,35 @@ impl IdIndex {
         self.table
             .find(hash_id(id), |&p| id_at(p as usize) == id)
             .map(|&p| p as usize)
+    }
+
+    /// [`IdIndex::get`] for records `0..len`, every one of them indexed: the few records
+    /// after the last one found are compared first. When every record has its own id, the
+    /// record with this id is the one the table holds, so a match there is the answer (a
+    /// constant number of comparisons); otherwise, or when none matches, the table is asked.
+    pub fn get_near<'a>(
+        &self,
+        id: &str,
+        len: usize,
+        id_at: impl Fn(usize) -> &'a str,
+    ) -> Option<usize> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.inexact && self.table.len() == len {
+            let from = self.last.load(Relaxed) as usize;
+            for p in from..len.min(from + NEAR) {
+                crate::probe::steps(1);
+                if id_at(p) == id {
+                    if p != from {
+                        self.last.store(p as u32, Relaxed);
+                    }
+                    return Some(p);
+                }
+            }
+        }
+        let p = self.get(id, id_at)?;
+        // `p` fits: the table holds u32 positions.
+        self.last.store(p as u32, Relaxed);
+        Some(p)
     }
 
     /// Indexes the record at position `at` under `id`, unless a record has that id already
@@ -306,9 +358,11 @@ impl IdIndex {
     ) -> bool {
         let h = hash_id(id);
         if self.table.find(h, |&p| id_at(p as usize) == id).is_some() {
+            self.inexact = true;
             return false;
         }
         let Ok(at) = u32::try_from(at) else {
+            self.inexact = true;
             return false;
         };
         self.table
@@ -320,11 +374,15 @@ impl IdIndex {
     /// last is kept). `id_at` must cover `at`.
     pub fn insert_last<'a>(&mut self, id: &str, at: usize, id_at: impl Fn(usize) -> &'a str) {
         let Ok(at) = u32::try_from(at) else {
+            self.inexact = true;
             return;
         };
         let h = hash_id(id);
         match self.table.find_mut(h, |&p| id_at(p as usize) == id) {
-            Some(p) => *p = at,
+            Some(p) => {
+                self.inexact = true;
+                *p = at;
+            }
             None => {
                 self.table
                     .insert_unique(h, at, |&p| hash_id(id_at(p as usize)));
@@ -343,58 +401,162 @@ impl IdIndex {
     }
 }
 
+/// Turn number -> position, for the turns of one session. Turn numbers are almost always dense
+/// (1, 2, 3, ...): those are held in a list indexed by the number, so that the checks, which go
+/// through a session turn by turn, read neighbouring slots instead of a hash table's scattered
+/// ones (in a session of 500,000 turns the table outgrew the caches and each lookup missed).
+/// A number far beyond the ones seen so far (more than twice as many slots as turns, plus
+/// 1,024) goes to a hash map instead, so a stray `turn: 4000000000` costs one entry, not 16 GB.
+#[derive(Clone, Debug, Default)]
+pub struct TurnIndex {
+    /// Position + 1 by turn number; 0: none.
+    dense: Vec<u32>,
+    /// Turns outside `dense` (or positions that do not fit it).
+    sparse: HashMap<u32, usize>,
+    len: usize,
+}
+
+impl TurnIndex {
+    /// The position of a turn.
+    pub fn get(&self, turn: u32) -> Option<usize> {
+        match self.dense.get(turn as usize) {
+            Some(&p) if p != 0 => Some(p as usize - 1),
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.get(&turn).copied(),
+        }
+    }
+
+    /// Whether a turn has a position.
+    pub fn contains(&self, turn: u32) -> bool {
+        self.get(turn).is_some()
+    }
+
+    /// Sets a turn's position (replacing any earlier one).
+    pub fn insert(&mut self, turn: u32, at: usize) {
+        let t = turn as usize;
+        let slot = u32::try_from(at).ok().and_then(|a| a.checked_add(1));
+        if let Some(slot) = slot {
+            if t >= self.dense.len() && t <= 2 * self.len + 1024 {
+                self.dense.resize(t + 1, 0);
+            }
+            if let Some(d) = self.dense.get_mut(t) {
+                let was = std::mem::replace(d, slot);
+                let replaced = was != 0 || self.sparse.remove(&turn).is_some();
+                if !replaced {
+                    self.len += 1;
+                }
+                return;
+            }
+        }
+        // A number beyond the list, or a position past u32::MAX - 1.
+        if let Some(d) = self.dense.get_mut(t) {
+            if std::mem::take(d) != 0 {
+                self.len -= 1;
+            }
+        }
+        if self.sparse.insert(turn, at).is_none() {
+            self.len += 1;
+        }
+    }
+
+    /// Sets a turn's position unless it has one; whether it had none (a set of turns, as
+    /// `HashSet::insert`).
+    pub fn insert_new(&mut self, turn: u32, at: usize) -> bool {
+        if self.contains(turn) {
+            return false;
+        }
+        self.insert(turn, at);
+        true
+    }
+
+    /// Number of turns indexed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no turn is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Drops spare capacity (the list grows by doubling while a session loads).
+    pub fn shrink_to_fit(&mut self) {
+        self.dense = exact(std::mem::take(&mut self.dense));
+        self.sparse.shrink_to_fit();
+    }
+}
+
+impl FromIterator<(u32, usize)> for TurnIndex {
+    fn from_iter<I: IntoIterator<Item = (u32, usize)>>(it: I) -> Self {
+        let mut t = TurnIndex::default();
+        for (turn, at) in it {
+            t.insert(turn, at);
+        }
+        t.shrink_to_fit();
+        t
+    }
+}
+
 /// Records grouped by turn, in log order within each turn: one list of positions ordered by
 /// turn, and each turn's range of it (instead of a list per turn).
 #[derive(Clone, Debug, Default)]
 pub struct TurnGroups {
     order: Vec<u32>,
-    /// turn -> (start, length) in `order`.
-    ranges: HashMap<u32, (u32, u32)>,
+    /// turn -> index into `ranges`.
+    turns: TurnIndex,
+    /// (start, length) in `order`, one per turn in the order turns are first seen.
+    ranges: Vec<(u32, u32)>,
 }
 
 impl TurnGroups {
     /// Groups records by their turns, given in position order (linear: each turn's records are
     /// counted, then placed).
     pub fn build(turns: impl Iterator<Item = u32> + Clone) -> Self {
-        let mut ranges: HashMap<u32, (u32, u32)> = HashMap::default();
-        let mut first_seen = Vec::new();
+        let mut index = TurnIndex::default();
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
         let mut n = 0usize;
         for t in turns.clone() {
-            ranges
-                .entry(t)
-                .or_insert_with(|| {
-                    first_seen.push(t);
-                    (0, 0)
-                })
-                .1 += 1;
+            match index.get(t) {
+                Some(k) => ranges[k].1 += 1,
+                None => {
+                    index.insert(t, ranges.len());
+                    ranges.push((0, 1));
+                }
+            }
             n += 1;
         }
         // Each turn's start; its length counts up again as its positions are placed.
         let mut start = 0u32;
-        for t in &first_seen {
-            if let Some(r) = ranges.get_mut(t) {
-                let len = r.1;
-                *r = (start, 0);
-                start = start.saturating_add(len);
-            }
+        for r in &mut ranges {
+            let len = r.1;
+            *r = (start, 0);
+            start = start.saturating_add(len);
         }
         let mut order = vec![0u32; n];
         for (p, t) in turns.enumerate() {
-            if let (Some(r), Ok(p)) = (ranges.get_mut(&t), u32::try_from(p)) {
+            if let (Some(r), Ok(p)) = (
+                index.get(t).and_then(|k| ranges.get_mut(k)),
+                u32::try_from(p),
+            ) {
                 if let Some(slot) = order.get_mut(r.0.saturating_add(r.1) as usize) {
                     *slot = p;
                 }
                 r.1 += 1;
             }
         }
-        ranges.shrink_to_fit();
-        TurnGroups { order, ranges }
+        index.shrink_to_fit();
+        TurnGroups {
+            order,
+            turns: index,
+            ranges: exact(ranges),
+        }
     }
 
     /// The positions of a turn's records, in log order.
     pub fn get(&self, turn: u32) -> &[u32] {
-        self.ranges
-            .get(&turn)
+        self.turns
+            .get(turn)
+            .and_then(|k| self.ranges.get(k))
             .and_then(|&(s, l)| self.order.get(s as usize..s.saturating_add(l) as usize))
             .unwrap_or_default()
     }
@@ -412,11 +574,11 @@ pub struct SessionIndex {
     /// call id -> indexes into `envelopes`.
     pub envelope: HashMap<Name, Vec<usize>>,
     /// turn -> index into `answers`.
-    pub answer: HashMap<u32, usize>,
+    pub answer: TurnIndex,
     /// turn -> index into `contexts`.
-    pub context: HashMap<u32, usize>,
+    pub context: TurnIndex,
     /// turn -> index into `turns`.
-    pub turn: HashMap<u32, usize>,
+    pub turn: TurnIndex,
     /// server name -> index into the header's `servers`.
     pub server: HashMap<String, usize>,
     /// turn -> indexes into `calls`, in log order.
@@ -449,6 +611,10 @@ impl SessionIndex {
     /// Builds the lookups over labels and contexts (the loader and the importers call this once
     /// the session is complete).
     pub fn index_labels_and_contexts(&mut self, labels: &[Label], contexts: &[Context]) {
+        // The turn lists are complete by now (they grew by doubling while the session loaded).
+        self.turn.shrink_to_fit();
+        self.answer.shrink_to_fit();
+        self.context.shrink_to_fit();
         self.label.clear();
         // (claim id's group, turn, label), for the turn labels; `start` holds the group while
         // the list is built. A label past u32::MAX positions cannot be indexed and is skipped.
@@ -561,7 +727,9 @@ impl Session {
 
     /// The position in `calls` of the call with this id.
     pub fn call_position(&self, id: &str) -> Option<usize> {
-        self.index.call.get(id, |i| self.calls[i].id.as_str())
+        self.index
+            .call
+            .get_near(id, self.calls.len(), |i| self.calls[i].id.as_str())
     }
 
     /// The result of the call with this id.
@@ -574,7 +742,7 @@ impl Session {
     pub fn result_position(&self, call_id: &str) -> Option<usize> {
         self.index
             .result
-            .get(call_id, |i| self.results[i].call_id())
+            .get_near(call_id, self.results.len(), |i| self.results[i].call_id())
     }
 
     /// The envelopes attesting this call.
@@ -611,26 +779,26 @@ impl Session {
     /// The answer of a turn.
     pub fn answer(&self, turn: u32) -> Option<&Answer> {
         crate::probe::steps(1);
-        self.index.answer.get(&turn).map(|&i| &self.answers[i])
+        self.index.answer.get(turn).map(|i| &self.answers[i])
     }
 
     /// The context recorded for a turn's answer.
     pub fn context(&self, turn: u32) -> Option<&Context> {
         crate::probe::steps(1);
-        self.index.context.get(&turn).map(|&i| &self.contexts[i])
+        self.index.context.get(turn).map(|i| &self.contexts[i])
     }
 
     /// Whether `call_id` was in context when the turn's answer was generated; `None` when no
     /// context was recorded for the turn.
     pub fn in_context(&self, turn: u32, call_id: &str) -> Option<bool> {
-        let i = *self.index.context.get(&turn)?;
+        let i = self.index.context.get(turn)?;
         Some(self.context_entry_at(i, call_id).is_some())
     }
 
     /// The first entry for `call_id` in the context recorded for a turn's answer; `None` when
     /// no context was recorded for the turn or the call was not in it.
     pub fn context_entry(&self, turn: u32, call_id: &str) -> Option<&ContextEntry> {
-        let i = *self.index.context.get(&turn)?;
+        let i = self.index.context.get(turn)?;
         self.context_entry_at(i, call_id)
     }
 
@@ -655,7 +823,7 @@ impl Session {
     /// The turn with this index.
     pub fn turn(&self, index: u32) -> Option<&Turn> {
         crate::probe::steps(1);
-        self.index.turn.get(&index).map(|&i| &self.turns[i])
+        self.index.turn.get(index).map(|i| &self.turns[i])
     }
 
     /// Every claim, in turn order.
@@ -768,6 +936,84 @@ mod tests {
         assert_eq!((first.get("c", at), first.get("zz", at)), (Some(3), None));
         assert_eq!((first.len(), last.len()), (3, 3));
         assert!(!first.insert_first("b", 1, at));
+    }
+
+    #[test]
+    fn id_index_near_lookups_agree_with_the_table() {
+        // Unique ids: the records after the last one found are compared first.
+        let ids: Vec<String> = (0..50).map(|i| format!("call-{i}")).collect();
+        let at = |i: usize| ids[i].as_str();
+        let mut idx = IdIndex::default();
+        for (i, id) in ids.iter().enumerate() {
+            assert!(idx.insert_first(id, i, at));
+        }
+        for probe in [0, 1, 2, 7, 3, 49, 48, 0, 25, 26, 30, 29] {
+            assert_eq!(idx.get_near(&ids[probe], ids.len(), at), Some(probe));
+        }
+        assert_eq!(idx.get_near("call-50", ids.len(), at), None);
+        // A repeated id: the first record keeps it, also when a later one is nearer.
+        let ids = ["a", "b", "c", "b", "d"];
+        let at = |i: usize| ids[i];
+        let mut first = IdIndex::default();
+        let mut last = IdIndex::default();
+        for (i, id) in ids.iter().enumerate() {
+            first.insert_first(id, i, at);
+            last.insert_last(id, i, at);
+        }
+        assert_eq!(first.get_near("c", ids.len(), at), Some(2));
+        assert_eq!(first.get_near("b", ids.len(), at), Some(1));
+        assert_eq!(last.get_near("a", ids.len(), at), Some(0));
+        assert_eq!(last.get_near("b", ids.len(), at), Some(3));
+        assert_eq!(last.get_near("b", ids.len(), at), Some(3));
+        // Records the table does not hold are never found by comparison.
+        let mut partial = IdIndex::default();
+        partial.insert_first("a", 0, |_| "a");
+        assert_eq!(partial.get_near("b", 2, |i| ["a", "b"][i]), None);
+    }
+
+    #[test]
+    fn turn_index_holds_dense_sparse_and_replaced_turns() {
+        let mut t = TurnIndex::default();
+        assert!(t.is_empty() && t.get(0).is_none());
+        for turn in 1..=100u32 {
+            t.insert(turn, turn as usize * 10);
+        }
+        // Far beyond the turns seen: a map entry, not four billion slots.
+        t.insert(4_000_000_000, 7);
+        t.insert(u32::MAX, 8);
+        assert!(t.dense.len() <= 2 * 1024);
+        assert_eq!(
+            (t.get(1), t.get(100), t.get(0), t.get(101)),
+            (Some(10), Some(1000), None, None)
+        );
+        assert_eq!((t.get(4_000_000_000), t.get(u32::MAX)), (Some(7), Some(8)));
+        assert_eq!(t.len(), 102);
+        // Replacing keeps the count; a sparse turn the list grows over moves into it.
+        t.insert(50, 1);
+        t.insert(4_000_000_000, 9);
+        assert_eq!(
+            (t.get(50), t.get(4_000_000_000), t.len()),
+            (Some(1), Some(9), 102)
+        );
+        let mut u = TurnIndex::default();
+        u.insert(3000, 1);
+        for turn in 0..2000 {
+            u.insert(turn, 2);
+        }
+        assert_eq!(u.get(3000), Some(1));
+        u.insert(3000, 3);
+        assert_eq!((u.get(3000), u.len()), (Some(3), 2001));
+        assert!(u.sparse.is_empty());
+        // A position past u32::MAX - 1 is kept too.
+        u.insert(5, usize::MAX);
+        assert_eq!((u.get(5), u.len()), (Some(usize::MAX), 2001));
+        u.insert(5, 4);
+        assert_eq!((u.get(5), u.len()), (Some(4), 2001));
+        assert!(u.insert_new(2500, 0) && !u.insert_new(2500, 1) && !u.insert_new(5, 1));
+        assert_eq!(u.get(2500), Some(0));
+        u.shrink_to_fit();
+        let v: TurnIndex = [(2u32, 0usize), (1, 1), (2, 2)].into_iter().collect();
+        assert_eq!((v.get(2), v.get(1), v.len()), (Some(2), Some(1), 2));
     }
 
     fn label(claim: &str, turn: Option<u32>, fact: Fact, line: u64) -> Label {

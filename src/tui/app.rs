@@ -58,7 +58,7 @@ fn with_implied_turns(mut s: Session) -> Session {
         .chain(s.contexts.iter().map(|c| (c.turn, c.line)))
         .chain(s.answers.iter().map(|a| (a.turn, a.line)));
     for (turn, line) in events {
-        if !s.index.turn.contains_key(&turn) {
+        if !s.index.turn.contains(turn) {
             implied.push((turn, line));
         }
     }

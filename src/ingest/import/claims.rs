@@ -22,7 +22,7 @@ pub fn extract_claims(session: &mut Session, extractor: &dyn ClaimExtractor) -> 
     let mut added = 0;
     for turn in turns {
         let stamps = extractor.extract(session, turn);
-        let Some(&ai) = session.index.answer.get(&turn) else {
+        let Some(ai) = session.index.answer.get(turn) else {
             continue;
         };
         let answer = &mut session.answers[ai];
