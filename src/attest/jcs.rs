@@ -150,8 +150,8 @@ pub fn write_value(v: &Value, out: &mut Vec<u8>) -> Result<(), HashError> {
 
 /// Appends the canonical JSON of a raw JSON object whose members are all scalars already in
 /// their canonical form (a string without an escape, `true`, `false`, `null`, a non-negative
-/// integer of at most 15 digits), with distinct keys: the members are sorted as they are
-/// written, without a `Value` of them (the arguments of most tool calls). Returns false, and
+/// integer of at most 15 digits) or lists of such scalars, with distinct keys: the members are
+/// sorted as they are written, without a `Value` of them (the arguments of most tool calls). Returns false, and
 /// writes nothing, for any other text; [`write_raw`] then gives the same bytes through a
 /// `Value`.
 pub fn write_flat_raw(raw: &RawValue, out: &mut Vec<u8>) -> bool {
@@ -177,10 +177,29 @@ pub fn write_flat_raw(raw: &RawValue, out: &mut Vec<u8>) -> bool {
         }
         write_str(k, out);
         out.push(b':');
-        out.extend_from_slice(v.get().as_bytes());
+        match v {
+            FlatValue::Scalar(v) => out.extend_from_slice(v.get().as_bytes()),
+            FlatValue::List(items) => {
+                out.push(b'[');
+                for (j, item) in items.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(item.get().as_bytes());
+                }
+                out.push(b']');
+            }
+        }
     }
     out.push(b'}');
     true
+}
+
+/// A member's value in a flat object: a scalar, or a list of scalars (a search's queries),
+/// each [`canonical_as_written`].
+enum FlatValue<'de> {
+    Scalar(&'de RawValue),
+    List(Vec<&'de RawValue>),
 }
 
 /// True when a scalar's JSON text is its RFC 8785 form: a string without escapes (a valid JSON
@@ -197,7 +216,7 @@ fn canonical_as_written(text: &str) -> bool {
 /// The members of a flat object (`None` when a value is not [`canonical_as_written`]).
 struct FlatMembers;
 
-type Flat<'de> = Vec<(std::borrow::Cow<'de, str>, &'de RawValue)>;
+type Flat<'de> = Vec<(std::borrow::Cow<'de, str>, FlatValue<'de>)>;
 
 impl<'de> serde::de::Visitor<'de> for FlatMembers {
     type Value = Option<Flat<'de>>;
@@ -208,10 +227,20 @@ impl<'de> serde::de::Visitor<'de> for FlatMembers {
         let mut out = Vec::new();
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let v = map.next_value::<&'de RawValue>()?;
-            if !canonical_as_written(v.get()) {
+            if canonical_as_written(v.get()) {
+                out.push((k, FlatValue::Scalar(v)));
+                continue;
+            }
+            if !v.get().starts_with('[') {
                 return Ok(None);
             }
-            out.push((k, v));
+            let Ok(items) = serde_json::from_str::<Vec<&'de RawValue>>(v.get()) else {
+                return Ok(None);
+            };
+            if !items.iter().all(|x| canonical_as_written(x.get())) {
+                return Ok(None);
+            }
+            out.push((k, FlatValue::List(items)));
         }
         Ok(Some(out))
     }
@@ -474,6 +503,10 @@ mod tests {
                         Just("1.50".to_owned()),
                         Just("1e2".to_owned()),
                         Just("[1]".to_owned()),
+                        Just("[ \"q\" , 2,null ]".to_owned()),
+                        Just("[]".to_owned()),
+                        Just("[\"\\u0061\"]".to_owned()),
+                        Just("[[1]]".to_owned()),
                         Just("{\"a\":1}".to_owned()),
                         Just("\"\\u0061\"".to_owned()),
                         "[0-9]{1,17}".prop_filter("JSON", |d| d == "0" || !d.starts_with('0')),

@@ -427,7 +427,7 @@ impl Conv {
             cited_text: cited_text.clone(),
         };
         let mut claim_out = NewClaim {
-            text: claim.trim().to_owned(),
+            text: self.b.name(claim.trim()),
             call_id: None,
             span: None,
             citation,

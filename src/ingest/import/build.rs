@@ -115,16 +115,18 @@ pub struct NewResult {
 /// A claim made from an API citation.
 #[derive(Debug, Default)]
 pub struct NewClaim {
-    /// The answer text the citation covers.
-    pub text: String,
+    /// The answer text the citation covers (made through [`Builder::name`], so the session
+    /// holds it as it is, not copied again when it is built).
+    pub text: Name,
     /// The call whose result it cites; `None` when the cited source is not in the file.
     pub call_id: Option<String>,
     /// The cited span, in characters of the result block's citable text.
     pub span: Option<Span>,
     /// The citation as the API gave it.
     pub citation: CitationInfo,
-    /// The citation marker as rendered in the answer, if the API marks where it is.
-    pub marker: Option<String>,
+    /// The citation marker as rendered in the answer, if the API marks where it is (made
+    /// through [`Builder::name`]).
+    pub marker: Option<Name>,
     /// JSON path of the citation in its document, when known.
     pub json_path: Option<Arc<str>>,
 }
@@ -692,11 +694,12 @@ impl Builder {
                 claims.push(Claim {
                     stamp: Stamp {
                         claim_id,
-                        claim_text: names.get(&c.text),
+                        // Made through this table by the importer: interned already.
+                        claim_text: c.text,
                         origin,
                         span: c.span,
                         render: Some(Render {
-                            marker: c.marker.map(|m| names.get(&m)),
+                            marker: c.marker,
                             policy: None,
                         }),
                         provenance: Some(Provenance::Derived),
@@ -883,8 +886,9 @@ pub fn text_block(text: String) -> ContentBlock {
 /// allocation of its exact size when it needs no escape (a URL, a title): `to_raw_value` writes
 /// into a 128-byte buffer and then shrinks it.
 pub fn raw_string(text: &str) -> Option<Box<RawValue>> {
-    let plain = !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
-    if plain {
+    // No quote or backslash (found with `memchr`); a control character fails the check of
+    // `RawValue::from_string`, and the string is then escaped by `to_raw_value`.
+    if memchr::memchr2(b'"', b'\\', text.as_bytes()).is_none() {
         let mut json = String::with_capacity(text.len() + 2);
         json.push('"');
         json.push_str(text);

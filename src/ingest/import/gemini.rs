@@ -676,9 +676,10 @@ impl Conv {
                     url: web.and_then(|w| w.uri.get()).map(|u| self.b.name(u)),
                     cited_text: None,
                 };
+                let text = self.b.name(claim_text.trim());
                 self.b.claim(
                     NewClaim {
-                        text: claim_text.trim().to_owned(),
+                        text,
                         call_id: Some(call_id.clone()),
                         span,
                         citation,

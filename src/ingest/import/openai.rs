@@ -542,12 +542,9 @@ impl Conv {
                         "a url_citation without start_index and end_index; skipped".into(),
                     );
                 };
-                // `memmem` (not `str::contains`, which sets up a two-way searcher for each
-                // of the few short slices a citation is checked against).
-                let has =
-                    |t: &str, x: &str| memchr::memmem::find(t.as_bytes(), x.as_bytes()).is_some();
-                let check =
-                    |t: &str| has(t, url) || title.is_some_and(|x| !x.is_empty() && has(t, x));
+                let check = |t: &str| {
+                    t.contains(url) || title.is_some_and(|x| !x.is_empty() && t.contains(x))
+                };
                 let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
                 let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
                     return self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"));
@@ -561,7 +558,7 @@ impl Conv {
                     // the sentence before it.
                     (
                         &text[sentence_before(text, r.bytes.start)],
-                        Some(slice.trim().to_owned()),
+                        Some(self.b.name(slice.trim())),
                     )
                 } else {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
@@ -583,9 +580,10 @@ impl Conv {
                     url: Some(self.b.name(url)),
                     cited_text: None,
                 };
+                let text = self.b.name(claim.trim());
                 self.b.claim(
                     NewClaim {
-                        text: claim.trim().to_owned(),
+                        text,
                         call_id,
                         span: None,
                         citation,
@@ -642,9 +640,10 @@ impl Conv {
                     url: a.filename.get().map(|f| self.b.name(f)),
                     cited_text: None,
                 };
+                let text = self.b.name(claim.trim());
                 self.b.claim(
                     NewClaim {
-                        text: claim.trim().to_owned(),
+                        text,
                         call_id,
                         span: None,
                         citation,

@@ -20,6 +20,8 @@ pub struct Head<'a> {
     pub keys: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
     /// The document starts with `[` (a JSON array).
     pub array: bool,
+    /// The head is a VCR cassette (judged once: three importers ask).
+    cassette: bool,
 }
 
 impl<'a> Head<'a> {
@@ -33,11 +35,15 @@ impl<'a> Head<'a> {
         } else {
             Vec::new()
         };
+        // A JSON document's first line starts with `{` or `[`: no cassette (and its one line,
+        // the whole document, is not searched again for its end).
+        let json = array || trimmed.starts_with('{');
         Head {
             text: trimmed,
             first_line,
             keys,
             array,
+            cassette: !json && cassette_text(trimmed),
         }
     }
 
@@ -56,7 +62,7 @@ impl<'a> Head<'a> {
 
     /// True when the head is a YAML document whose first key is `interactions:` (a VCR cassette).
     pub fn is_cassette(&self) -> bool {
-        cassette_text(self.text)
+        self.cassette
     }
 }
 
