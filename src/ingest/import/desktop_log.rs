@@ -237,7 +237,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                         1,
                         "result",
                         DiagLevel::Warning,
-                        format!("the result is not a CallToolResult ({e}); kept without content"),
+                        format!(
+                            "the result is not a CallToolResult ({}); kept without content",
+                            strip_pos(&e.to_string())
+                        ),
                     ),
                 }
             }
