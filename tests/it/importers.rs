@@ -602,3 +602,69 @@ fn search_result_location_counts_search_results_across_the_request() {
         .message
         .contains("search result 4 is not in this file's requests")));
 }
+
+/// A cassette of several exchanges: (uri, request body, response body).
+fn cassette_of(exchanges: &[(&str, Option<serde_json::Value>, serde_json::Value)]) -> Vec<u8> {
+    let mut y = String::from("interactions:\n");
+    for (uri, req, resp) in exchanges {
+        y.push_str(&format!("- request:\n    uri: {uri}\n"));
+        if let Some(req) = req {
+            y.push_str(&format!(
+                "    body: '{}'\n",
+                req.to_string().replace('\'', "''")
+            ));
+        }
+        y.push_str(&format!(
+            "  response:\n    headers:\n      date:\n      - Tue, 09 Jul 2025 13:27:25 GMT\n    body:\n      string: '{}'\n",
+            resp.to_string().replace('\'', "''")
+        ));
+    }
+    y.push_str("version: 1\n");
+    y.into_bytes()
+}
+
+#[test]
+fn cassettes_read_only_their_apis_generation_endpoint() {
+    // Token counts carry the messages of a request; a stored response fetched again repeats it.
+    // Neither is a turn of the conversation.
+    let count = serde_json::json!({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Count these tokens"}]});
+    let req = serde_json::json!({"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hello"}]});
+    let msg = serde_json::json!({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+        "content":[{"type":"text","text":"Hi there."}],"stop_reason":"end_turn"});
+    let bytes = cassette_of(&[
+        (
+            "https://api.anthropic.com/v1/messages/count_tokens",
+            Some(count),
+            serde_json::json!({"input_tokens": 12}),
+        ),
+        (
+            "https://api.anthropic.com/v1/messages?beta=true",
+            Some(req),
+            msg,
+        ),
+    ]);
+    let s = load_any_bytes("a", "a.yaml", &bytes, &LoadOptions::default()).remove(0);
+    assert_eq!(s.format(), "anthropic-messages");
+    assert_eq!(s.turns.len(), 1, "{:?}", s.turns);
+    assert_eq!(s.turns[0].user, "Hello");
+    assert_eq!(s.answers.len(), 1);
+
+    let resp = serde_json::json!({"id":"resp_1","object":"response","created_at":1751980000,"model":"gpt-4.1","status":"completed","error":null,
+        "output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"lookup","arguments":"{\"q\":\"seats\"}","status":"completed"}]});
+    let bytes = cassette_of(&[
+        (
+            "https://api.openai.com/v1/responses",
+            Some(serde_json::json!({"model":"gpt-4.1","input":"Price of seats?"})),
+            resp.clone(),
+        ),
+        ("https://api.openai.com/v1/responses/resp_1", None, resp),
+    ]);
+    let s = load_any_bytes("o", "o.yaml", &bytes, &LoadOptions::default()).remove(0);
+    assert_eq!(s.format(), "openai-responses");
+    assert_eq!(s.calls.len(), 1, "the fetched copy adds no call");
+    assert!(
+        s.diagnostics.iter().all(|d| !d.message.contains("call_1")),
+        "{:?}",
+        s.diagnostics
+    );
+}

@@ -103,6 +103,7 @@ pub fn import(input: &Input) -> Vec<Session> {
 impl ApiFile for Conv {
     type Response<'a> = Message<'a>;
     const HOSTS: &'static [&'static str] = HOSTS;
+    const ENDPOINT: &'static str = "/messages";
     const RESPONSE_NOTE: &'static str = "a single response holds no user message and no times; documents cited by char_location, page_location and content_block_location are in the request, which a response does not include";
     const CASSETTE_NOTE: Option<&'static str> = Some("a cassette replays earlier turns in each request; citations are read from the responses, where the API returned them");
 
@@ -110,26 +111,33 @@ impl ApiFile for Conv {
         &mut self.b
     }
 
+    fn request(&mut self, body: &Value, it: &Interaction, path: &str) {
+        self.read_request(body, it.index, path, it.date);
+    }
+
     fn interaction(&mut self, it: &Interaction, path: &str) {
-        if let Some(req) = &it.request {
-            self.request(req, it.index, &format!("{path}.request.body"), it.date);
+        if !api::is_endpoint(&it.uri, Self::ENDPOINT) {
+            return;
         }
-        match &it.response {
-            Some(resp) if s(resp, "type") == Some("message") => {
-                // Read from its text as a response file is.
-                let text = resp.to_string();
-                if let Ok(m) = serde_json::from_str::<Message>(&text) {
-                    self.message(&m, it.index, &format!("{path}.response.body"), it.date)
-                }
+        if let Some(req) = &it.request {
+            self.request(req, it, &format!("{path}.request.body"));
+        }
+        let Some(resp) = &it.response else { return };
+        let rpath = format!("{path}.response.body");
+        if s(resp, "type") == Some("message") {
+            // Read from its text as a response file is, with the exchange's index.
+            let text = resp.to_string();
+            if let Ok(m) = serde_json::from_str::<Message>(&text) {
+                self.message(&m, it.index, &rpath, it.date)
             }
-            Some(resp) if resp.get("error").is_some() => self.b.diag(
+        } else if resp.get("error").is_some() {
+            self.b.diag(
                 0,
                 0,
-                &format!("{path}.response.body.error"),
+                &format!("{rpath}.error"),
                 DiagLevel::Warning,
                 "the API answered with an error; no message in this interaction".into(),
-            ),
-            _ => {}
+            );
         }
     }
 
@@ -139,7 +147,7 @@ impl ApiFile for Conv {
 }
 
 impl Conv {
-    fn request(&mut self, req: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
+    fn read_request(&mut self, req: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
         if let Some(m) = s(req, "model") {
             self.b.model(m);
         }

@@ -17,11 +17,32 @@ pub(super) trait ApiFile {
     const RESPONSE_NOTE: &'static str;
     /// The note on a cassette, if there is one to make.
     const CASSETTE_NOTE: Option<&'static str> = None;
+    /// How the path of a cassette interaction's URI ends when it is a call of this API's
+    /// endpoint. Other calls to the same host (token counts, file uploads, a stored response
+    /// fetched again) are not read.
+    const ENDPOINT: &'static str;
 
     /// The session being built.
     fn builder(&mut self) -> &mut Builder;
-    /// Reads one recorded interaction; `path` is its JSON path (`interactions[i]`).
-    fn interaction(&mut self, it: &Interaction, path: &str);
+    /// Reads the request body of interaction `it`; `path` is the body's JSON path.
+    fn request(&mut self, body: &Value, it: &Interaction, path: &str);
+    /// Reads one recorded interaction of this API's endpoint; `path` is its JSON path
+    /// (`interactions[i]`). The request is read first, then the response as a response file is
+    /// read.
+    fn interaction(&mut self, it: &Interaction, path: &str)
+    where
+        Self: Sized,
+    {
+        if !is_endpoint(&it.uri, Self::ENDPOINT) {
+            return;
+        }
+        if let Some(req) = &it.request {
+            self.request(req, it, &format!("{path}.request.body"));
+        }
+        if let Some(resp) = &it.response {
+            response_value(self, resp, &format!("{path}.response.body"), it.date);
+        }
+    }
     /// Reads one response at `path`, answered at `at` when that is known.
     fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
 }
@@ -65,6 +86,12 @@ pub(super) fn read<A: ApiFile>(api: &mut A, bytes: &[u8]) {
     }
 }
 
+/// Whether the path of `uri` (without its query or fragment) ends with `endpoint`.
+pub(super) fn is_endpoint(uri: &str, endpoint: &str) -> bool {
+    let path = uri.split(['?', '#']).next().unwrap_or_default();
+    path.ends_with(endpoint)
+}
+
 /// Reads a cassette's response body (a `Value`) as a response file is read.
 pub(super) fn response_value<A: ApiFile>(
     api: &mut A,
@@ -77,4 +104,38 @@ pub(super) fn response_value<A: ApiFile>(
     if let Ok(r) = serde_json::from_str::<A::Response<'_>>(&text) {
         api.response(&r, path, at);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_endpoint;
+
+    #[test]
+    fn endpoint_is_the_end_of_the_uris_path() {
+        assert!(is_endpoint(
+            "https://api.openai.com/v1/responses",
+            "/responses"
+        ));
+        assert!(is_endpoint(
+            "https://api.anthropic.com/v1/messages?beta=true",
+            "/messages"
+        ));
+        assert!(is_endpoint(
+            "https://x.googleapis.com/v1beta/models/m:generateContent#f",
+            ":generateContent"
+        ));
+        assert!(!is_endpoint(
+            "https://api.anthropic.com/v1/messages/count_tokens",
+            "/messages"
+        ));
+        assert!(!is_endpoint(
+            "https://api.openai.com/v1/responses/resp_1",
+            "/responses"
+        ));
+        assert!(!is_endpoint(
+            "https://x.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse",
+            ":generateContent"
+        ));
+        assert!(!is_endpoint("", "/messages"));
+    }
 }

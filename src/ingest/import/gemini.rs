@@ -257,6 +257,7 @@ pub fn import(input: &Input) -> Vec<Session> {
 impl ApiFile for Conv {
     type Response<'a> = Response<'a>;
     const HOSTS: &'static [&'static str] = HOSTS;
+    const ENDPOINT: &'static str = ":generateContent";
     const RESPONSE_NOTE: &'static str =
         "a single response holds no user message: turn 1 has an empty user message";
 
@@ -264,16 +265,8 @@ impl ApiFile for Conv {
         &mut self.b
     }
 
-    fn interaction(&mut self, it: &Interaction, path: &str) {
-        if !it.uri.contains(":generateContent") {
-            return;
-        }
-        if let Some(req) = &it.request {
-            self.request(req, &format!("{path}.request.body"), it.date);
-        }
-        if let Some(resp) = &it.response {
-            api::response_value(self, resp, &format!("{path}.response.body"), it.date);
-        }
+    fn request(&mut self, body: &Value, it: &Interaction, path: &str) {
+        self.read_request(body, path, it.date);
     }
 
     fn response(&mut self, r: &Response<'_>, path: &str, at: Option<Timestamp>) {
@@ -282,7 +275,7 @@ impl ApiFile for Conv {
 }
 
 impl Conv {
-    fn request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
+    fn read_request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
         let contents = util::arr(req, "contents");
         let from = if contents.len() > self.seen {
             self.seen

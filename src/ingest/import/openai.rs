@@ -123,22 +123,15 @@ pub fn import(input: &Input) -> Vec<Session> {
 impl ApiFile for Conv {
     type Response<'a> = Response<'a>;
     const HOSTS: &'static [&'static str] = HOSTS;
+    const ENDPOINT: &'static str = "/responses";
     const RESPONSE_NOTE: &'static str = "a single response holds no user message: turn 1 has an empty user message; function_call_output items are in the next request, which a response does not include";
 
     fn builder(&mut self) -> &mut Builder {
         &mut self.b
     }
 
-    fn interaction(&mut self, it: &Interaction, path: &str) {
-        if !it.uri.contains("/responses") {
-            return;
-        }
-        if let Some(req) = &it.request {
-            self.request(req, &format!("{path}.request.body"), it.date);
-        }
-        if let Some(resp) = &it.response {
-            api::response_value(self, resp, &format!("{path}.response.body"), it.date);
-        }
+    fn request(&mut self, body: &Value, it: &Interaction, path: &str) {
+        self.read_request(body, path, it.date);
     }
 
     fn response(&mut self, r: &Response<'_>, path: &str, at: Option<Timestamp>) {
@@ -147,7 +140,7 @@ impl ApiFile for Conv {
 }
 
 impl Conv {
-    fn request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
+    fn read_request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
         if let Some(m) = s(req, "model") {
             self.b.model(m);
         }
