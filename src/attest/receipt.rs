@@ -26,7 +26,6 @@ use super::envelope::ct_eq;
 use super::keys::{self, b64_decode, PublicKey, Signature};
 use super::pyjson;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// How the chain hash is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +126,7 @@ pub struct ChainInput {
 
 /// Lowercase hex SHA-256 of bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
+    super::hash::sha256_hex(&[bytes])
 }
 
 /// The canonical-JSON chain input (spec 1.2 / 2.1): Python-canonical JSON of the dict.

@@ -3,6 +3,7 @@
 //! diagnostic). Files that are not regular files (FIFOs, devices) are read once, up to a cap.
 
 use super::lines::{CappedLines, Line};
+use crate::attest::hash::sha256_hex;
 use crate::ingest::strip_pos;
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
 use crate::model::{
@@ -52,12 +53,6 @@ impl<R: Read> Read for Hashing<R> {
         }
         Ok(n)
     }
-}
-
-/// Lowercase hex SHA-256 of `bytes`.
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(bytes))
 }
 
 /// Reads a file that is not a regular file once, up to [`NON_REGULAR_CAP`]; stops at the first
@@ -209,7 +204,7 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
                 },
             );
             if opts.hash_content {
-                let h = sha256_hex(&bytes);
+                let h = sha256_hex(&[&bytes]);
                 for s in &mut all {
                     s.content_hash = Some(h.clone());
                 }
@@ -236,7 +231,7 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
 pub fn load_any_bytes(name: &str, source: &str, bytes: &[u8], opts: &LoadOptions) -> Vec<Session> {
     let mut all = load_any_bytes_unhashed(name, source, bytes, opts);
     if opts.hash_content {
-        let h = sha256_hex(bytes);
+        let h = sha256_hex(&[bytes]);
         for s in &mut all {
             s.content_hash = Some(h.clone());
         }
