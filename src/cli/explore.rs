@@ -25,6 +25,7 @@ pub fn run(
         };
         return summary::run(ctx, st, &args);
     }
+    (ctx.explorer_opens)();
     crate::tui::run(crate::tui::Options {
         paths,
         load: st.load().clone(),

@@ -231,6 +231,12 @@ impl Settings {
 /// Parses the command line, runs the command, and is the one place that prints its error and
 /// turns the result into the exit code.
 pub fn run() -> ExitCode {
+    run_with(|| {})
+}
+
+/// [`run`], calling `explorer_opens` once before the explorer's screen opens: the binary sets
+/// up its allocator there for a process that holds what it loads for as long as it runs.
+pub fn run_with(explorer_opens: fn()) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -248,6 +254,7 @@ pub fn run() -> ExitCode {
         ),
         _ => Ctx::stdio(cli.color.enabled()),
     };
+    ctx.explorer_opens = explorer_opens;
     let result = dispatch(cli, &mut ctx);
     ExitCode::from(finish(&mut ctx, result))
 }

@@ -103,6 +103,8 @@ pub struct Ctx {
     pub color: bool,
     /// How many error-level diagnostics were printed (a run with any exits 2).
     pub input_errors: usize,
+    /// Called once before the explorer's screen opens ([`super::run_with`]).
+    pub explorer_opens: fn(),
 }
 
 impl Ctx {
@@ -118,6 +120,7 @@ impl Ctx {
             err: Term::new(err, false),
             color,
             input_errors: 0,
+            explorer_opens: || {},
         }
     }
 

@@ -96,9 +96,9 @@ fn a_long_log_arrives_in_growing_steps_and_ends_as_a_full_check() {
         !msgs.iter().any(|m| matches!(m, LoadMsg::Sessions(_))),
         "a log opened in steps is never sent whole as well"
     );
-    // 16 KiB, 64 KiB, 256 KiB, ... while a quarter of the file at most, then the whole file.
+    // 16 KiB, 64 KiB, ... while a sixteenth of the file at most, then the whole file.
     let expected = SMALL.cuts(size).len() + 1;
-    assert!(expected >= 4, "{size} bytes give {expected} steps");
+    assert!(expected >= 3, "{size} bytes give {expected} steps");
     assert_eq!(steps.len(), expected);
     let (last, checked, total, _) = *steps.last().unwrap();
     assert_eq!((checked, total), (size, size));
@@ -215,7 +215,7 @@ fn small_logs_and_directories_load_whole() {
             _ => None,
         })
         .collect();
-    assert!(alone.len() >= 4 && alone.iter().all(|a| !a), "{alone:?}");
+    assert!(alone.len() >= 3 && alone.iter().all(|a| !a), "{alone:?}");
 }
 
 /// The explorer fed the steps as the runtime feeds them.
@@ -265,7 +265,8 @@ fn the_session_view_opens_with_the_first_step_and_keeps_its_selection() {
             assert_eq!(app.sessions.len(), 1);
         }
     }
-    assert!(steps >= 3);
+    // After the first: a longer prefix (at most a sixteenth of the file), then the whole file.
+    assert!(steps >= 2, "{steps}");
     assert!(app.growing.is_empty() && app.loading.is_none());
     assert_eq!(app.current().unwrap().session.turns.len(), 400);
     assert_eq!(app.view, View::Session, "Done does not open it again");
