@@ -4,7 +4,7 @@
 
 use super::api::{self, ApiFile};
 use super::blocks::{self, SearchSpans};
-use super::build::{block_uri, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
+use super::build::{block_uri_is, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
@@ -574,6 +574,6 @@ impl Conv {
 
     fn result_with_url(&self, url: &str) -> Option<String> {
         self.b
-            .find_result(|blocks| blocks.iter().any(|b| block_uri(b).as_deref() == Some(url)))
+            .find_result(|blocks| blocks.iter().any(|b| block_uri_is(b, url)))
     }
 }

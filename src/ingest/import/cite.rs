@@ -257,6 +257,23 @@ pub fn sentence_before(text: &str, end: usize) -> Range<usize> {
     (start + lead)..trimmed_end
 }
 
+/// `hay.contains(needle)`, found by comparing at each place of a short `hay` (a rendered
+/// citation, a cited slice): `str::contains` first sets up a two-way searcher for the needle,
+/// which costs more than the search when the haystack is a few dozen bytes.
+pub fn contains_short(hay: &str, needle: &str) -> bool {
+    const SHORT: usize = 256;
+    if hay.len() > SHORT {
+        return hay.contains(needle);
+    }
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, _)) = n.split_first() else {
+        return true;
+    };
+    // Byte strings: a match of UTF-8 in UTF-8 starts and ends at character boundaries, as
+    // `str::contains` finds it.
+    h.len() >= n.len() && h.windows(n.len()).any(|w| w[0] == first && w == n)
+}
+
 fn floor_boundary(text: &str, mut i: usize) -> usize {
     i = i.min(text.len());
     while !text.is_char_boundary(i) {
@@ -268,6 +285,26 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Any haystack, short or not, and any needle (often a part of it): what `str::contains`
+        /// says.
+        #[test]
+        fn contains_short_agrees_with_str_contains(
+            hay in proptest::prop_oneof!["[abé]{0,12}", "\\PC{0,40}", "[a-c]{250,300}"],
+            needle in "[abé]{0,4}",
+            cut in 0usize..400,
+            len in 0usize..8,
+        ) {
+            proptest::prop_assert_eq!(contains_short(&hay, &needle), hay.contains(&*needle));
+            // A needle taken from the haystack (at character boundaries).
+            let chars: Vec<char> = hay.chars().collect();
+            let from = cut.min(chars.len());
+            let part: String = chars[from..(from + len).min(chars.len())].iter().collect();
+            proptest::prop_assert!(contains_short(&hay, &part));
+            proptest::prop_assert_eq!(contains_short(&part, &hay), part.contains(&*hay));
+        }
+    }
 
     #[test]
     fn the_unit_under_which_the_text_matches_wins() {

@@ -6,7 +6,7 @@
 use super::api::{self, ApiFile};
 use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
 use super::cassette::{self, Interaction};
-use super::cite::{resolve_offsets_in, sentence_before, unit_name, Offsets};
+use super::cite::{contains_short, resolve_offsets_in, sentence_before, unit_name, Offsets};
 use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
 use super::util::{self, s, time_secs};
@@ -536,7 +536,8 @@ impl Conv {
                     );
                 };
                 let check = |t: &str| {
-                    t.contains(url) || title.is_some_and(|x| !x.is_empty() && t.contains(x))
+                    contains_short(t, url)
+                        || title.is_some_and(|x| !x.is_empty() && contains_short(t, x))
                 };
                 let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
                 let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
