@@ -4,7 +4,9 @@
 
 use super::api::{self, ApiFile};
 use super::blocks::{self, SearchSpans};
-use super::build::{block_uri_is, json_path, Builder, Loc, NewCall, NewClaim, NewResult};
+use super::build::{
+    block_uri_is, elem_path, json_path, Builder, Loc, NewCall, NewClaim, NewResult,
+};
 use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
@@ -373,7 +375,7 @@ impl Conv {
                 } else {
                     ""
                 };
-                self.b.answer_text(t, sep, at, Loc::path(0, path));
+                self.b.answer_text_at(t, sep, at, path);
                 self.last_piece = Some(ex);
                 return;
             }
@@ -388,8 +390,9 @@ impl Conv {
                 return;
             }
         };
+        let (mut bpath, mut cpath) = (String::new(), String::new());
         for (i, blk) in items.iter().enumerate() {
-            let bpath = format!("{path}.content[{i}]");
+            elem_path(&mut bpath, path, "content", i);
             let t = blk.kind.get().unwrap_or("");
             if blocks::is_call_type(t) {
                 let fields = blocks::CallFields {
@@ -414,11 +417,12 @@ impl Conv {
                     Some(e) if e != ex => "\n\n",
                     _ => "",
                 };
-                self.b.answer_text(text, sep, at, Loc::path(0, &bpath));
+                self.b.answer_text_at(text, sep, at, &bpath);
                 self.last_piece = Some(ex);
                 if cited {
                     for (ci, c) in blk.citations.items().iter().enumerate() {
-                        self.citation(text, c, at, &format!("{bpath}.citations[{ci}]"));
+                        let cpath = elem_path(&mut cpath, &bpath, "citations", ci);
+                        self.citation(text, c, at, cpath);
                     }
                 }
             }

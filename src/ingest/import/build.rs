@@ -66,6 +66,31 @@ pub fn json_path(path: &str) -> Arc<str> {
     Arc::from(format!("{prefix}{path}"))
 }
 
+/// `{parent}.{key}[{i}]` written into `buf` (cleared first): the path of an element of a list
+/// an importer walks, made in one reused buffer instead of a `format!` of its own.
+pub fn elem_path<'b>(buf: &'b mut String, parent: &str, key: &str, i: usize) -> &'b str {
+    buf.clear();
+    buf.push_str(parent);
+    buf.push('.');
+    buf.push_str(key);
+    buf.push('[');
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits.
+    buf.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    buf.push(']');
+    buf
+}
+
 /// A tool call as an importer found it.
 #[derive(Debug, Default)]
 pub struct NewCall {
@@ -149,6 +174,10 @@ struct PendingAnswer {
     claims: Vec<NewClaim>,
 }
 
+/// Up to this many calls (or results), an id is looked up in the list itself: most API
+/// files record a few calls, and a set of their ids cost a table and a copy of each id.
+const FEW: usize = 16;
+
 /// Collects what an importer reads and turns it into a session.
 pub struct Builder {
     session: Session,
@@ -161,8 +190,10 @@ pub struct Builder {
     turns: Vec<(u32, String, Option<Timestamp>, Loc)>,
     turn: u32,
     calls: Vec<PendingCall>,
+    /// The ids of `calls`, once there are [`FEW`] of them (fewer are looked up in the list).
     call_ids: HashSet<String>,
     results: Vec<PendingResult>,
+    /// The call ids of `results`, once there are [`FEW`] of them.
     result_ids: HashSet<String>,
     answers: Vec<(u32, PendingAnswer)>,
     notes: Vec<Cow<'static, str>>,
@@ -304,7 +335,11 @@ impl Builder {
 
     /// True when a call with this id was recorded.
     pub fn has_call(&self, id: &str) -> bool {
-        self.call_ids.contains(id)
+        if self.calls.len() < FEW {
+            self.calls.iter().any(|c| c.call.id == id)
+        } else {
+            self.call_ids.contains(id)
+        }
     }
 
     /// Records a call in the current turn. A second call with the same id is skipped with an error.
@@ -319,7 +354,7 @@ impl Builder {
                 path: c.json_path.clone(),
             },
         );
-        if !self.call_ids.insert(c.id.clone()) {
+        if self.has_call(&c.id) {
             self.diag(
                 c.line,
                 0,
@@ -334,6 +369,17 @@ impl Builder {
         }
         if !self.servers.contains(&c.server) {
             self.servers.push(c.server.clone());
+        }
+        // The set of ids is made once the list is long enough to be searched through it.
+        match self.calls.len() + 1 {
+            FEW => {
+                let ids = self.calls.iter().map(|p| p.call.id.clone());
+                self.call_ids.extend(ids.chain([c.id.clone()]));
+            }
+            n if n > FEW => {
+                self.call_ids.insert(c.id.clone());
+            }
+            _ => {}
         }
         self.calls.push(PendingCall { call: c, turn });
         true
@@ -351,7 +397,16 @@ impl Builder {
                 path: r.json_path.clone(),
             },
         );
-        self.result_ids.insert(r.call_id.clone());
+        match self.results.len() + 1 {
+            FEW => {
+                let ids = self.results.iter().map(|p| p.result.call_id.clone());
+                self.result_ids.extend(ids.chain([r.call_id.clone()]));
+            }
+            n if n > FEW => {
+                self.result_ids.insert(r.call_id.clone());
+            }
+            _ => {}
+        }
         self.results.push(PendingResult { result: r, turn });
     }
 
@@ -377,12 +432,24 @@ impl Builder {
 
     /// True when a result for this call was recorded.
     pub fn has_result(&self, call_id: &str) -> bool {
-        self.result_ids.contains(call_id)
+        if self.results.len() < FEW {
+            self.results.iter().any(|r| r.result.call_id == call_id)
+        } else {
+            self.result_ids.contains(call_id)
+        }
     }
 
-    fn answer_mut(&mut self, at: Option<Timestamp>, loc: Loc) -> &mut PendingAnswer {
-        let turn = self.current_turn(at, loc.clone());
-        if self.answers.last().is_none_or(|(t, _)| *t != turn) {
+    /// The current turn's answer, started (at `loc`, made only then) when it has none.
+    fn answer_mut(
+        &mut self,
+        at: Option<Timestamp>,
+        loc: impl FnOnce() -> Loc,
+    ) -> &mut PendingAnswer {
+        // No turn yet: the answer starts turn 1 (and no answer has a turn 0).
+        let new = self.turn == 0 || self.answers.last().is_none_or(|(t, _)| *t != self.turn);
+        if new {
+            let loc = loc();
+            let turn = self.current_turn(at, loc.clone());
             self.answers.push((
                 turn,
                 PendingAnswer {
@@ -404,10 +471,27 @@ impl Builder {
         at: Option<Timestamp>,
         loc: impl Into<Loc>,
     ) {
+        self.answer_piece(text, sep, at, || loc.into());
+    }
+
+    /// [`Builder::answer_text`] of a piece at JSON path `path` of a one-document file: the path
+    /// is made only when the piece starts the answer (an answer keeps the place of its first
+    /// piece, and a response may hold many).
+    pub fn answer_text_at(&mut self, text: &str, sep: &str, at: Option<Timestamp>, path: &str) {
+        self.answer_piece(text, sep, at, || Loc::path(0, path));
+    }
+
+    fn answer_piece(
+        &mut self,
+        text: &str,
+        sep: &str,
+        at: Option<Timestamp>,
+        loc: impl FnOnce() -> Loc,
+    ) {
         if let Some(t) = at {
             self.saw_time(t);
         }
-        let a = self.answer_mut(at, loc.into());
+        let a = self.answer_mut(at, loc);
         if !a.text.is_empty() && !text.is_empty() {
             a.text.push_str(sep);
         }
@@ -419,7 +503,7 @@ impl Builder {
 
     /// Adds a claim to the current turn's answer (`loc` places the answer if it has no text yet).
     pub fn claim(&mut self, c: NewClaim, at: Option<Timestamp>, loc: impl Into<Loc>) {
-        self.answer_mut(at, loc.into()).claims.push(c);
+        self.answer_mut(at, || loc.into()).claims.push(c);
     }
 
     /// Builds the session.
@@ -985,6 +1069,22 @@ mod tests {
             let norm: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
             let h = Sha256::digest(norm.to_lowercase().as_bytes());
             proptest::prop_assert_eq!(claim_id(&t), format!("clm_{}", hex::encode(&h[..5])));
+        }
+    }
+
+    #[test]
+    fn element_paths_read_as_formatted() {
+        let mut buf = String::from("left over");
+        for (parent, key, i) in [
+            ("", "output", 0),
+            ("$.a", "content", 7),
+            ("x", "k", usize::MAX),
+        ] {
+            let want = format!("{parent}.{key}[{i}]");
+            assert_eq!(elem_path(&mut buf, parent, key, i), want);
+        }
+        for i in [9, 10, 99, 100, 12345] {
+            assert_eq!(elem_path(&mut buf, "p", "q", i), format!("p.q[{i}]"));
         }
     }
 

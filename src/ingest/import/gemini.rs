@@ -5,7 +5,9 @@
 //! `uri`/`title`, or `retrievedContext` text), which become the grounding call's result.
 
 use super::api::{self, ApiFile};
-use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
+use super::build::{
+    elem_path, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
+};
 use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets_in, same_text, unit_name, Offsets};
 use super::lax::{self, lax_object, Bool, List, Opt, Raw, Str, U64};
@@ -404,14 +406,15 @@ impl Conv {
         let parts = content.parts.items();
         let mut texts: Vec<(usize, Offsets)> = Vec::new();
         let mut search_call: Option<String> = None;
+        let mut ppath = String::new();
         for (i, p) in parts.iter().enumerate() {
-            let ppath = format!("{path}.parts[{i}]");
+            elem_path(&mut ppath, path, "parts", i);
             if let Some(t) = p.text.get() {
                 if p.thought.0 == Some(true) {
                     continue;
                 }
                 let sep = if self.answered { "\n\n" } else { "" };
-                self.b.answer_text(t, sep, at, Loc::path(0, &ppath));
+                self.b.answer_text_at(t, sep, at, &ppath);
                 self.answered = true;
                 texts.push((i, Offsets::new(t)));
             } else if let Some(fc) = &p.function_call.0 {
@@ -564,8 +567,9 @@ impl Conv {
                 ..NewResult::default()
             });
         }
+        let mut spath = String::new();
         for (si, sup) in g.supports.items().iter().enumerate() {
-            let spath = format!("{path}.groundingSupports[{si}]");
+            elem_path(&mut spath, path, "groundingSupports", si);
             let seg = &sup.segment;
             let start = seg.start.0.unwrap_or(0);
             let Some(end) = seg.end.0 else {

@@ -433,7 +433,8 @@ impl<'de> Visitor<'de> for AnyVisitor {
         f.write_str("any JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut fields = Vec::new();
+        // Room for a block's usual fields at once (a first push reserves four, then eight).
+        let mut fields = Vec::with_capacity(8);
         while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
             fields.push((k, map.next_value::<&'de RawValue>()?));
         }

@@ -4,7 +4,9 @@
 //! point into the answer, at the citation as rendered; `file_citation` names one point).
 
 use super::api::{self, ApiFile};
-use super::build::{json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult};
+use super::build::{
+    elem_path, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
+};
 use super::cassette::{self, Interaction};
 use super::cite::{contains_short, resolve_offsets_in, sentence_before, unit_name, Offsets};
 use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
@@ -255,13 +257,14 @@ impl Conv {
                 "required field `output` is missing or not a list".into(),
             );
         };
+        let mut ipath = String::new();
         for (i, item) in items.iter().enumerate() {
             let at = if item.kind.get() == Some("message") {
                 done
             } else {
                 created
             };
-            self.output_item(item, at, &format!("{path}.output[{i}]"), true);
+            self.output_item(item, at, elem_path(&mut ipath, path, "output", i), true);
         }
     }
 
@@ -278,15 +281,17 @@ impl Conv {
                     }
                     let text = part.text.get().unwrap_or("");
                     let sep = if self.answered { "\n\n" } else { "" };
-                    let ppath = format!("{path}.content[{ci}]");
-                    self.b.answer_text(text, sep, at, Loc::path(0, &ppath));
+                    let mut ppath = String::new();
+                    elem_path(&mut ppath, path, "content", ci);
+                    self.b.answer_text_at(text, sep, at, &ppath);
                     self.answered = true;
                     if cited {
                         // The answer's offsets are counted once for all its citations.
                         let offsets = Offsets::new(text);
+                        let mut apath = String::new();
                         for (ai, a) in part.annotations.items().iter().enumerate() {
-                            let apath = format!("{ppath}.annotations[{ai}]");
-                            self.annotation(&offsets, a, at, &apath);
+                            let apath = elem_path(&mut apath, &ppath, "annotations", ai);
+                            self.annotation(&offsets, a, at, apath);
                         }
                     }
                 }
