@@ -214,6 +214,14 @@ impl Names {
         }
     }
 
+    /// The table's copy of a name made once for every session (a `static`): `n` itself unless
+    /// the table already holds its text.
+    pub fn shared(&mut self, n: &Name) -> Name {
+        let mut n = n.clone();
+        self.intern(&mut n);
+        n
+    }
+
     /// [`Names::intern`] for an optional name.
     pub fn intern_opt(&mut self, n: &mut Option<Name>) {
         if let Some(n) = n {
@@ -339,6 +347,17 @@ impl Names {
             for c in &mut a.claims {
                 self.intern(&mut c.stamp.claim_text);
             }
+        }
+    }
+
+    /// A table with room for `short` ids and names and `long` longer texts from the start (an
+    /// imported session makes most of its names while it is read, before its size is known:
+    /// grown from empty, each table was made three or four times over).
+    pub fn with_capacity(short: usize, long: usize) -> Self {
+        Names {
+            texts: rustc_hash::FxHashSet::with_capacity_and_hasher(short, Default::default()),
+            long: rustc_hash::FxHashSet::with_capacity_and_hasher(long, Default::default()),
+            arguments: hashbrown::HashTable::new(),
         }
     }
 

@@ -229,7 +229,8 @@ impl Builder {
             result_ids: HashSet::default(),
             answers: Vec::new(),
             notes: Vec::new(),
-            names: Names::default(),
+            // Room for the names of a response (its claims' ids, texts and URLs) at once.
+            names: Names::with_capacity(24, 24),
         }
     }
 
@@ -555,11 +556,11 @@ impl Builder {
             agent: self.agent.take(),
             model: self.model.take(),
             started_at: header_time,
-            servers: self
-                .servers
-                .iter()
-                .map(|n| ServerInfo {
-                    name: n.clone(),
+            // Moved: the builder has no further use of the names.
+            servers: std::mem::take(&mut self.servers)
+                .into_iter()
+                .map(|name| ServerInfo {
+                    name,
                     tier: crate::model::Tier::Unknown,
                     attestor_keys: Vec::new(),
                     server_keys: Vec::new(),
@@ -586,6 +587,10 @@ impl Builder {
                 json_path: loc.path,
             });
         }
+        // `jsonrpc` and `method`, the same in every record: the shared copies of all sessions,
+        // held by this table (not a copy made per session).
+        let jsonrpc = names.shared(&JSONRPC);
+        let tools_call = names.shared(&TOOLS_CALL);
         // Calls and their request.
         let mut prev = None;
         let mut no_args = 0usize;
@@ -627,9 +632,9 @@ impl Builder {
                 issued_at,
                 fanout: None,
                 request: CallRequest {
-                    jsonrpc: Some(names.get("2.0")),
+                    jsonrpc: Some(jsonrpc.clone()),
                     id: rpc_id,
-                    method: names.get("tools/call"),
+                    method: tools_call.clone(),
                     params: CallParams {
                         name: tool,
                         arguments: c.arguments.map(|a| {
@@ -715,7 +720,7 @@ impl Builder {
                     returned_at: at,
                 },
                 response: CallResponse {
-                    jsonrpc: Some(names.get("2.0")),
+                    jsonrpc: Some(jsonrpc.clone()),
                     id,
                     result,
                     error: r.error.map(Box::new),
@@ -962,6 +967,11 @@ fn index(s: &mut Session) {
     idx.index_labels_and_contexts(&s.labels, &s.contexts);
 }
 
+/// The `jsonrpc` of every recorded call and result, made once (each session's table then shares
+/// it).
+static JSONRPC: LazyLock<Name> = LazyLock::new(|| Name::from("2.0"));
+/// The `method` of every recorded call, made once.
+static TOOLS_CALL: LazyLock<Name> = LazyLock::new(|| Name::from("tools/call"));
 /// The type of a text block, made once (each session's table then shares it).
 static TEXT: LazyLock<Name> = LazyLock::new(|| Name::from("text"));
 /// The type of a link block, made once.

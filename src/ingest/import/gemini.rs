@@ -227,6 +227,17 @@ const HOSTS: &[&str] = &[
     "aiplatform.googleapis.com",
 ];
 
+/// The arguments of a grounding call, `{"queries": ...}`, as `util::raw` writes the `json!`
+/// object of them (compact), written directly.
+fn queries_arguments(queries: &Value) -> Option<Box<serde_json::value::RawValue>> {
+    let mut json = b"{\"queries\":".to_vec();
+    serde_json::to_writer(&mut json, queries).ok()?;
+    json.push(b'}');
+    String::from_utf8(json)
+        .ok()
+        .and_then(|j| serde_json::value::RawValue::from_string(j).ok())
+}
+
 pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
         return cassette::mentions(h.text, HOSTS);
@@ -532,7 +543,7 @@ impl Conv {
                     id: id.clone(),
                     server: "google".into(),
                     tool: tool.into(),
-                    arguments: util::raw(&serde_json::json!({"queries": queries})),
+                    arguments: queries_arguments(&queries),
                     at,
                     json_path: Some(json_path(path)),
                     ..NewCall::default()
@@ -587,14 +598,11 @@ impl Conv {
             // `partIndex` may be omitted even when the text is not parts[0] (Gemini 3 puts the
             // tool call and response parts first): try the named part, else each text part.
             let named = seg.part_index.0.map(|p| p as usize);
-            let candidates: Vec<&(usize, Offsets)> = match named {
-                Some(p) => texts.iter().filter(|(i, _)| *i == p).collect(),
-                None => texts.iter().collect(),
-            };
+            let candidates = texts.iter().filter(|(i, _)| named.is_none_or(|p| *i == p));
             let units = [SpanUnit::Utf8, SpanUnit::Char, SpanUnit::Utf16];
             let mut found = None;
             let mut fallback = None;
-            for (_, o) in &candidates {
+            for (_, o) in candidates {
                 if let Some(r) = resolve_offsets_in(o, start, end, &units, Some(&check)) {
                     if r.matched != Some(false) {
                         found = Some((o.text(), r));
@@ -607,20 +615,17 @@ impl Conv {
             }
             let (claim_text, unit_note) = match (found, fallback) {
                 (Some((t, r)), _) => (
-                    t[r.bytes.clone()].to_owned(),
+                    &t[r.bytes.clone()],
                     (r.unit != SpanUnit::Utf8).then_some(r.unit),
                 ),
                 (None, Some((t, r))) => {
                     self.b.diag(0, 0, &format!("{spath}.segment"), DiagLevel::Warning, format!("the answer text at {start}..{end} does not match segment.text in UTF-8, character or UTF-16 units; the segment's own text is the claim"));
-                    (
-                        seg_text.map_or_else(|| t[r.bytes].to_owned(), str::to_owned),
-                        None,
-                    )
+                    (seg_text.unwrap_or(&t[r.bytes]), None)
                 }
                 (None, None) => match seg_text {
                     Some(x) => {
                         self.b.diag(0, 0, &format!("{spath}.segment"), DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer part; the segment's own text is the claim"));
-                        (x.to_owned(), None)
+                        (x, None)
                     }
                     None => {
                         self.b.diag(0, 0, &format!("{spath}.segment"), DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer part and the segment has no text; skipped"));
@@ -690,6 +695,26 @@ impl Conv {
                     },
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grounding_arguments_are_written_as_the_json_object_of_them() {
+        for q in [
+            "null",
+            r#"["a","b\"c","é"]"#,
+            "[]",
+            r#"{"z":1,"a":[1.50,-2,{"b":null}],"z":2}"#,
+            r#""\u00e9\/""#,
+        ] {
+            let v: Value = serde_json::from_str(q).unwrap();
+            let want = util::raw(&serde_json::json!({ "queries": v })).unwrap();
+            assert_eq!(queries_arguments(&v).unwrap().get(), want.get(), "{q}");
         }
     }
 }
