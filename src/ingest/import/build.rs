@@ -178,6 +178,41 @@ struct PendingAnswer {
 /// files record a few calls, and a set of their ids cost a table and a copy of each id.
 const FEW: usize = 16;
 
+/// The ids of a growing list of calls or results: looked up in the list itself while it holds
+/// fewer than [`FEW`], in a set made (once) when it reaches that many.
+#[derive(Default)]
+struct Ids(HashSet<String>);
+
+impl Ids {
+    /// True when `id` is among `listed`, the ids of the list's `len` records.
+    fn contains<'a>(
+        &self,
+        id: &str,
+        len: usize,
+        mut listed: impl Iterator<Item = &'a str>,
+    ) -> bool {
+        if len < FEW {
+            listed.any(|l| l == id)
+        } else {
+            self.0.contains(id)
+        }
+    }
+
+    /// Notes `id`, about to be pushed after `listed`, the ids of the list's `len` records.
+    fn add<'a>(&mut self, id: &str, len: usize, listed: impl Iterator<Item = &'a str>) {
+        match len + 1 {
+            FEW => {
+                let ids = listed.map(str::to_owned).chain([id.to_owned()]);
+                self.0.extend(ids);
+            }
+            n if n > FEW => {
+                self.0.insert(id.to_owned());
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Collects what an importer reads and turns it into a session.
 pub struct Builder {
     session: Session,
@@ -190,11 +225,11 @@ pub struct Builder {
     turns: Vec<(u32, String, Option<Timestamp>, Loc)>,
     turn: u32,
     calls: Vec<PendingCall>,
-    /// The ids of `calls`, once there are [`FEW`] of them (fewer are looked up in the list).
-    call_ids: HashSet<String>,
+    /// The ids of `calls`.
+    call_ids: Ids,
     results: Vec<PendingResult>,
-    /// The call ids of `results`, once there are [`FEW`] of them.
-    result_ids: HashSet<String>,
+    /// The call ids of `results`.
+    result_ids: Ids,
     answers: Vec<(u32, PendingAnswer)>,
     notes: Vec<Cow<'static, str>>,
     /// The session's table of names: what `finish` makes its records' names through, and
@@ -224,9 +259,9 @@ impl Builder {
             turns: Vec::new(),
             turn: 0,
             calls: Vec::new(),
-            call_ids: HashSet::default(),
+            call_ids: Ids::default(),
             results: Vec::new(),
-            result_ids: HashSet::default(),
+            result_ids: Ids::default(),
             answers: Vec::new(),
             notes: Vec::new(),
             // Room for the names of a response (its claims' ids, texts and URLs) at once.
@@ -336,11 +371,8 @@ impl Builder {
 
     /// True when a call with this id was recorded.
     pub fn has_call(&self, id: &str) -> bool {
-        if self.calls.len() < FEW {
-            self.calls.iter().any(|c| c.call.id == id)
-        } else {
-            self.call_ids.contains(id)
-        }
+        let listed = self.calls.iter().map(|c| c.call.id.as_str());
+        self.call_ids.contains(id, self.calls.len(), listed)
     }
 
     /// Records a call in the current turn. A second call with the same id is skipped with an error.
@@ -371,17 +403,8 @@ impl Builder {
         if !self.servers.contains(&c.server) {
             self.servers.push(c.server.clone());
         }
-        // The set of ids is made once the list is long enough to be searched through it.
-        match self.calls.len() + 1 {
-            FEW => {
-                let ids = self.calls.iter().map(|p| p.call.id.clone());
-                self.call_ids.extend(ids.chain([c.id.clone()]));
-            }
-            n if n > FEW => {
-                self.call_ids.insert(c.id.clone());
-            }
-            _ => {}
-        }
+        let listed = self.calls.iter().map(|p| p.call.id.as_str());
+        self.call_ids.add(&c.id, self.calls.len(), listed);
         self.calls.push(PendingCall { call: c, turn });
         true
     }
@@ -398,16 +421,8 @@ impl Builder {
                 path: r.json_path.clone(),
             },
         );
-        match self.results.len() + 1 {
-            FEW => {
-                let ids = self.results.iter().map(|p| p.result.call_id.clone());
-                self.result_ids.extend(ids.chain([r.call_id.clone()]));
-            }
-            n if n > FEW => {
-                self.result_ids.insert(r.call_id.clone());
-            }
-            _ => {}
-        }
+        let listed = self.results.iter().map(|p| p.result.call_id.as_str());
+        self.result_ids.add(&r.call_id, self.results.len(), listed);
         self.results.push(PendingResult { result: r, turn });
     }
 
@@ -433,11 +448,9 @@ impl Builder {
 
     /// True when a result for this call was recorded.
     pub fn has_result(&self, call_id: &str) -> bool {
-        if self.results.len() < FEW {
-            self.results.iter().any(|r| r.result.call_id == call_id)
-        } else {
-            self.result_ids.contains(call_id)
-        }
+        let listed = self.results.iter().map(|r| r.result.call_id.as_str());
+        self.result_ids
+            .contains(call_id, self.results.len(), listed)
     }
 
     /// The current turn's answer, started (at `loc`, made only then) when it has none.
@@ -1079,6 +1092,36 @@ mod tests {
             let norm: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
             let h = Sha256::digest(norm.to_lowercase().as_bytes());
             proptest::prop_assert_eq!(claim_id(&t), format!("clm_{}", hex::encode(&h[..5])));
+        }
+    }
+
+    #[test]
+    fn calls_and_results_are_found_before_and_after_their_ids_are_indexed() {
+        let mut b = Builder::new("test", "t".into(), Arc::from("t.json"));
+        for i in 0..3 * FEW {
+            let id = format!("call_{i}");
+            assert!(!b.has_call(&id) && !b.has_result(&id), "{i}");
+            assert!(b.call(NewCall {
+                id: id.clone(),
+                server: "s".into(),
+                tool: "t".into(),
+                ..NewCall::default()
+            }));
+            b.result(NewResult {
+                call_id: id.clone(),
+                ..NewResult::default()
+            });
+            // Every id recorded so far is found, whether the lists are searched or indexed.
+            for j in 0..=i {
+                let id = format!("call_{j}");
+                assert!(b.has_call(&id) && b.has_result(&id), "{j} after {i}");
+            }
+            // A repeated id is refused on either side of the switch to the index.
+            let again = NewCall {
+                id: format!("call_{}", i / 2),
+                ..NewCall::default()
+            };
+            assert!(!b.call(again), "{i}");
         }
     }
 
