@@ -82,6 +82,11 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     d.add(inner, Hit::Pane(Pane::Body));
     let h = usize::from(inner.height.saturating_sub(1));
     let w = usize::from(inner.width);
+    // Session and claim ids give up room (22 columns down to 10) before the claim's text does;
+    // the text gets what they, the turn, the quadrant and the four one-column gaps leave, so
+    // its ellipsis shows instead of the table cutting it short.
+    let id_w = (w.saturating_sub(5 + 24 + 4 + 24) / 2).clamp(10, 22);
+    let text_w = w.saturating_sub(2 * id_w + 5 + 24 + 4);
     let mut rows = Vec::new();
     for &p in cell_items.iter().take(h) {
         let Some(&(s, c)) = q.items.get(p as usize) else {
@@ -100,13 +105,10 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
             ""
         };
         rows.push(Row::new(vec![
-            Cell::from(fit(&clean(&l.session.name), 22)),
+            Cell::from(fit(&clean(&l.session.name), id_w)),
             Cell::from(format!("T{}", cv.turn)),
-            Cell::from(fit(&clean(&cv.claim_id), 22)),
-            Cell::from(fit(
-                &clean(&cv.claim_text),
-                w.saturating_sub(22 + 5 + 22 + 26),
-            )),
+            Cell::from(fit(&clean(&cv.claim_id), id_w)),
+            Cell::from(fit(&clean(&cv.claim_text), text_w)),
             Cell::from(format!(
                 "computed {} · yours {yours} {note}",
                 th.quadrant(cv.quadrant)
@@ -117,9 +119,9 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         Table::new(
             rows,
             [
-                Constraint::Length(22),
+                Constraint::Length(id_w as u16),
                 Constraint::Length(5),
-                Constraint::Length(22),
+                Constraint::Length(id_w as u16),
                 Constraint::Fill(1),
                 Constraint::Length(24),
             ],
