@@ -91,6 +91,24 @@ pub(crate) fn fit(s: &str, w: usize) -> String {
     out
 }
 
+/// Takes `over` columns from `widths`, one at a time from each in turn, never below `min`
+/// (what is still over once every width is at `min` is left to the table).
+pub(crate) fn shrink(widths: &mut [usize], min: usize, mut over: usize) {
+    while over > 0 {
+        let mut took = false;
+        for w in widths.iter_mut() {
+            if over > 0 && *w > min {
+                *w -= 1;
+                over -= 1;
+                took = true;
+            }
+        }
+        if !took {
+            break;
+        }
+    }
+}
+
 /// The first row to show so that `selected` stays visible in a list of `len` rows of `height`.
 pub(crate) fn window(selected: usize, len: usize, height: usize) -> usize {
     if len <= height || height == 0 {
@@ -457,5 +475,23 @@ pub fn max_scroll(app: &App, p: Pane) -> usize {
         Pane::DiffA | Pane::DiffB => diff::source_rows(app, p),
         Pane::DiffClaimA | Pane::DiffClaimB => diff::claim_rows(app, p),
         Pane::Turns | Pane::Calls | Pane::Claims => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shrink;
+
+    #[test]
+    fn shrink_takes_evenly_and_stops_at_the_minimum() {
+        let mut w = [20, 20, 18];
+        shrink(&mut w, 8, 7);
+        assert_eq!(w, [17, 18, 16]);
+        let mut w = [20, 20, 18];
+        shrink(&mut w, 8, 1000);
+        assert_eq!(w, [8, 8, 8]);
+        let mut w = [20, 9, 18];
+        shrink(&mut w, 8, 0);
+        assert_eq!(w, [20, 9, 18]);
     }
 }

@@ -1,7 +1,7 @@
 //! Queue: the filtered claims of every loaded session, one row each (session, turn, claim,
 //! worst finding, kinds, quadrant, tier, server, reviewed), "k of N" in the title.
 
-use super::{clean, fit, window, Drawn};
+use super::{clean, fit, shrink, window, Drawn};
 use crate::tui::action::{Hit, Pane};
 use crate::tui::app::App;
 use ratatui::layout::{Constraint, Rect};
@@ -34,8 +34,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let h = usize::from(inner.height.saturating_sub(1));
     let w = usize::from(inner.width);
     let start = window(q.selected, n, h);
-    let fixed = 20 + 5 + 20 + 8 + 4 + 4 + 18 + 9 + 8;
-    let kinds_w = w.saturating_sub(fixed).clamp(8, 60);
+    // Session, claim and server give up room together (down to 8 columns each) when the pane is
+    // narrower than the table, so every column keeps its ellipsis instead of being cut short.
+    let mut ids = [20, 20, 18];
+    let fixed = |ids: &[usize; 3]| ids.iter().sum::<usize>() + 5 + 8 + 4 + 4 + 9 + 8;
+    let over = (fixed(&ids) + 8).saturating_sub(w);
+    shrink(&mut ids, 8, over);
+    let [session_w, claim_w, server_w] = ids;
+    let kinds_w = w.saturating_sub(fixed(&ids)).clamp(8, 60);
     let mut rows = Vec::with_capacity(h);
     for (k, &(s, c)) in q.items.iter().enumerate().skip(start).take(h) {
         let (s, c) = (s as usize, c as usize);
@@ -65,14 +71,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         let style = worst.map_or(th.clean(), |x| th.severity(x));
         let kinds_line: String = kinds.iter().map(|s| s.content.as_ref()).collect();
         rows.push(Row::new(vec![
-            Cell::from(fit(&clean(&l.session.name), 20)),
+            Cell::from(fit(&clean(&l.session.name), session_w)),
             Cell::from(format!("T{}", cv.turn)),
-            Cell::from(fit(&clean(&cv.claim_id), 20)),
+            Cell::from(fit(&clean(&cv.claim_id), claim_w)),
             Cell::from(Line::styled(sev, style)),
             Cell::from(Line::styled(fit(&kinds_line, kinds_w), style)),
             Cell::from(quad),
             Cell::from(cv.tier.map_or("--", |t| t.tier.label())),
-            Cell::from(fit(&server, 18)),
+            Cell::from(fit(&server, server_w)),
             Cell::from(reviewed),
         ]));
         d.add(
@@ -81,14 +87,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         );
     }
     let widths = [
-        Constraint::Length(20),
+        Constraint::Length(session_w as u16),
         Constraint::Length(5),
-        Constraint::Length(20),
+        Constraint::Length(claim_w as u16),
         Constraint::Length(8),
         Constraint::Length(kinds_w as u16),
         Constraint::Length(4),
         Constraint::Length(4),
-        Constraint::Length(18),
+        Constraint::Length(server_w as u16),
         Constraint::Length(9),
     ];
     let table = Table::new(rows, widths)
