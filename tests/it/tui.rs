@@ -138,6 +138,27 @@ fn drift_parallel_grid_review_help_snapshots() {
 }
 
 #[test]
+fn help_descriptions_wrap_under_themselves() {
+    let mut a = app(true);
+    open_claim(&mut a, "03-citation-drift", "clm_team_price");
+    update(&mut a, Action::Goto(View::Session));
+    update(&mut a, Action::Help);
+    let s = screen(&mut a, 80, 24);
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("open the sub-agent session"))
+        .unwrap_or_else(|| panic!("no sub-agent row: {s}"));
+    // The help pane starts three columns in (outer border, a column of the view, its border);
+    // the description's second line starts under its first, 16 columns after the keys' start.
+    let next: String = lines[at + 1].chars().skip(3).take(17).collect();
+    let first: String = lines[at].chars().skip(3).take(16).collect();
+    assert!(first.trim_end().ends_with('a'), "{s}");
+    assert_eq!(next.chars().filter(|c| *c == ' ').count(), 16, "{s}");
+    assert!(!next.ends_with(' '), "{s}");
+}
+
+#[test]
 fn terminal_escapes_in_logs_never_reach_the_screen() {
     let mut fx = String::new();
     for line in samples::files()

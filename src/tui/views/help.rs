@@ -10,17 +10,29 @@ use ratatui::Frame;
 
 /// The help lines for the current view, wrapped at `w`.
 pub fn lines(app: &App, w: usize) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line<'static>> = app
-        .keymap
-        .help_rows(app.view)
-        .into_iter()
-        .map(|(keys, help)| {
-            Line::from(vec![
-                Span::styled(format!("{keys:>14}  "), app.theme.accent()),
-                Span::raw(help),
-            ])
-        })
-        .collect();
+    const KEYS_W: usize = 16;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (keys, help) in app.keymap.help_rows(app.view) {
+        let keys = Span::styled(format!("{keys:>14}  "), app.theme.accent());
+        if w < KEYS_W + 12 {
+            lines.push(Line::from(vec![keys, Span::raw(help)]));
+            continue;
+        }
+        // A description longer than its column continues under itself, not under the keys.
+        for (k, part) in wrap(vec![Line::raw(help)], w - KEYS_W)
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if k == 0 {
+                keys.clone()
+            } else {
+                Span::raw(" ".repeat(KEYS_W))
+            };
+            let mut spans = vec![lead];
+            spans.extend(part.spans);
+            lines.push(Line::from(spans));
+        }
+    }
     lines.push(Line::styled(
         "keys can be changed in provscope.toml [keys]; j/k scroll this help",
         app.theme.dimmed(),
