@@ -269,7 +269,7 @@ pub fn mark(app: &mut App) -> Vec<Effect> {
         None => {
             app.diff_mark = Some(sel);
             app.status = format!(
-                "diff: {} is A; {key} on another session compares it with A ({key} here again: unmark)",
+                "diff: A is {}; {key} on another session compares with it ({key} here: unmark)",
                 name(app, sel)
             );
             vec![]

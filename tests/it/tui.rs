@@ -606,3 +606,16 @@ fn classifying_a_clean_claim_by_hand_adds_it_to_the_walkthrough_with_who_and_whe
         "{s}"
     );
 }
+
+#[test]
+fn a_status_longer_than_the_line_ends_in_an_ellipsis() {
+    let mut a = app(true);
+    a.status = format!("{} tail-that-does-not-fit", "word ".repeat(30));
+    let s = screen(&mut a, 80, 24);
+    let line = s
+        .lines()
+        .find(|l| l.starts_with(" word word"))
+        .unwrap_or_else(|| panic!("no status line: {s}"));
+    assert!(line.trim_end().ends_with('…'), "{line:?}");
+    assert!(!s.contains("tail-that"), "{s}");
+}

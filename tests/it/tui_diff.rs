@@ -59,7 +59,7 @@ fn diff_app(a: &str, b: &str, color: bool) -> App {
     select(&mut app, "a");
     assert!(update(&mut app, key('D')).is_empty());
     assert_eq!(app.diff_mark, Some(0));
-    assert!(app.status.contains("is A"), "{}", app.status);
+    assert!(app.status.contains("A is a;"), "{}", app.status);
     select(&mut app, "b");
     let effects = update(&mut app, key('D'));
     assert_eq!(
@@ -519,7 +519,7 @@ fn both_entry_points_with_real_keys_in_a_real_terminal() {
     tmux.start("list", &cmd);
     tmux.wait_for("2 sessions");
     tmux.keys(&["g", "D"]);
-    tmux.wait_for("is A");
+    tmux.wait_for("diff: A is ");
     tmux.keys(&["j", "D"]);
     let s = tmux.wait_for("row ");
     assert!(s.contains("WORSE") && s.contains("clm_min"), "{s}");

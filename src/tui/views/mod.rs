@@ -348,7 +348,11 @@ fn render_footer(f: &mut Frame, area: Rect, app: &App) {
     let msg = if app.status.is_empty() {
         String::new()
     } else {
-        format!(" {}", clean(&app.status))
+        // A message longer than the line ends in an ellipsis rather than being cut mid-word.
+        fit(
+            &format!(" {}", clean(&app.status)),
+            usize::from(status.width),
+        )
     };
     f.render_widget(Paragraph::new(msg).style(th.status()), status);
     let hint = |name: &str, what: &str| format!("{} {what}", km.key_of(name));
