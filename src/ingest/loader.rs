@@ -153,7 +153,13 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
                 .then(|| vec![unreadable(path, source, &e)])
         }
     };
-    let detected = import::detect(&head.bytes);
+    // A document its importer parses whole is judged from its first keys, and the parse
+    // confirms it (or the head decides, below).
+    let first = import::detect_first_keys(&head.bytes);
+    let detected = match first {
+        Some(f) => Detected::Import(f.importer),
+        None => import::detect(&head.bytes),
+    };
     if in_scan && super::discover::in_scan_keeps(path, Some(detected)).is_none() {
         return None;
     }
@@ -182,6 +188,7 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
                 bytes: &head.bytes,
                 rest: Some(&head.file),
                 opts,
+                detection_keys: Default::default(),
             },
         ),
         Detected::Import(imp) => {
@@ -192,17 +199,27 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
                     return Some(vec![unreadable(path, source, &e)]);
                 }
             }
-            let mut all = import::run(
-                imp,
-                &import::Input {
-                    name: session_name(path),
-                    source,
-                    path: Some(path),
-                    bytes: &bytes,
-                    rest: None,
-                    opts,
-                },
-            );
+            let input = import::Input {
+                name: session_name(path),
+                source: source.clone(),
+                path: Some(path),
+                bytes: &bytes,
+                rest: None,
+                opts,
+                detection_keys: Default::default(),
+            };
+            let mut all = import::run(imp, &input);
+            if first.is_some_and(|f| !f.confirmed_by(&input)) {
+                // The document holds another key detection reads (or did not parse as one
+                // object): the head decides, and the sessions stand when it names this importer.
+                match import::detect(&bytes) {
+                    Detected::Import(i) if i.name == imp.name => {}
+                    d if in_scan && super::discover::in_scan_keeps(path, Some(d)).is_none() => {
+                        return None
+                    }
+                    d => return Some(load_whole(d, path, source, &bytes, opts)),
+                }
+            }
             if opts.hash_content {
                 let h = sha256_hex(&[&bytes]);
                 for s in &mut all {
@@ -211,20 +228,62 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
             }
             all
         }
-        Detected::Unknown => {
-            let mut s = Session {
-                name: session_name(path),
-                source: source.clone(),
-                import: Some(unknown_format()),
-                ..Session::default()
-            };
-            s.diagnostics.push(file_diag(
-                &source,
-                "not a known session or trace format (see docs/importers.md for the formats provscope reads)".into(),
-            ));
-            vec![s]
-        }
+        Detected::Unknown => vec![unknown_file(path, source)],
     })
+}
+
+/// Loads a file read whole (`bytes`) as `detected`, as [`load_found`] does (when a detection from
+/// its first keys did not hold).
+fn load_whole(
+    detected: super::import::Detected,
+    path: &Path,
+    source: Arc<str>,
+    bytes: &[u8],
+    opts: &LoadOptions,
+) -> Vec<Session> {
+    use super::import::{self, Detected};
+    match detected {
+        Detected::Native | Detected::JsonLike => {
+            vec![load_reader(session_name(path), source, bytes, opts)]
+        }
+        Detected::Import(imp) => {
+            let mut all = import::run(
+                imp,
+                &import::Input {
+                    name: session_name(path),
+                    source,
+                    path: Some(path),
+                    bytes,
+                    rest: None,
+                    opts,
+                    detection_keys: Default::default(),
+                },
+            );
+            if opts.hash_content {
+                let h = sha256_hex(&[bytes]);
+                for s in &mut all {
+                    s.content_hash = Some(h.clone());
+                }
+            }
+            all
+        }
+        Detected::Unknown => vec![unknown_file(path, source)],
+    }
+}
+
+/// A file of no known format: one session with the diagnostic that says so.
+fn unknown_file(path: &Path, source: Arc<str>) -> Session {
+    let mut s = Session {
+        name: session_name(path),
+        source: source.clone(),
+        import: Some(unknown_format()),
+        ..Session::default()
+    };
+    s.diagnostics.push(file_diag(
+        &source,
+        "not a known session or trace format (see docs/importers.md for the formats provscope reads)".into(),
+    ));
+    s
 }
 
 /// Loads every session in `bytes`, whatever its format (tests, embedded data).
@@ -256,6 +315,7 @@ fn load_any_bytes_unhashed(
                 bytes,
                 rest: None,
                 opts,
+                detection_keys: Default::default(),
             },
         ),
         Detected::Unknown => {

@@ -98,7 +98,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         last_piece: None,
         all_docs: Vec::new(),
     };
-    api::read(&mut c, input.bytes);
+    api::read(&mut c, input);
     vec![c.b.finish()]
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 /// One model API's reading of its files.
 pub(super) trait ApiFile {
     /// A response body, as the API's lax reader sees it.
-    type Response<'a>: serde::Deserialize<'a>;
+    type Response<'a>: super::lax::Fields<'a> + serde::Deserialize<'a>;
     /// Hosts whose interactions a cassette holds for this API.
     const HOSTS: &'static [&'static str];
     /// The note on a file that holds one response: what such a file cannot hold.
@@ -47,10 +47,11 @@ pub(super) trait ApiFile {
     fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
 }
 
-/// Reads `bytes` as one response or as a cassette into `api`'s session. Bad input becomes a
-/// diagnostic; whatever is valid is read.
-pub(super) fn read<A: ApiFile>(api: &mut A, bytes: &[u8]) {
-    let text = match super::util::utf8(bytes) {
+/// Reads `input` as one response or as a cassette into `api`'s session. Bad input becomes a
+/// diagnostic; whatever is valid is read. A response that is a JSON object sets the input's
+/// [`Input::detection_keys`](super::Input::detection_keys).
+pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
+    let text = match super::util::utf8(input.bytes) {
         Ok(t) => t,
         Err(e) => {
             let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);
@@ -71,8 +72,11 @@ pub(super) fn read<A: ApiFile>(api: &mut A, bytes: &[u8]) {
             api.builder().note(note);
         }
     } else {
-        match serde_json::from_str::<A::Response<'_>>(text) {
-            Ok(r) => api.response(&r, "", None),
+        match serde_json::from_str::<super::lax::Document<A::Response<'_>>>(text) {
+            Ok(r) => {
+                input.detection_keys.set(r.detection_keys);
+                api.response(&r.fields, "", None);
+            }
             Err(e) => {
                 let msg = format!(
                     "malformed JSON: {}; nothing read",

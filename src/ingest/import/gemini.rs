@@ -242,8 +242,10 @@ pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
         return cassette::mentions(h.text, HOSTS);
     }
+    // The text first: a response's first candidate has content right away, and a key not asked
+    // for is one that a detection from the first keys need not see again (`FirstKeys`).
     h.has("candidates")
-        && (h.has("usageMetadata") || h.has("modelVersion") || h.text.contains("\"content\""))
+        && (h.text.contains("\"content\"") || h.has("usageMetadata") || h.has("modelVersion"))
 }
 
 struct Conv {
@@ -263,7 +265,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         responses: 0,
         open_calls: Vec::new(),
     };
-    api::read(&mut c, input.bytes);
+    api::read(&mut c, input);
     vec![c.b.finish()]
 }
 

@@ -174,6 +174,45 @@ pub fn object<'de, T: Fields<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::E
     d.deserialize_any(ObjectVisitor(PhantomData))
 }
 
+/// A document read as `T`, with the bits of the top-level keys detection reads that it holds
+/// (`sniff::key_bit`): what confirms a format detected from the document's first keys
+/// (`import::FirstKeys`). They are `None` when the document is no JSON object (`T` then has no
+/// fields, as [`object`] reads it).
+pub struct Document<T> {
+    /// The document's fields.
+    pub fields: T,
+    /// The bits of its top-level keys that detection reads.
+    pub detection_keys: Option<u32>,
+}
+
+impl<'de, T: Fields<'de>> Deserialize<'de> for Document<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DocumentVisitor(PhantomData))
+    }
+}
+
+struct DocumentVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Fields<'de>> Visitor<'de> for DocumentVisitor<T> {
+    type Value = Document<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = T::default();
+        let mut keys = 0;
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+            keys |= super::sniff::key_bit(&k);
+            fields.field(&k, &mut map)?;
+        }
+        Ok(Document {
+            fields,
+            detection_keys: Some(keys),
+        })
+    }
+    otherwise!('de, Document { fields: T::default(), detection_keys: None }; bool i64 u64 f64 str unit none seq);
+}
+
 /// An object key, borrowed when it has no escapes.
 pub struct Key<'de>(pub Cow<'de, str>);
 

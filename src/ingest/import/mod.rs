@@ -48,6 +48,10 @@ pub struct Input<'a> {
     pub rest: Option<&'a std::fs::File>,
     /// Loader options.
     pub opts: &'a LoadOptions,
+    /// Set by an importer that read the input as one JSON object: the bits of the top-level keys
+    /// detection reads that it holds ([`sniff::key_bit`]), which confirm a detection from the
+    /// first keys ([`FirstKeys`]).
+    pub detection_keys: std::cell::Cell<Option<u32>>,
 }
 
 impl Input<'_> {
@@ -135,6 +139,9 @@ pub struct Importer {
     run: fn(&Input) -> Vec<Session>,
     /// Reads its input as a stream of lines (the loader then does not read the file whole).
     pub streams: bool,
+    /// Parses a JSON document whole and notes its detection keys ([`Input::detection_keys`]),
+    /// so it may be detected from the document's first keys ([`detect_first_keys`]).
+    parses_whole: bool,
 }
 
 /// Every importer, in detection order.
@@ -145,6 +152,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: otlp::sniff,
         run: otlp::import,
         streams: true,
+        parses_whole: false,
     },
     Importer {
         name: "langfuse",
@@ -152,6 +160,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: langfuse::sniff,
         run: langfuse::import,
         streams: false,
+        parses_whole: false,
     },
     Importer {
         name: "claude-code",
@@ -159,6 +168,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: claude_code::sniff,
         run: claude_code::import,
         streams: true,
+        parses_whole: false,
     },
     Importer {
         name: "anthropic-messages",
@@ -166,6 +176,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: anthropic::sniff,
         run: anthropic::import,
         streams: false,
+        parses_whole: true,
     },
     Importer {
         name: "openai-responses",
@@ -173,6 +184,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: openai::sniff,
         run: openai::import,
         streams: false,
+        parses_whole: true,
     },
     Importer {
         name: "gemini",
@@ -180,6 +192,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: gemini::sniff,
         run: gemini::import,
         streams: false,
+        parses_whole: true,
     },
     Importer {
         name: "claude-desktop-log",
@@ -187,6 +200,7 @@ pub static IMPORTERS: &[Importer] = &[
         sniff: desktop_log::sniff,
         run: desktop_log::import,
         streams: true,
+        parses_whole: false,
     },
 ];
 
@@ -214,18 +228,69 @@ impl std::fmt::Debug for Detected {
     }
 }
 
-/// Detects the format of a file from its first bytes.
-pub fn detect(head: &[u8]) -> Detected {
-    crate::probe::detection();
+/// The text of a file's first bytes that detection reads.
+fn head_text(head: &[u8]) -> std::borrow::Cow<'_, str> {
     let cut = &head[..head.len().min(sniff::HEAD_BYTES)];
-    let text = match util::utf8(cut) {
+    match util::utf8(cut) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         // A head cut inside a character, or a file with invalid bytes further on.
         Err(e) if e.error_len().is_none() => {
             std::borrow::Cow::Borrowed(std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or(""))
         }
         Err(_) => String::from_utf8_lossy(cut),
-    };
+    }
+}
+
+/// A format judged from a JSON document's first keys (up to its first nested value), for an
+/// importer that parses the document whole. Detection's answer depends on the keys it asked for
+/// (through `Head::has` and `Head::str`, besides the text, which is the same): when the rest of
+/// the document holds none of those it asked for and the first keys lack, [`detect`] on the
+/// whole head gives the same answer ([`FirstKeys::confirmed_by`]), and must be asked otherwise.
+#[derive(Clone, Copy)]
+pub struct FirstKeys {
+    /// The importer the first keys name.
+    pub importer: &'static Importer,
+    /// The bits of the keys detection asked for and the first keys lack.
+    watched: u32,
+}
+
+impl FirstKeys {
+    /// True when `input`, read by this importer, held none of the keys watched: no key beyond
+    /// the first ones can change the document's format.
+    pub fn confirmed_by(&self, input: &Input) -> bool {
+        input
+            .detection_keys
+            .get()
+            .is_some_and(|keys| keys & self.watched == 0)
+    }
+}
+
+/// Judges a file from the first keys of its JSON document (`None` when they name no importer
+/// that parses the document whole, or the head has no nested value): skips scanning the rest of
+/// the head's first object, which the importer parses anyway. Its answer holds only once
+/// [`FirstKeys::confirmed_by`] the import; else [`detect`] decides.
+pub fn detect_first_keys(head: &[u8]) -> Option<FirstKeys> {
+    let text = head_text(head);
+    let h = Head::first_keys(&text)?;
+    if h.has("event") {
+        return None;
+    }
+    let importer = IMPORTERS.iter().find(|i| (i.sniff)(&h))?;
+    if !importer.parses_whole || h.asked() & sniff::UNKNOWN_KEY != 0 {
+        return None;
+    }
+    // Counted as a detection when it answers (else `detect` is the one).
+    crate::probe::detection();
+    Some(FirstKeys {
+        importer,
+        watched: h.asked() & !h.key_bits(),
+    })
+}
+
+/// Detects the format of a file from its first bytes.
+pub fn detect(head: &[u8]) -> Detected {
+    crate::probe::detection();
+    let text = head_text(head);
     let h = Head::new(&text);
     if h.has("event") {
         return Detected::Native;
@@ -310,4 +375,252 @@ pub fn run(importer: &Importer, input: &Input) -> Vec<Session> {
         s.bytes = if i == 0 { len } else { 0 };
     }
     out
+}
+
+#[cfg(test)]
+mod first_keys_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the loader concludes from a document: the first keys' importer when the import
+    /// confirms it, else what the head scan says.
+    fn judged(doc: &[u8]) -> (Detected, bool) {
+        let Some(f) = detect_first_keys(doc) else {
+            return (detect(doc), false);
+        };
+        let opts = LoadOptions::default();
+        let input = Input {
+            name: "d".into(),
+            source: "d.json".into(),
+            path: None,
+            bytes: doc,
+            rest: None,
+            opts: &opts,
+            detection_keys: Default::default(),
+        };
+        run(f.importer, &input);
+        if f.confirmed_by(&input) {
+            (Detected::Import(f.importer), true)
+        } else {
+            (detect(doc), false)
+        }
+    }
+
+    /// Asserts the loader's judgement is the head scan's; true when the first keys made it.
+    fn same(doc: &[u8]) -> bool {
+        let ((a, quick), b) = (judged(doc), detect(doc));
+        assert_eq!(
+            format!("{a:?}"),
+            format!("{b:?}"),
+            "{}",
+            String::from_utf8_lossy(&doc[..doc.len().min(400)])
+        );
+        quick
+    }
+
+    #[test]
+    fn every_bundled_file_is_detected_as_the_head_scan_detects_it() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut stack = vec![root.join("tests/formats"), root.join("sample-sessions")];
+        let (mut files, mut first) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                files += 1;
+                first += usize::from(same(&bytes));
+            }
+        }
+        assert!(
+            files > 40 && first >= 10,
+            "{files} files, {first} by first keys"
+        );
+    }
+
+    #[test]
+    fn a_late_deciding_key_sends_the_document_to_the_head_scan() {
+        let openai = r#"{"id": "r", "object": "response", "created_at": 1, "output": []"#;
+        let anthropic = r#"{"id": "m", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "x"}]"#;
+        let gemini = r#"{"candidates": [{"content": {"parts": [{"text": "x"}]}}]"#;
+        for start in [openai, anthropic, gemini] {
+            let plain = format!("{start}}}");
+            assert!(same(plain.as_bytes()), "{plain}");
+            for late in [
+                r#""event": "turn""#,
+                r#""resourceSpans": []"#,
+                r#""trace": {}, "observations": []"#,
+                r#""type": "user", "sessionId": "s""#,
+                r#""type": "message", "role": "assistant", "content": []"#,
+                r#""object": "response", "output": []"#,
+                r#""candidates": [], "usageMetadata": {}"#,
+                r#""\u0065vent": 1"#,
+                r#""type": "system", "subtype": "init""#,
+                r#""extra": {"event": 1}, "other": 2"#,
+            ] {
+                let doc = format!("{start}, {late}}}");
+                same(doc.as_bytes());
+                // Keys detection did not ask for, or asked for and found first, change nothing.
+                let kept = format!("{start}, \"usage\": {{\"type\": 1}}, {late}, \"z\": [1]}}");
+                same(kept.as_bytes());
+                // The deciding key beyond the 64 KiB head: only the keys within it count.
+                let far = format!(
+                    "{start}, \"pad\": \"{}\", {late}}}",
+                    "p".repeat(sniff::HEAD_BYTES)
+                );
+                same(far.as_bytes());
+            }
+            // Malformed, cut, with a byte order mark, invalid UTF-8 further on.
+            same(start.as_bytes());
+            same(format!("\u{feff}{start}}}").as_bytes());
+            let mut bad = format!("{start}, \"x\": \"").into_bytes();
+            bad.extend_from_slice(b"\xff\xfe\"}");
+            same(&bad);
+        }
+        // A key cut by the head's end is no key (a head cut inside `"eventually"` is not a log).
+        let cut = format!(
+            "{{\"object\": \"response\", \"output\": [], \"pad\": \"{}\", \"eventually\": 1}}",
+            "p".repeat(sniff::HEAD_BYTES - 50)
+        );
+        for end in sniff::HEAD_BYTES - 12..sniff::HEAD_BYTES + 12 {
+            let mut doc = cut.clone().into_bytes();
+            doc.truncate(end.min(doc.len()));
+            same(&doc);
+        }
+        assert_eq!(
+            format!("{:?}", detect(cut.as_bytes())),
+            "Import(openai-responses)"
+        );
+        // The keys that follow in real responses are not asked for: the first keys decide.
+        for doc in [
+            r#"{"candidates": [{"content": {}}], "usageMetadata": {}, "modelVersion": "g"}"#,
+            r#"{"object": "response", "created_at": 1, "billing": {}, "output": [], "usage": {}}"#,
+            r#"{"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}"#,
+        ] {
+            assert!(same(doc.as_bytes()), "{doc}");
+        }
+    }
+
+    #[test]
+    fn the_loader_loads_a_document_as_its_late_keys_say() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let openai = r#"{"id": "r", "object": "response", "created_at": 1, "output": [{"type": "message", "content": [{"type": "output_text", "text": "hi"}]}]"#;
+        let files = [
+            ("a.json", format!("{openai}}}"), "openai-responses"),
+            (
+                "b.json",
+                format!(r#"{openai}, "resourceSpans": []}}"#),
+                "otlp-json",
+            ),
+            (
+                "c.json",
+                format!(r#"{openai}, "event": "turn"}}"#),
+                "provscope",
+            ),
+            (
+                "d.json",
+                format!(r#"{openai}, "trace": {{}}, "observations": []}}"#),
+                "langfuse",
+            ),
+        ];
+        for (name, text, _) in &files {
+            std::fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut opts = LoadOptions::default();
+        for hash in [false, true] {
+            opts.hash_content = hash;
+            let loaded = crate::ingest::load_paths(&[dir.path().to_path_buf()], &opts, 1);
+            let formats: Vec<&str> = loaded.sessions.iter().map(|s| s.format()).collect();
+            let want: Vec<&str> = files.iter().map(|f| f.2).collect();
+            assert_eq!(formats, want);
+            for (s, (_, text, _)) in loaded.sessions.iter().zip(&files) {
+                let whole = crate::ingest::load_any_bytes("x", "x", text.as_bytes(), &opts);
+                assert_eq!(s.calls.len(), whole[0].calls.len());
+                assert_eq!(s.diagnostics.len(), whole[0].diagnostics.len());
+                assert_eq!(s.content_hash, whole[0].content_hash);
+            }
+        }
+    }
+
+    /// A top-level member: a key detection reads (or a look-alike) and a value of any kind.
+    fn member() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(vec![
+            "event",
+            "resourceSpans",
+            "trace",
+            "observations",
+            "type",
+            "subtype",
+            "sessionId",
+            "session_id",
+            "parentUuid",
+            "leafUuid",
+            "messageId",
+            "role",
+            "content",
+            "object",
+            "output",
+            "created_at",
+            "candidates",
+            "usageMetadata",
+            "modelVersion",
+            "id",
+            "model",
+            "events",
+            "\\u0074ype",
+            "ty\\\"pe",
+            "projectId",
+        ]);
+        let value = prop::sample::select(vec![
+            "\"message\"",
+            "\"assistant\"",
+            "\"response\"",
+            "\"system\"",
+            "\"init\"",
+            "\"user\"",
+            "\"x\\\"y\"",
+            "1",
+            "null",
+            "true",
+            "[]",
+            "{}",
+            "[{\"content\": \"c\"}]",
+            "{\"type\": \"message\", \"event\": 1}",
+            "\"\\\"content\\\"\"",
+        ]);
+        (key, value).prop_map(|(k, v)| format!("\"{k}\": {v}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Documents of any top-level members, in any order, repeated, cut anywhere: the
+        /// loader's judgement equals the head scan's.
+        #[test]
+        fn first_keys_and_the_parse_judge_as_the_head_scan(
+            members in prop::collection::vec(member(), 0..8),
+            cut in prop::option::of(0usize..400),
+            junk in prop::option::of(prop::collection::vec(any::<u8>(), 0..40)),
+        ) {
+            let mut doc = format!("{{{}}}", members.join(", ")).into_bytes();
+            if let Some(c) = cut {
+                doc.truncate(c);
+            }
+            if let Some(j) = junk {
+                doc.extend_from_slice(&j);
+            }
+            same(&doc);
+        }
+
+        /// Any bytes at all: no panic, the same judgement.
+        #[test]
+        fn wrong_format_input_is_judged_as_the_head_scan(
+            bytes in prop::collection::vec(any::<u8>(), 0..200),
+        ) {
+            same(&bytes);
+        }
+    }
 }

@@ -97,7 +97,9 @@ pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
         return cassette::mentions(h.text, HOSTS);
     }
-    h.str("object") == Some("response") && (h.has("output") || h.has("created_at"))
+    // `created_at` first: it comes before `output` in a response, and a key not asked for is one
+    // that a detection from the first keys need not see again (`FirstKeys`).
+    h.str("object") == Some("response") && (h.has("created_at") || h.has("output"))
 }
 
 struct Conv {
@@ -118,7 +120,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         seen_inputs: 0,
         answered: false,
     };
-    api::read(&mut c, input.bytes);
+    api::read(&mut c, input);
     vec![c.b.finish()]
 }
 

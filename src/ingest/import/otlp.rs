@@ -1141,6 +1141,7 @@ mod tests {
             bytes,
             rest: None,
             opts,
+            detection_keys: Default::default(),
         }
     }
 

@@ -8,6 +8,38 @@ use std::borrow::Cow;
 /// How many bytes of a file are read to decide its format.
 pub const HEAD_BYTES: usize = 64 * 1024;
 
+/// The bit of a top-level key detection reads ([`Head::has`] and [`Head::str`] of
+/// `import::detect` and of every importer's test), 0 for any other key. A document's keys
+/// without a bit never change its detected format.
+pub fn key_bit(key: &str) -> u32 {
+    match key {
+        "event" => 1,
+        "resourceSpans" => 1 << 1,
+        "trace" => 1 << 2,
+        "observations" => 1 << 3,
+        "type" => 1 << 4,
+        "subtype" => 1 << 5,
+        "sessionId" => 1 << 6,
+        "session_id" => 1 << 7,
+        "parentUuid" => 1 << 8,
+        "leafUuid" => 1 << 9,
+        "messageId" => 1 << 10,
+        "role" => 1 << 11,
+        "content" => 1 << 12,
+        "object" => 1 << 13,
+        "output" => 1 << 14,
+        "created_at" => 1 << 15,
+        "candidates" => 1 << 16,
+        "usageMetadata" => 1 << 17,
+        "modelVersion" => 1 << 18,
+        _ => 0,
+    }
+}
+
+/// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
+/// then not known.
+pub const UNKNOWN_KEY: u32 = 1 << 31;
+
 /// What the head of a file looks like.
 #[derive(Debug, Default)]
 pub struct Head<'a> {
@@ -17,11 +49,14 @@ pub struct Head<'a> {
     pub first_line: &'a str,
     /// Top-level keys of the first JSON object (of the document, or of the first line),
     /// with their value when it is a string (borrowed from the head unless it has escapes).
-    pub keys: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
+    /// Read through [`Head::has`] and [`Head::str`] only, which note what was asked.
+    keys: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
     /// The document starts with `[` (a JSON array).
     pub array: bool,
     /// The head is a VCR cassette (judged once: three importers ask).
     cassette: bool,
+    /// The bits of the keys asked for so far ([`key_bit`]; [`UNKNOWN_KEY`] for a key without one).
+    asked: std::cell::Cell<u32>,
 }
 
 impl<'a> Head<'a> {
@@ -44,16 +79,60 @@ impl<'a> Head<'a> {
             keys,
             array,
             cassette: !json && cassette_text(trimmed),
+            asked: Default::default(),
         }
+    }
+
+    /// Reads the head of a JSON object document only up to its first nested value: the keys
+    /// before it (with their string values) and its own key. `None` when the document is no
+    /// object or has no nested value in the head (its first keys are then all its keys seen).
+    /// What `import::detect_first_keys` judges, for a document its importer parses whole.
+    pub fn first_keys(text: &'a str) -> Option<Head<'a>> {
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        if !trimmed.starts_with('{') {
+            return None;
+        }
+        let (keys, nested) = scan_keys(trimmed, true);
+        nested.then(|| Head {
+            text: trimmed,
+            first_line: trimmed.lines().next().unwrap_or(""),
+            keys,
+            array: false,
+            cassette: false,
+            asked: Default::default(),
+        })
+    }
+
+    /// The bits ([`key_bit`]) of the keys read.
+    pub fn key_bits(&self) -> u32 {
+        self.keys.iter().fold(0, |bits, (k, _)| bits | key_bit(k))
+    }
+
+    /// The bits ([`key_bit`]) of the keys asked for so far by [`Head::has`] and [`Head::str`]:
+    /// what every answer given so far depends on, beyond the text.
+    pub fn asked(&self) -> u32 {
+        self.asked.get()
+    }
+
+    fn ask(&self, key: &str) {
+        let bit = key_bit(key);
+        debug_assert!(
+            bit != 0,
+            "detection reads {key:?}: give it a bit in key_bit"
+        );
+        self.asked
+            .set(self.asked.get() | if bit == 0 { UNKNOWN_KEY } else { bit });
     }
 
     /// True when the first object has this key.
     pub fn has(&self, key: &str) -> bool {
+        self.ask(key);
         self.keys.iter().any(|(k, _)| k == key)
     }
 
     /// The string value of a top-level key of the first object.
     pub fn str(&self, key: &str) -> Option<&str> {
+        self.ask(key);
         self.keys
             .iter()
             .find(|(k, _)| k == key)
@@ -88,15 +167,25 @@ fn cassette_text(text: &str) -> bool {
     }
 }
 
+/// Top-level keys and their string values, as [`Head::keys`] holds them.
+type Keys<'a> = Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>;
+
 /// The top-level keys of the first JSON object in `s` (inside a leading `[` if any), scanning
-/// tolerantly: a truncated head gives the keys seen so far.
-fn top_keys(s: &str) -> Vec<(Cow<'_, str>, Option<Cow<'_, str>>)> {
+/// tolerantly: a truncated head gives the keys seen so far (a key cut by the head's end is
+/// none: its name is not known).
+fn top_keys(s: &str) -> Keys<'_> {
+    scan_keys(s, false).0
+}
+
+/// [`top_keys`], or with `first` only up to the first nested value of the object (its key
+/// included); also whether the scan stopped there.
+fn scan_keys(s: &str, first: bool) -> (Keys<'_>, bool) {
     let b = s.as_bytes();
     let mut i = 0;
     // Into the first object (skipping one `[`).
     while i < b.len() && b[i] != b'{' {
         if !matches!(b[i], b'[' | b' ' | b'\n' | b'\r' | b'\t') {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         i += 1;
     }
@@ -115,12 +204,15 @@ fn top_keys(s: &str) -> Vec<(Cow<'_, str>, Option<Cow<'_, str>>)> {
                     if let Some(k) = pending_key.take() {
                         out.push((k, None));
                     }
+                    if first {
+                        return (out, true);
+                    }
                 }
                 i += 1;
             }
             b'}' | b']' => {
                 if depth == 1 {
-                    return out;
+                    return (out, false);
                 }
                 depth = depth.saturating_sub(1);
                 i += 1;
@@ -128,11 +220,11 @@ fn top_keys(s: &str) -> Vec<(Cow<'_, str>, Option<Cow<'_, str>>)> {
             // Strings inside nested values are skipped without being decoded.
             b'"' if depth != 1 => i = skip_string(b, i),
             b'"' => {
-                let (text, next) = string_at(s, i);
+                let (text, next, closed) = string_at(s, i);
                 i = next;
                 if depth == 1 {
                     if expect_key {
-                        pending_key = Some(text);
+                        pending_key = closed.then_some(text);
                         expect_key = false;
                     } else if let Some(k) = pending_key.take() {
                         out.push((k, Some(text)));
@@ -156,7 +248,7 @@ fn top_keys(s: &str) -> Vec<(Cow<'_, str>, Option<Cow<'_, str>>)> {
     if let Some(k) = pending_key {
         out.push((k, None));
     }
-    out
+    (out, false)
 }
 
 /// The index of the first byte at or after `from` that opens or closes a string, an object or
@@ -213,10 +305,10 @@ fn skip_string(b: &[u8], start: usize) -> usize {
     b.len()
 }
 
-/// The decoded text of the JSON string starting at byte `start` (a `"`), and the index after it:
-/// borrowed when it has no escapes. Escapes other than `\"` and `\\` are kept as written (keys
-/// that matter are plain ASCII).
-fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize) {
+/// The decoded text of the JSON string starting at byte `start` (a `"`), the index after it, and
+/// whether its closing quote is in `s`: borrowed when it has no escapes. Escapes other than `\"`
+/// and `\\` are kept as written (keys that matter are plain ASCII).
+fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize, bool) {
     let b = s.as_bytes();
     let from = start + 1;
     match b
@@ -227,12 +319,14 @@ fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize) {
             return (
                 Cow::Borrowed(s.get(from..from + p).unwrap_or("")),
                 from + p + 1,
+                true,
             )
         }
         None => {
             return (
                 Cow::Borrowed(s.get(from.min(b.len())..).unwrap_or("")),
                 b.len(),
+                false,
             )
         }
         Some(_) => {}
@@ -244,7 +338,7 @@ fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize) {
         match b[i] {
             b'"' => {
                 out.push_str(s.get(run..i).unwrap_or(""));
-                return (Cow::Owned(out), i + 1);
+                return (Cow::Owned(out), i + 1, true);
             }
             b'\\' => {
                 out.push_str(s.get(run..i).unwrap_or(""));
@@ -263,25 +357,38 @@ fn string_at(s: &str, start: usize) -> (Cow<'_, str>, usize) {
         }
     }
     out.push_str(s.get(run.min(b.len())..).unwrap_or(""));
-    (Cow::Owned(out), b.len())
+    (Cow::Owned(out), b.len(), false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `Head::has` for any key (detection's own keys only are asked through `has`).
+    fn has(h: &Head, key: &str) -> bool {
+        h.keys.iter().any(|(k, _)| k == key)
+    }
+
+    /// `Head::str` for any key.
+    fn value<'h>(h: &'h Head, key: &str) -> Option<&'h str> {
+        h.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
     #[test]
     fn top_level_keys_of_a_truncated_document() {
         let h = Head::new(
             "{\"type\": \"message\", \"content\": [{\"type\":\"text\"}], \"role\":\"assis",
         );
-        assert_eq!(h.str("type"), Some("message"));
-        assert!(h.has("content"));
-        assert!(h.has("role"));
+        assert_eq!(value(&h, "type"), Some("message"));
+        assert!(has(&h, "content"));
+        assert!(has(&h, "role"));
         let h = Head::new("[{\"type\":\"system\",\"subtype\":\"init\"},{\"x\":1}]");
         assert!(h.array);
-        assert_eq!(h.str("subtype"), Some("init"));
-        assert!(!h.has("x"));
+        assert_eq!(value(&h, "subtype"), Some("init"));
+        assert!(!has(&h, "x"));
     }
 
     #[test]
@@ -291,21 +398,83 @@ mod tests {
         );
         let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
         assert_eq!(keys, ["a", "object", "b", "z"]);
-        assert_eq!(h.str("object"), Some("response"));
+        assert_eq!(value(&h, "object"), Some("response"));
         // Cut inside a nested string: the keys seen so far.
         let h = Head::new(r#"{"k": "v", "n": {"s": "abc\"#);
-        assert_eq!(h.str("k"), Some("v"));
-        assert!(h.has("n"));
+        assert_eq!(value(&h, "k"), Some("v"));
+        assert!(has(&h, "n"));
         // Escaped and truncated strings, at the top level.
         let h = Head::new(r#"{"a\"b": "c\\d\/e\n", "t": "cut"#);
-        assert_eq!(h.str("a\"b"), Some("c\\d/e\\n"));
-        assert_eq!(h.str("t"), Some("cut"));
+        assert_eq!(value(&h, "a\"b"), Some("c\\d/e\\n"));
+        assert_eq!(value(&h, "t"), Some("cut"));
         assert!(matches!(h.keys[0].0, Cow::Owned(_)));
         let h = Head::new(r#"{"plain": "v"}"#);
         assert!(matches!(
             h.keys[0],
             (Cow::Borrowed("plain"), Some(Cow::Borrowed("v")))
         ));
+    }
+
+    #[test]
+    fn first_keys_stop_at_the_first_nested_value_and_note_what_is_asked() {
+        let h = Head::first_keys(
+            "\u{feff} {\"id\": \"r\", \"object\": \"response\", \"n\": 1, \"billing\": {\"output\": 1}, \"output\": []}",
+        );
+        let Some(h) = h else { panic!("no first keys") };
+        let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
+        assert_eq!(keys, ["id", "object", "n", "billing"]);
+        assert_eq!(h.key_bits(), key_bit("object"));
+        assert_eq!(h.asked(), 0);
+        assert!(!h.has("output"));
+        assert_eq!(h.str("object"), Some("response"));
+        assert_eq!(h.asked(), key_bit("output") | key_bit("object"));
+        // No nested value in the head, no object, a cut value: no first keys.
+        assert!(Head::first_keys(r#"{"a": 1, "b": "c"}"#).is_none());
+        assert!(Head::first_keys(r#"[{"a": {}}]"#).is_none());
+        assert!(Head::first_keys(r#"{"a": "cut"#).is_none());
+        assert!(Head::first_keys("").is_none());
+        // Every key detection asks for has its own bit.
+        let bits: Vec<u32> = [
+            "event",
+            "resourceSpans",
+            "trace",
+            "observations",
+            "type",
+            "subtype",
+            "sessionId",
+            "session_id",
+            "parentUuid",
+            "leafUuid",
+            "messageId",
+            "role",
+            "content",
+            "object",
+            "output",
+            "created_at",
+            "candidates",
+            "usageMetadata",
+            "modelVersion",
+        ]
+        .iter()
+        .map(|k| key_bit(k))
+        .collect();
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 19);
+        assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
+    }
+
+    #[test]
+    fn a_key_cut_by_the_heads_end_is_no_key() {
+        for head in [
+            r#"{"object": "response", "eve"#,
+            r#"{"object": "response", "ev\"#,
+            r#"{"object": "response", "eve\"nt"#,
+        ] {
+            let h = Head::new(head);
+            let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
+            assert_eq!(keys, ["object"], "{head}");
+        }
+        // A cut value still counts as its key's (as before).
+        assert_eq!(value(&Head::new(r#"{"type": "mess"#), "type"), Some("mess"));
     }
 
     #[test]
