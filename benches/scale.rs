@@ -168,12 +168,98 @@ fn explorer_child(dir: &Path, whole: bool) {
             _ => {}
         }
     }
+    let all = t.elapsed().as_secs_f64();
+    if std::env::var_os("SCALE_PAGES").is_some() {
+        page_census();
+    }
     println!(
-        "{{\"first\":{},\"all\":{},\"vmhwm_kb\":{},\"sessions\":{},\"steps\":{step_count}}}",
+        "{{\"first\":{},\"all\":{all},\"vmhwm_kb\":{},\"sessions\":{},\"steps\":{step_count}}}",
         first.unwrap_or_default(),
-        t.elapsed().as_secs_f64(),
         vmhwm_kb(None),
         held.len()
+    );
+}
+
+/// mimalloc's pages by block size (`SCALE_PAGES=1`, to stderr): how many pages, the bytes they
+/// reserve and the bytes their live blocks use, so the gap between peak RSS and what is held
+/// can be put on the size classes that leave their pages part empty.
+fn page_census() {
+    #[repr(C)]
+    struct Area {
+        blocks: *mut std::ffi::c_void,
+        reserved: usize,
+        committed: usize,
+        used: usize,
+        block_size: usize,
+        full_block_size: usize,
+        reserved1: *mut std::ffi::c_void,
+    }
+    type Visit = extern "C" fn(
+        *const std::ffi::c_void,
+        *const Area,
+        *mut std::ffi::c_void,
+        usize,
+        *mut std::ffi::c_void,
+    ) -> bool;
+    extern "C" {
+        fn mi_heap_visit_blocks(
+            heap: *mut std::ffi::c_void,
+            visit_blocks: bool,
+            visitor: Visit,
+            arg: *mut std::ffi::c_void,
+        ) -> bool;
+        fn mi_collect(force: bool);
+    }
+    /// Per block size: pages, bytes reserved, bytes committed, blocks in use.
+    type Census = std::collections::BTreeMap<usize, (usize, usize, usize, usize)>;
+    extern "C" fn visit(
+        _heap: *const std::ffi::c_void,
+        area: *const Area,
+        _block: *mut std::ffi::c_void,
+        _size: usize,
+        arg: *mut std::ffi::c_void,
+    ) -> bool {
+        // SAFETY: mimalloc passes a valid area for the duration of the call, and `arg` is the
+        // `Census` handed to `mi_heap_visit_blocks` below.
+        let (a, census) = unsafe { (&*area, &mut *arg.cast::<Census>()) };
+        let e = census.entry(a.block_size).or_default();
+        e.0 += 1;
+        e.1 += a.reserved;
+        e.2 += a.committed;
+        e.3 += a.used;
+        true
+    }
+    let mut census = Census::new();
+    // SAFETY: the visitor only reads the areas; nothing else allocates while it runs (the
+    // loader has finished), and `census` outlives the call.
+    unsafe {
+        mi_collect(true);
+        mi_heap_visit_blocks(
+            std::ptr::null_mut(),
+            false,
+            visit,
+            (&mut census as *mut Census).cast(),
+        );
+    }
+    let (mut pages, mut committed, mut used) = (0, 0, 0);
+    eprintln!("block_size pages committed_kb used_kb use%");
+    for (size, (p, _r, c, u)) in &census {
+        let u = u * size;
+        pages += p;
+        committed += c;
+        used += u;
+        eprintln!(
+            "{size} {p} {} {} {:.0}",
+            c / 1024,
+            u / 1024,
+            100.0 * u as f64 / (*c).max(1) as f64
+        );
+    }
+    eprintln!(
+        "all {pages} {} {} {:.0}",
+        committed / 1024,
+        used / 1024,
+        100.0 * used as f64 / committed.max(1) as f64
     );
 }
 

@@ -102,6 +102,16 @@ fn sizes() {
         RpcId,
         Finding,
         ClaimVerdict,
-        provscope::tui::app::Loaded
+        provscope::tui::app::Loaded,
+        Session,
+        SessionIndex,
+        SessionHeader,
+        provscope::check::SessionReport,
+        provscope::check::Metrics,
+        IdIndex,
+        TurnIndex,
+        TurnGroups,
+        EnvelopeRecord,
+        Diagnostic
     );
 }
