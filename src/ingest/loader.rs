@@ -7,8 +7,8 @@ use crate::attest::hash::sha256_hex;
 use crate::ingest::strip_pos;
 use crate::model::event::{AnswerEvent, EnvelopeEvent, LabelEvent, TurnEvent};
 use crate::model::{
-    Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Name, Names,
-    Session, SessionHeader, Stamp, ToolResult, Turn, TurnIndex, FORMAT_VERSION,
+    fit, Answer, Call, Claim, Context, DiagLevel, Diagnostic, EnvelopeRecord, Event, Label, Name,
+    Names, Session, SessionHeader, Stamp, ToolResult, Turn, TurnIndex, FORMAT_VERSION,
 };
 use rustc_hash::FxHashSet as HashSet;
 use std::io::{BufReader, Read};
@@ -879,7 +879,7 @@ impl Builder {
         true
     }
 
-    fn header(&mut self, line_no: u64, text: &str, h: SessionHeader) {
+    fn header(&mut self, line_no: u64, text: &str, mut h: SessionHeader) {
         if self.header_seen {
             self.field_diag(
                 line_no,
@@ -929,6 +929,8 @@ impl Builder {
                 self.session.index.server.insert(s.name.clone(), i);
             }
         }
+        // Kept with the session: the list of servers grew by doubling while it was read.
+        fit(&mut h.servers);
         self.session.header = Some(h);
     }
 
@@ -1038,13 +1040,13 @@ impl Builder {
         // Growth by doubling leaves up to half of each list unused; a loaded session is kept
         // for the whole run, so give that memory back.
         let s = &mut self.session;
-        s.turns.shrink_to_fit();
-        s.calls.shrink_to_fit();
-        s.results.shrink_to_fit();
-        s.contexts.shrink_to_fit();
-        s.answers.shrink_to_fit();
-        s.envelopes.shrink_to_fit();
-        s.labels.shrink_to_fit();
+        fit(&mut s.turns);
+        fit(&mut s.calls);
+        fit(&mut s.results);
+        fit(&mut s.contexts);
+        fit(&mut s.answers);
+        fit(&mut s.envelopes);
+        fit(&mut s.labels);
         if !self.header_seen && self.any_event {
             self.diag_at(
                 1,

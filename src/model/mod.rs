@@ -20,7 +20,7 @@ pub use event::{
 pub use kind::{Kind, Severity, ALL_KINDS};
 pub use mcp::{CallRequest, CallResponse, CallToolResult, ContentBlock, ResultRare, RpcId};
 pub use name::{Name, Names};
-pub(crate) use session::exact;
+pub(crate) use session::{exact, fit};
 pub use session::{
     location, Answer, Call, Claim, ClaimLabels, Context, EnvelopeForm, EnvelopeRecord, IdIndex,
     ImportInfo, Label, Located, Session, SessionIndex, SubSession, ToolResult, Turn, TurnGroups,
