@@ -43,8 +43,8 @@ pub use finding::{Finding, Kind, Severity, ALL_KINDS};
 pub use grid::{FactVerdict, Quadrant, SourceVerdict, QUADRANTS};
 pub use verdict::{
     AnswerPassage, CitedSpan, ClaimVerdict, DriftGroup, EffectiveQuadrant, EffectiveTier,
-    EnvelopeStatus, Fanout, Freshness, Policy, PolicySource, SubClaim, SubSessionLink, SubStatus,
-    TierSource, TtlSource,
+    EnvelopeStatus, Fanout, Freshness, Policy, PolicySource, ServerTiers, SubClaim, SubSessionLink,
+    SubStatus, TierSource, TtlSource,
 };
 
 /// The four quadrants in the playbook's order.
@@ -74,7 +74,7 @@ pub struct SessionReport {
     /// Session metrics.
     pub metrics: Metrics,
     /// The effective tier of every server the session called (config over header).
-    pub tiers: std::collections::BTreeMap<String, EffectiveTier>,
+    pub tiers: ServerTiers,
     /// Envelope status of every call that has an envelope or an envelope finding.
     #[serde(skip)]
     pub envelopes: HashMap<String, EnvelopeStatus>,
@@ -409,13 +409,14 @@ pub(crate) fn run<'s>(
             b.kind,
         ))
     });
-    let mut tiers: std::collections::BTreeMap<String, EffectiveTier> = Default::default();
+    let mut tiers: Vec<(crate::model::Name, EffectiveTier)> = Vec::new();
     let mut called: rustc_hash::FxHashSet<&str> = Default::default();
     for c in &s.calls {
         if called.insert(c.server.as_str()) {
-            tiers.insert(c.server.to_string(), ck.effective_tier(c.server.as_str()));
+            tiers.push((c.server.clone(), ck.effective_tier(c.server.as_str())));
         }
     }
+    let tiers: ServerTiers = tiers.into_iter().collect();
     let mut claims = grid::verdicts(s, &resolved, &findings);
     let sub_claims = sub_claims.into_iter().chain(std::iter::repeat(None));
     for ((v, a), sc) in claims.iter_mut().zip(answers).zip(sub_claims) {
