@@ -350,6 +350,66 @@ impl Names {
         }
     }
 
+    /// Interns the names sessions repeat among themselves: servers', tools' and methods' names,
+    /// `jsonrpc`, arguments hashes, content blocks' types and keys, markers, render policies,
+    /// citation kinds and label sources (in calls, results, stamps, contexts and labels). Used
+    /// as [`Names::long_texts`] is, across the sessions one loader holds: every session of an
+    /// agent names the same servers and tools, and a session of 10 calls held its own copy of
+    /// each (about 0.5 KB). Ids (calls', claims', fan-outs', JSON-RPC's) are left to each
+    /// session: they are mostly distinct, and a table of them would cost more than it saves.
+    pub fn repeated_names(&mut self, s: &mut Session) {
+        for c in &mut s.calls {
+            self.intern(&mut c.server);
+            let r = &mut c.request;
+            self.intern_opt(&mut r.jsonrpc);
+            self.intern(&mut r.method);
+            self.intern(&mut r.params.name);
+        }
+        for r in &mut s.results {
+            let t = &mut r.tag;
+            self.intern(&mut t.server);
+            self.intern(&mut t.tool);
+            self.intern(&mut t.arguments_hash);
+            self.intern_opt(&mut r.response.jsonrpc);
+            for b in r
+                .response
+                .result
+                .iter_mut()
+                .flat_map(|x| x.content.iter_mut())
+            {
+                self.intern(&mut b.kind);
+                for (k, _) in &mut b.extra {
+                    self.intern(k);
+                }
+            }
+        }
+        for a in &mut s.answers {
+            for c in &mut a.claims {
+                let st = &mut c.stamp;
+                if let Some(o) = &mut st.origin {
+                    self.intern(&mut o.server);
+                    self.intern(&mut o.tool);
+                    self.intern(&mut o.arguments_hash);
+                }
+                if let Some(r) = &mut st.render {
+                    self.intern_opt(&mut r.marker);
+                    self.intern_opt(&mut r.policy);
+                }
+                if let Some(ci) = &mut st.citation {
+                    self.intern(&mut ci.kind);
+                }
+            }
+        }
+        for c in &mut s.contexts {
+            for e in &mut c.results {
+                self.intern_opt(&mut e.marker);
+            }
+        }
+        for l in &mut s.labels {
+            self.intern_opt(&mut l.source);
+        }
+    }
+
     /// A table with room for `short` ids and names and `long` longer texts from the start (an
     /// imported session makes most of its names while it is read, before its size is known:
     /// grown from empty, each table was made three or four times over).
@@ -458,5 +518,81 @@ mod tests {
         assert_eq!(texts.len(), 2);
         assert!(Arc::ptr_eq(&texts[0].0, &texts[1].0));
         assert_eq!(texts[1].as_str(), "€19 a seat");
+    }
+
+    /// The names `repeated_names` shares: those of calls, results, stamps, contexts and labels.
+    fn repeated(s: &Session) -> Vec<&Name> {
+        let mut v: Vec<&Name> = Vec::new();
+        for c in &s.calls {
+            let r = &c.request;
+            v.extend([&c.server, &r.method, &r.params.name]);
+            v.extend(&r.jsonrpc);
+        }
+        for r in &s.results {
+            v.extend([&r.tag.server, &r.tag.tool, &r.tag.arguments_hash]);
+            v.extend(&r.response.jsonrpc);
+            for b in r.response.result.iter().flat_map(|x| &x.content) {
+                v.push(&b.kind);
+                v.extend(b.extra.iter().map(|(k, _)| k));
+            }
+        }
+        for c in s.answers.iter().flat_map(|a| &a.claims) {
+            if let Some(o) = &c.stamp.origin {
+                v.extend([&o.server, &o.tool, &o.arguments_hash]);
+            }
+            if let Some(r) = &c.stamp.render {
+                v.extend(r.marker.iter().chain(&r.policy));
+            }
+        }
+        v.extend(
+            s.contexts
+                .iter()
+                .flat_map(|c| &c.results)
+                .flat_map(|e| &e.marker),
+        );
+        v.extend(s.labels.iter().flat_map(|l| &l.source));
+        v
+    }
+
+    #[test]
+    fn sessions_interned_together_share_their_repeated_names_but_not_their_ids() {
+        let spec = crate::gen::GenSpec {
+            turns: 6,
+            calls: 2,
+            seed: 7,
+            fault_rate: 0.5,
+            result_bytes: 80,
+            envelopes: false,
+            sub_agents: false,
+        };
+        let load = |i| {
+            let mut log = Vec::new();
+            crate::gen::write_session(&mut log, &spec, i).unwrap();
+            crate::ingest::load_bytes("s", "s", &log, &Default::default())
+        };
+        let (mut a, mut b) = (load(0), load(1));
+        let before: Vec<String> = repeated(&b).iter().map(|n| n.to_string()).collect();
+        let mut names = Names::default();
+        names.repeated_names(&mut a);
+        names.repeated_names(&mut b);
+        // Every text is the same, and held once across both sessions.
+        let (ra, rb) = (repeated(&a), repeated(&b));
+        assert!(ra.len() > 50 && rb.len() > 50, "{} {}", ra.len(), rb.len());
+        assert_eq!(rb.iter().map(|n| n.to_string()).collect::<Vec<_>>(), before);
+        let mut copies: std::collections::HashMap<&str, &Arc<str>> = Default::default();
+        for n in ra.iter().chain(&rb) {
+            let first = copies.entry(n.as_str()).or_insert(&n.0);
+            assert!(Arc::ptr_eq(first, &n.0), "two copies of `{n}`");
+        }
+        for must in ["tools/call", "2.0", "text", "eval:synthetic"] {
+            assert!(copies.contains_key(must), "{must}");
+        }
+        // Ids stay each session's own.
+        assert_eq!(a.calls[0].id, b.calls[0].id);
+        assert!(!Arc::ptr_eq(&a.calls[0].id.0, &b.calls[0].id.0));
+        assert!(!Arc::ptr_eq(
+            &a.answers[0].claims[0].stamp.claim_id.0,
+            &b.answers[0].claims[0].stamp.claim_id.0
+        ));
     }
 }

@@ -384,12 +384,13 @@ pub fn follow(
     });
 }
 
-/// Makes the long texts of `sessions` the copies other sessions of this loader hold
-/// ([`Names::long_texts`]).
+/// Makes the long texts and the repeated names of `sessions` the copies other sessions of this
+/// loader hold ([`Names::long_texts`], [`Names::repeated_names`]).
 fn share(shared: &Mutex<Names>, sessions: &mut [Session]) {
     if let Ok(mut names) = shared.lock() {
         for s in sessions {
             names.long_texts(s);
+            names.repeated_names(s);
         }
     }
 }
