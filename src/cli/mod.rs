@@ -53,7 +53,9 @@ pub const EXIT_INPUT: u8 = 2;
     about,
     long_about = "provscope loads recorded MCP agent sessions (tool calls, tagged results, answers with \
 provenance stamps, signed execution envelopes) and shows where every claim came from.\n\n\
-With no command it opens the explorer on PATH... (files or directories of *.jsonl), or on the bundled samples; without a terminal it prints their summary.",
+With no command it opens the explorer on PATH... (session logs, or the transcripts and traces agents and tracing \
+tools write: files or directories, the format read from each file's content), or on the bundled samples; without \
+a terminal it prints their summary.",
     after_help = "Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error or unreadable input."
 )]
 pub struct Cli {
@@ -76,7 +78,7 @@ pub struct Cli {
     /// Threads used to load several files (default: all cores).
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub threads: Option<usize>,
-    /// Session logs or directories to open in the explorer (none: the bundled samples).
+    /// Session logs, traces or directories to open in the explorer (none: the bundled samples).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Follow the opened logs as they grow (in the explorer `F` toggles it): new turns, calls,
@@ -93,7 +95,7 @@ pub struct Cli {
 pub enum Command {
     /// Open session logs (files or directories); no PATH opens the bundled samples.
     Open {
-        /// Session logs or directories of `*.jsonl`.
+        /// Session logs, traces or directories.
         paths: Vec<PathBuf>,
         /// Start on this claim (the first session and turn that state it).
         #[arg(long, value_name = "ID")]
