@@ -153,83 +153,109 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
                 .then(|| vec![unreadable(path, source, &e)])
         }
     };
+    let whole = head.whole();
+    let super::import::OpenedHead {
+        mut file,
+        mut bytes,
+    } = head;
+    // A file its head holds whole is checked as text once, for detection and its importer.
+    let text = if whole {
+        import::checked_text(&bytes)
+    } else {
+        None
+    };
     // A document its importer parses whole is judged from its first keys, and the parse
-    // confirms it (or the head decides, below).
-    let first = import::detect_first_keys(&head.bytes);
-    let detected = match first {
-        Some(f) => Detected::Import(f.importer),
-        None => import::detect(&head.bytes),
+    // confirms it (or the head decides, in `import_whole`).
+    let first = match text {
+        Some(t) => import::detect_first_keys_in(t),
+        None => import::detect_first_keys(&bytes),
+    };
+    let detected = match (first, text) {
+        (Some(f), _) => Detected::Import(f.importer),
+        (None, Some(t)) => import::detect_in(t),
+        (None, None) => import::detect(&bytes),
     };
     if in_scan && super::discover::in_scan_keeps(path, Some(detected)).is_none() {
         return None;
     }
+    let name = session_name(path);
     Some(match detected {
+        Detected::Native | Detected::JsonLike if whole => {
+            vec![load_reader(name, source, &bytes[..], opts)]
+        }
         Detected::Native | Detected::JsonLike => {
-            let name = session_name(path);
-            if head.whole() {
-                vec![load_reader(name, source, &head.bytes[..], opts)]
-            } else {
-                vec![load_reader(
-                    name,
-                    source,
-                    (&head.bytes[..]).chain(&head.file),
-                    opts,
-                )]
-            }
+            vec![load_reader(name, source, (&bytes[..]).chain(&file), opts)]
         }
         // Large files of line formats are streamed (memory stays low) unless the bytes must be
         // hashed as read; a file shorter than the detection head was read whole already.
-        Detected::Import(imp) if imp.streams && !opts.hash_content && !head.whole() => import::run(
+        Detected::Import(imp) if imp.streams && !opts.hash_content && !whole => import::run(
             imp,
             &import::Input {
-                name: session_name(path),
+                name,
                 source,
                 path: Some(path),
-                bytes: &head.bytes,
-                rest: Some(&head.file),
+                bytes: &bytes,
+                text: None,
+                rest: Some(&file),
                 opts,
                 detection_keys: Default::default(),
             },
         ),
+        Detected::Import(imp) if whole => {
+            return import_whole(imp, first, path, source, &bytes, text, opts, in_scan)
+        }
         Detected::Import(imp) => {
-            let whole = head.whole();
-            let (mut file, mut bytes) = (head.file, head.bytes);
-            if !whole {
-                if let Err(e) = file.read_to_end(&mut bytes) {
-                    return Some(vec![unreadable(path, source, &e)]);
-                }
+            if let Err(e) = file.read_to_end(&mut bytes) {
+                return Some(vec![unreadable(path, source, &e)]);
             }
-            let input = import::Input {
-                name: session_name(path),
-                source: source.clone(),
-                path: Some(path),
-                bytes: &bytes,
-                rest: None,
-                opts,
-                detection_keys: Default::default(),
-            };
-            let mut all = import::run(imp, &input);
-            if first.is_some_and(|f| !f.confirmed_by(&input)) {
-                // The document holds another key detection reads (or did not parse as one
-                // object): the head decides, and the sessions stand when it names this importer.
-                match import::detect(&bytes) {
-                    Detected::Import(i) if i.name == imp.name => {}
-                    d if in_scan && super::discover::in_scan_keeps(path, Some(d)).is_none() => {
-                        return None
-                    }
-                    d => return Some(load_whole(d, path, source, &bytes, opts)),
-                }
-            }
-            if opts.hash_content {
-                let h = sha256_hex(&[&bytes]);
-                for s in &mut all {
-                    s.content_hash = Some(h.clone());
-                }
-            }
-            all
+            return import_whole(imp, first, path, source, &bytes, None, opts, in_scan);
         }
         Detected::Unknown => vec![unknown_file(path, source)],
     })
+}
+
+/// Imports a file read whole (`bytes`, and `text` when it was checked as UTF-8) with `imp`; when
+/// `first` detected it and the import does not confirm that, the head decides (`None` for a
+/// file of a directory scan that is then skipped).
+#[allow(clippy::too_many_arguments)]
+fn import_whole(
+    imp: &'static super::import::Importer,
+    first: Option<super::import::FirstKeys>,
+    path: &Path,
+    source: Arc<str>,
+    bytes: &[u8],
+    text: Option<&str>,
+    opts: &LoadOptions,
+    in_scan: bool,
+) -> Option<Vec<Session>> {
+    use super::import::{self, Detected};
+    let input = import::Input {
+        name: session_name(path),
+        source: source.clone(),
+        path: Some(path),
+        bytes,
+        text,
+        rest: None,
+        opts,
+        detection_keys: Default::default(),
+    };
+    let mut all = import::run(imp, &input);
+    if first.is_some_and(|f| !f.confirmed_by(&input)) {
+        // The document holds another key detection reads (or did not parse as one object): the
+        // head decides, and the sessions stand when it names this importer.
+        match import::detect(bytes) {
+            Detected::Import(i) if i.name == imp.name => {}
+            d if in_scan && super::discover::in_scan_keeps(path, Some(d)).is_none() => return None,
+            d => return Some(load_whole(d, path, source, bytes, opts)),
+        }
+    }
+    if opts.hash_content {
+        let h = sha256_hex(&[bytes]);
+        for s in &mut all {
+            s.content_hash = Some(h.clone());
+        }
+    }
+    Some(all)
 }
 
 /// Loads a file read whole (`bytes`) as `detected`, as [`load_found`] does (when a detection from
@@ -254,6 +280,7 @@ fn load_whole(
                     source,
                     path: Some(path),
                     bytes,
+                    text: None,
                     rest: None,
                     opts,
                     detection_keys: Default::default(),
@@ -313,6 +340,7 @@ fn load_any_bytes_unhashed(
                 source: Arc::from(source),
                 path: None,
                 bytes,
+                text: None,
                 rest: None,
                 opts,
                 detection_keys: Default::default(),

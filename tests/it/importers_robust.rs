@@ -109,7 +109,7 @@ proptest! {
         let f = which.get(fixtures());
         let importer = imp.get(IMPORTERS);
         prop_assume!(importer.name != f.1);
-        let input = Input { name: "w".into(), source: "w".into(), path: None, bytes: &f.2, rest: None, opts: &LoadOptions::default(), detection_keys: Default::default() };
+        let input = Input { name: "w".into(), source: "w".into(), path: None, bytes: &f.2, text: None, rest: None, opts: &LoadOptions::default(), detection_keys: Default::default() };
         let sessions = import::run(importer, &input);
         prop_assert!(!sessions.is_empty());
         for s in &sessions {

@@ -51,7 +51,10 @@ pub(super) trait ApiFile {
 /// diagnostic; whatever is valid is read. A response that is a JSON object sets the input's
 /// [`Input::detection_keys`](super::Input::detection_keys).
 pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
-    let text = match super::util::utf8(input.bytes) {
+    let text = match input
+        .text
+        .map_or_else(|| super::util::utf8(input.bytes), Ok)
+    {
         Ok(t) => t,
         Err(e) => {
             let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);

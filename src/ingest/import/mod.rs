@@ -43,6 +43,8 @@ pub struct Input<'a> {
     /// The whole input; only its first bytes when `rest` is set (read [`Input::all`] or
     /// [`Input::lines`] then).
     pub bytes: &'a [u8],
+    /// `bytes` as text, when the loader has checked them as UTF-8 already (for detection).
+    pub text: Option<&'a str>,
     /// The open file the input continues in after `bytes` (the head read to detect its format):
     /// line formats are streamed from it, so memory stays low, and the file is opened once.
     pub rest: Option<&'a std::fs::File>,
@@ -265,13 +267,32 @@ impl FirstKeys {
     }
 }
 
+/// `bytes` as text when they are UTF-8.
+pub fn checked_text(bytes: &[u8]) -> Option<&str> {
+    util::utf8(bytes).ok()
+}
+
 /// Judges a file from the first keys of its JSON document (`None` when they name no importer
 /// that parses the document whole, or the head has no nested value): skips scanning the rest of
 /// the head's first object, which the importer parses anyway. Its answer holds only once
 /// [`FirstKeys::confirmed_by`] the import; else [`detect`] decides.
 pub fn detect_first_keys(head: &[u8]) -> Option<FirstKeys> {
-    let text = head_text(head);
-    let h = Head::first_keys(&text)?;
+    detect_first_keys_in(&head_text(head))
+}
+
+/// [`detect_first_keys`] of a head already read as text: a whole file shorter than
+/// [`sniff::HEAD_BYTES`] that is UTF-8 (the text `detect` reads of it).
+pub fn detect_first_keys_in(text: &str) -> Option<FirstKeys> {
+    // A session log's first line starts with its `event` key (`has("event")` below), without
+    // scanning its first object.
+    if text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with("{\"event\"")
+    {
+        return None;
+    }
+    let h = Head::first_keys(text)?;
     if h.has("event") {
         return None;
     }
@@ -289,9 +310,14 @@ pub fn detect_first_keys(head: &[u8]) -> Option<FirstKeys> {
 
 /// Detects the format of a file from its first bytes.
 pub fn detect(head: &[u8]) -> Detected {
+    detect_in(&head_text(head))
+}
+
+/// [`detect`] of a head already read as text: a whole file shorter than [`sniff::HEAD_BYTES`]
+/// that is UTF-8 (the text `detect` reads of it).
+pub fn detect_in(text: &str) -> Detected {
     crate::probe::detection();
-    let text = head_text(head);
-    let h = Head::new(&text);
+    let h = Head::new(text);
     if h.has("event") {
         return Detected::Native;
     }
@@ -394,6 +420,7 @@ mod first_keys_tests {
             source: "d.json".into(),
             path: None,
             bytes: doc,
+            text: None,
             rest: None,
             opts: &opts,
             detection_keys: Default::default(),

@@ -1139,6 +1139,7 @@ mod tests {
             source: "t.jsonl".into(),
             path: None,
             bytes,
+            text: None,
             rest: None,
             opts,
             detection_keys: Default::default(),
