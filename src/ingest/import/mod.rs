@@ -574,26 +574,8 @@ mod first_keys_tests {
 
     /// A top-level member: a key detection reads (or a look-alike) and a value of any kind.
     fn member() -> impl Strategy<Value = String> {
-        let key = prop::sample::select(vec![
-            "event",
-            "resourceSpans",
-            "trace",
-            "observations",
-            "type",
-            "subtype",
-            "sessionId",
-            "session_id",
-            "parentUuid",
-            "leafUuid",
-            "messageId",
-            "role",
-            "content",
-            "object",
-            "output",
-            "created_at",
-            "candidates",
-            "usageMetadata",
-            "modelVersion",
+        let mut keys = sniff::ASKED_KEYS.to_vec();
+        keys.extend([
             "id",
             "model",
             "events",
@@ -601,6 +583,7 @@ mod first_keys_tests {
             "ty\\\"pe",
             "projectId",
         ]);
+        let key = prop::sample::select(keys);
         let value = prop::sample::select(vec![
             "\"message\"",
             "\"assistant\"",

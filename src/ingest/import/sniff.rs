@@ -36,6 +36,30 @@ pub fn key_bit(key: &str) -> u32 {
     }
 }
 
+/// Every key [`key_bit`] gives a bit, for tests.
+#[cfg(test)]
+pub(crate) const ASKED_KEYS: [&str; 19] = [
+    "event",
+    "resourceSpans",
+    "trace",
+    "observations",
+    "type",
+    "subtype",
+    "sessionId",
+    "session_id",
+    "parentUuid",
+    "leafUuid",
+    "messageId",
+    "role",
+    "content",
+    "object",
+    "output",
+    "created_at",
+    "candidates",
+    "usageMetadata",
+    "modelVersion",
+];
+
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
 /// then not known.
 pub const UNKNOWN_KEY: u32 = 1 << 31;
@@ -434,30 +458,7 @@ mod tests {
         assert!(Head::first_keys(r#"{"a": "cut"#).is_none());
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
-        let bits: Vec<u32> = [
-            "event",
-            "resourceSpans",
-            "trace",
-            "observations",
-            "type",
-            "subtype",
-            "sessionId",
-            "session_id",
-            "parentUuid",
-            "leafUuid",
-            "messageId",
-            "role",
-            "content",
-            "object",
-            "output",
-            "created_at",
-            "candidates",
-            "usageMetadata",
-            "modelVersion",
-        ]
-        .iter()
-        .map(|k| key_bit(k))
-        .collect();
+        let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
         assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 19);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
