@@ -1201,16 +1201,6 @@ impl Builder {
         }
         for (i, a) in s.answers.iter().enumerate() {
             idx.answer.insert(a.turn, i);
-            for (j, c) in a.claims.iter().enumerate() {
-                idx.claim
-                    .entry(c.stamp.claim_id.clone())
-                    .or_default()
-                    .push((i, j));
-            }
-        }
-        // Most claim ids are stated in one turn: no spare capacity in the lists a session keeps.
-        for v in idx.claim.values_mut() {
-            v.shrink_to_fit();
         }
         for (i, c) in s.contexts.iter().enumerate() {
             idx.context.insert(c.turn, i);
@@ -1229,8 +1219,18 @@ impl Builder {
             }
         }
         idx.index_labels_and_contexts(&s.labels, &s.contexts);
+        // The claim ids the answers state, for the labels' check (made only when there are
+        // labels: nothing else looks claims up by id while loading).
+        let stated: HashSet<&str> = if s.labels.is_empty() {
+            HashSet::default()
+        } else {
+            s.answers
+                .iter()
+                .flat_map(|a| a.claims.iter().map(|c| c.id()))
+                .collect()
+        };
         for l in &s.labels {
-            if !idx.claim.contains_key(&l.claim_id) {
+            if !stated.contains(l.claim_id.as_str()) {
                 d(
                     l.line,
                     "label.claim_id",

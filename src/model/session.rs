@@ -582,8 +582,6 @@ pub struct SessionIndex {
     pub call: IdIndex,
     /// call id -> index into `results` (the first result of each call).
     pub result: IdIndex,
-    /// claim id -> (answer index, claim position) for every turn that states it, in turn order.
-    pub claim: HashMap<Name, Vec<(usize, usize)>>,
     /// call id -> indexes into `envelopes`.
     pub envelope: HashMap<Name, Vec<usize>>,
     /// turn -> index into `answers`.
@@ -852,15 +850,11 @@ impl Session {
         self.answers.iter().map(|a| a.claims.len()).sum()
     }
 
-    /// Every statement of a claim id across turns, in turn order.
-    pub fn claim_history(&self, claim_id: &str) -> impl Iterator<Item = &Claim> {
-        crate::probe::steps(1);
-        self.index
-            .claim
-            .get(claim_id)
-            .into_iter()
-            .flatten()
-            .map(|&(a, c)| &self.answers[a].claims[c])
+    /// Every statement of a claim id across turns, in turn order: a scan of the claims (one
+    /// command asks this once; a table of every claim id cost each loaded session a list per
+    /// claim).
+    pub fn claim_history<'a>(&'a self, claim_id: &'a str) -> impl Iterator<Item = &'a Claim> {
+        self.claims().filter(move |c| c.id() == claim_id)
     }
 
     /// The header's description of a server.

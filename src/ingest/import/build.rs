@@ -959,18 +959,8 @@ fn index(s: &mut Session) {
             .insert_first(r.call_id(), i, |j| s.results[j].call_id());
     }
     idx.results_by_turn = crate::model::TurnGroups::build(s.results.iter().map(|r| r.turn));
-    // Sized once for every claim (most ids are stated once), not grown and rehashed.
-    idx.claim
-        .reserve(s.answers.iter().map(|a| a.claims.len()).sum::<usize>());
     for (i, a) in s.answers.iter().enumerate() {
         idx.answer.insert(a.turn, i);
-        for (j, c) in a.claims.iter().enumerate() {
-            // Most claim ids are stated once: room for one, not the four of a first `push`.
-            idx.claim
-                .entry(c.stamp.claim_id.clone())
-                .or_insert_with(|| Vec::with_capacity(1))
-                .push((i, j));
-        }
     }
     if let Some(h) = &s.header {
         for (i, sv) in h.servers.iter().enumerate() {

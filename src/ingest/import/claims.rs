@@ -28,12 +28,6 @@ pub fn extract_claims(session: &mut Session, extractor: &dyn ClaimExtractor) -> 
         let answer = &mut session.answers[ai];
         for stamp in stamps {
             let position = answer.claims.len();
-            session
-                .index
-                .claim
-                .entry(stamp.claim_id.clone())
-                .or_default()
-                .push((ai, position));
             answer.claims.push(crate::model::Claim {
                 stamp,
                 turn,
