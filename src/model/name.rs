@@ -26,8 +26,11 @@ impl Name {
 }
 
 impl Default for Name {
+    /// The empty name: one copy shared by every record that holds it (a record made with
+    /// `..Default::default()` and then given its own names allocated nothing for its defaults).
     fn default() -> Self {
-        Name(Arc::from(""))
+        static EMPTY: std::sync::LazyLock<Name> = std::sync::LazyLock::new(|| Name(Arc::from("")));
+        EMPTY.clone()
     }
 }
 

@@ -13,7 +13,7 @@ use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
 use super::sniff::Head;
 use super::util::{self, s};
 use super::Input;
-use crate::model::{CitationInfo, DiagLevel, Session, Span, SpanUnit, Timestamp};
+use crate::model::{CitationInfo, DiagLevel, Name, Session, Span, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
@@ -457,7 +457,7 @@ impl Conv {
                 };
                 let Some(doc) = self.docs.get(&di) else {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("{kind} citation of document {di}, which is in the request, not in this file: the claim keeps a dangling origin"));
-                    claim_out.call_id = Some(format!("document:{di}"));
+                    claim_out.call_id = Some(format!("document:{di}").into());
                     let loc = Loc {
                         line: 0,
                         path: claim_out.json_path.clone(),
@@ -465,7 +465,7 @@ impl Conv {
                     self.b.claim(claim_out, at, loc);
                     return;
                 };
-                claim_out.call_id = Some(doc.call_id.clone());
+                claim_out.call_id = Some(doc.call_id.as_str().into());
                 let check = |t: &str| cited_text.as_deref().is_none_or(|ct| same_text(t, ct));
                 match kind.as_str() {
                     "char_location" => {
@@ -514,7 +514,7 @@ impl Conv {
                     Some((call_id, first, n)) => {
                         let a = c.start_block_index.0.unwrap_or(0) as usize;
                         let z = c.end_block_index.0.unwrap_or(a as u64 + 1) as usize;
-                        claim_out.call_id = Some(call_id);
+                        claim_out.call_id = Some(call_id.into());
                         if a < n {
                             let len = self.block_len(claim_out.call_id.as_deref().unwrap_or(""), first + a);
                             claim_out.span = Some(Span { block: (first + a) as u64, start: 0, end: len });
@@ -576,7 +576,7 @@ impl Conv {
             .map_or(0, |t| t.chars().count() as u64)
     }
 
-    fn result_with_url(&self, url: &str) -> Option<String> {
+    fn result_with_url(&self, url: &str) -> Option<Name> {
         self.b
             .find_result(|blocks| blocks.iter().any(|b| block_uri_is(b, url)))
     }

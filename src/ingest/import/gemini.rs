@@ -684,7 +684,7 @@ impl Conv {
                 self.b.claim(
                     NewClaim {
                         text,
-                        call_id: Some(call_id.clone()),
+                        call_id: Some(call_id.as_str().into()),
                         span,
                         citation,
                         marker: None,

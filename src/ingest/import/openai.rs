@@ -13,10 +13,9 @@ use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
 use super::util::{self, s, time_secs};
 use super::Input;
-use crate::model::{CitationInfo, ContentBlock, DiagLevel, Session, SpanUnit, Timestamp};
+use crate::model::{CitationInfo, ContentBlock, DiagLevel, Name, Session, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::rc::Rc;
 
 lax_object! {
     /// A response: the fields the importer reads.
@@ -107,7 +106,7 @@ struct Conv {
     /// Each URL the recorded results link to (`utm_source` stripped), with the call of the
     /// latest result that does: what a `url_citation` cites, found without searching every
     /// block for each citation.
-    linked: HashMap<String, Rc<str>>,
+    linked: HashMap<String, Name>,
     seen_inputs: usize,
     /// Whether the current turn's answer already has text from an earlier message.
     answered: bool,
@@ -415,8 +414,8 @@ impl Conv {
                 // Every block links to one of these URLs (what `record` would read back from
                 // each block's `uri`).
                 let urls = action.sources.items().iter().filter_map(|x| x.url.get());
-                // One copy of the call id for all its links.
-                let shared: Rc<str> = Rc::from(id);
+                // One copy of the call id for all its links (and the claims that cite them).
+                let shared = Name::from(id);
                 self.linked.reserve(content.len());
                 for u in urls.chain(action.url.get()) {
                     self.linked.insert(strip_utm(u).to_owned(), shared.clone());
@@ -670,13 +669,13 @@ impl Conv {
 
     /// Records a result, noting the URLs its blocks link to.
     fn record(&mut self, r: NewResult) {
-        let mut shared: Option<Rc<str>> = None;
+        let mut shared: Option<Name> = None;
         for b in &r.content {
             let uri = b
                 .extra_field("uri")
                 .and_then(|r| serde_json::from_str::<Str>(r.get()).ok());
             if let Some(u) = uri.as_ref().and_then(Str::get) {
-                let id = shared.get_or_insert_with(|| Rc::from(r.call_id.as_str()));
+                let id = shared.get_or_insert_with(|| Name::from(r.call_id.as_str()));
                 self.linked.insert(strip_utm(u).to_owned(), id.clone());
             }
         }
@@ -685,8 +684,8 @@ impl Conv {
 
     /// The call of the latest result with a block linking to `url` (as `Builder::find_result`
     /// would find it, `utm_source` aside).
-    fn result_with_url(&self, url: &str) -> Option<String> {
-        self.linked.get(strip_utm(url)).map(|id| id.to_string())
+    fn result_with_url(&self, url: &str) -> Option<Name> {
+        self.linked.get(strip_utm(url)).cloned()
     }
 }
 
