@@ -668,3 +668,137 @@ fn cassettes_read_only_their_apis_generation_endpoint() {
         s.diagnostics
     );
 }
+
+/// A Gemini answer streamed without `alt=sse`: a JSON array of chunks, the text split across
+/// them and the grounding metadata in the last.
+fn streamed_chunks(doc: &serde_json::Value, pieces: usize) -> serde_json::Value {
+    let cand = &doc["candidates"][0];
+    let text = cand["content"]["parts"][0]["text"].as_str().unwrap();
+    let cuts: Vec<usize> = (0..=pieces)
+        .map(|k| {
+            let mut at = text.len() * k / pieces;
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            at
+        })
+        .collect();
+    let chunks: Vec<serde_json::Value> = cuts
+        .windows(2)
+        .enumerate()
+        .map(|(k, w)| {
+            let mut c = serde_json::json!({
+                "content": {"role": "model", "parts": [{"text": &text[w[0]..w[1]]}]},
+                "index": 0
+            });
+            let mut chunk =
+                serde_json::json!({"responseId": "r-1", "modelVersion": doc["modelVersion"]});
+            if k + 1 == pieces {
+                c["finishReason"] = cand["finishReason"].clone();
+                c["groundingMetadata"] = cand["groundingMetadata"].clone();
+                chunk["usageMetadata"] = doc["usageMetadata"].clone();
+            }
+            chunk["candidates"] = serde_json::json!([c]);
+            chunk
+        })
+        .collect();
+    serde_json::Value::Array(chunks)
+}
+
+#[test]
+fn gemini_streamed_chunks_join_into_the_response_they_make() {
+    let rel = "gemini-grounding/prism-search-grounding-1.json";
+    let whole = one(rel);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(formats().join(rel)).unwrap()).unwrap();
+    let bytes = serde_json::to_vec_pretty(&streamed_chunks(&doc, 3)).unwrap();
+    let s = load_any_bytes("g", "g.json", &bytes, &LoadOptions::default()).remove(0);
+    assert_eq!(s.format(), "gemini");
+    assert!(errors(&s).is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(
+        s.answers[0].text, whole.answers[0].text,
+        "the pieces joined"
+    );
+    assert_eq!(
+        (s.calls.len(), s.results.len(), s.claim_count()),
+        (whole.calls.len(), whole.results.len(), whole.claim_count())
+    );
+    assert!(s.claim_count() > 0);
+    for (a, b) in s.claims().zip(whole.claims()) {
+        assert_eq!(a.stamp.claim_id, b.stamp.claim_id);
+        assert_eq!(a.stamp.claim_text, b.stamp.claim_text);
+        assert_eq!(a.stamp.span, b.stamp.span);
+        let origin = |c: &Claim| c.stamp.origin.as_ref().map(|o| o.tool_call_id.to_string());
+        assert_eq!(origin(a), origin(b));
+    }
+    let notes = &s.import.as_ref().unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.contains("streamed chunks")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_json_array_of_responses_is_read_response_by_response() {
+    for rel in [
+        "openai-responses/openai-web-search-tool.1.json",
+        "anthropic-messages/anthropic-web-search-tool.1.json",
+    ] {
+        let whole = one(rel);
+        let text = std::fs::read_to_string(formats().join(rel)).unwrap();
+        let bytes = format!("[{text}]");
+        let s = load_any_bytes("a", "a.json", bytes.as_bytes(), &LoadOptions::default()).remove(0);
+        assert_eq!(s.format(), whole.format(), "{rel}");
+        assert!(errors(&s).is_empty(), "{rel}: {:?}", s.diagnostics);
+        assert_eq!(
+            (s.calls.len(), s.results.len(), s.claim_count()),
+            (whole.calls.len(), whole.results.len(), whole.claim_count()),
+            "{rel}"
+        );
+        assert!(!s.calls.is_empty() && s.claim_count() > 0, "{rel}");
+        assert!(
+            s.calls[0]
+                .json_path
+                .as_deref()
+                .unwrap()
+                .starts_with("$[0]."),
+            "{rel}: {:?}",
+            s.calls[0].json_path
+        );
+        let notes = &s.import.as_ref().unwrap().notes;
+        assert!(
+            notes.iter().any(|n| n.contains("JSON array of responses")),
+            "{rel}: {notes:?}"
+        );
+    }
+    // Two responses of one conversation, in order: the second's calls follow the first's.
+    let rel = "openai-responses/openai-mcp-tool.1.json";
+    let text = std::fs::read_to_string(formats().join(rel)).unwrap();
+    let second = text.replace("\"id\": \"", "\"id\": \"b_");
+    let bytes = format!("[{text},{second}]");
+    let first = one(rel);
+    let s = load_any_bytes("a", "a.json", bytes.as_bytes(), &LoadOptions::default()).remove(0);
+    assert_eq!(s.calls.len(), 2 * first.calls.len(), "{:?}", s.diagnostics);
+    assert!(s.calls[first.calls.len()]
+        .json_path
+        .as_deref()
+        .unwrap()
+        .starts_with("$[1]."));
+}
+
+#[test]
+fn a_bad_array_of_responses_says_where_and_why() {
+    let doc = "{\"object\": \"response\", \"created_at\": 1, \"output\": []}";
+    // Detected as OpenAI from the element's keys, then read as an array.
+    for (text, line) in [(format!("[{doc}"), 1), (format!("[{doc},\n 7,]"), 2)] {
+        let s = load_any_bytes("b", "b.json", text.as_bytes(), &LoadOptions::default());
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].format(), "openai-responses", "{text:?}");
+        let d = &s[0].diagnostics;
+        assert!(
+            d.iter()
+                .any(|d| d.message.contains("malformed JSON") && d.line == line),
+            "{text:?}: {d:?}"
+        );
+    }
+}

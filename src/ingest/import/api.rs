@@ -21,6 +21,10 @@ pub(super) trait ApiFile {
     /// endpoint. Other calls to the same host (token counts, file uploads, a stored response
     /// fetched again) are not read.
     const ENDPOINT: &'static str;
+    /// Whether a JSON array of this API's responses may hold the chunks of streamed responses
+    /// (Gemini's `streamGenerateContent`), which are joined into the responses they make
+    /// ([`super::stream::join_gemini_chunks`]); otherwise each element is a whole response.
+    const STREAMED_CHUNKS: bool = false;
 
     /// The session being built.
     fn builder(&mut self) -> &mut Builder;
@@ -74,6 +78,13 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
         if let Some(note) = A::CASSETTE_NOTE {
             api.builder().note(note);
         }
+    } else if text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('[')
+    {
+        read_array(api, text);
+        api.builder().note(A::RESPONSE_NOTE);
     } else {
         match serde_json::from_str::<super::lax::Document<A::Response<'_>>>(text) {
             Ok(r) => {
@@ -90,6 +101,51 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
             }
         }
         api.builder().note(A::RESPONSE_NOTE);
+    }
+}
+
+/// Reads a JSON array of responses: each element a response at its index (`[i]`), in order,
+/// or, for an API that streams chunks, the responses its chunks join into.
+fn read_array<A: ApiFile>(api: &mut A, text: &str) {
+    let text = text.trim_start_matches('\u{feff}');
+    let items = match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
+        Ok(items) => items,
+        Err(e) => {
+            let msg = format!(
+                "malformed JSON: {}; nothing read",
+                strip_pos(&e.to_string())
+            );
+            let (line, column) = (e.line() as u64, e.column() as u64);
+            api.builder().diag(line, column, "", DiagLevel::Error, msg);
+            return;
+        }
+    };
+    if items.is_empty() {
+        let msg = "an empty JSON array: no response to read".to_owned();
+        api.builder().diag(0, 0, "", DiagLevel::Error, msg);
+        return;
+    }
+    if !A::STREAMED_CHUNKS {
+        api.builder().note("the file is a JSON array of responses: each is read in order, as the responses of one conversation");
+        for (i, raw) in items.iter().enumerate() {
+            if let Ok(r) = serde_json::from_str::<A::Response<'_>>(raw.get()) {
+                api.response(&r, &format!("[{i}]"), None);
+            }
+        }
+        return;
+    }
+    let values: Vec<Value> = items
+        .iter()
+        .map(|r| serde_json::from_str(r.get()).unwrap_or(Value::Null))
+        .collect();
+    let joined = super::stream::join_gemini_chunks(&values);
+    if joined.iter().any(|(range, _)| range.len() > 1) {
+        api.builder().note("the file is a JSON array of streamed chunks (streamGenerateContent): the chunks of each response are joined into it (texts appended, the last chunk's metadata), and its JSON paths are those of the joined response, under the index of its first chunk");
+    } else {
+        api.builder().note("the file is a JSON array of responses: each is read in order, as the responses of one conversation");
+    }
+    for (range, v) in joined {
+        response_value(api, &v, &format!("[{}]", range.start), None);
     }
 }
 

@@ -273,6 +273,7 @@ impl ApiFile for Conv {
     type Response<'a> = Response<'a>;
     const HOSTS: &'static [&'static str] = HOSTS;
     const ENDPOINT: &'static str = ":generateContent";
+    const STREAMED_CHUNKS: bool = true;
     const RESPONSE_NOTE: &'static str =
         "a single response holds no user message: turn 1 has an empty user message";
 

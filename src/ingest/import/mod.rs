@@ -11,6 +11,7 @@ pub mod cite;
 pub mod claims;
 pub mod native;
 pub mod sniff;
+mod stream;
 
 mod anthropic;
 mod api;
