@@ -274,6 +274,8 @@ impl ApiFile for Conv {
     const HOSTS: &'static [&'static str] = HOSTS;
     const ENDPOINT: &'static str = ":generateContent";
     const STREAMED_CHUNKS: bool = true;
+    // Half of a response is `searchEntryPoint.renderedContent`, skipped faster by the skim.
+    const SKIM: bool = true;
     const RESPONSE_NOTE: &'static str =
         "a single response holds no user message: turn 1 has an empty user message";
 

@@ -711,6 +711,481 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for MapWithout<'_, T> {
     }
 }
 
+/// Reads `text` as `serde_json::from_str` does, faster for the lax types: the values they skip
+/// (in a Gemini response, mostly `renderedContent`, HTML with an escape every few bytes) are
+/// checked a word at a time between escapes, where serde_json goes through each escape in
+/// several calls. A value the skim does not read itself (an escaped string, a number other than
+/// a plain `u64`, a raw value, any type but a lax one) is read by serde_json from its exact text,
+/// so each visitor sees what serde_json gives it. Any text the skim is unsure of (an error, a
+/// nesting deeper than [`SKIM_DEPTH`]) is read again by serde_json, whose answer, error
+/// included, is the answer.
+pub fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<T> {
+    skim(text).map_or_else(|| serde_json::from_str(text), Ok)
+}
+
+/// The fast reading of [`from_str`]: `None` when serde_json must read the text.
+fn skim<'de, T: Deserialize<'de>>(text: &'de str) -> Option<T> {
+    let mut s = Skim {
+        text,
+        at: 0,
+        depth: 0,
+    };
+    let v = T::deserialize(&mut s).ok()?;
+    s.ws();
+    (s.at == text.len()).then_some(v)
+}
+
+/// How deeply the skim reads nested arrays and objects; deeper text goes to serde_json (whose
+/// limit is 128), so a value the skim hands to serde_json is never cut by that limit.
+const SKIM_DEPTH: u32 = 64;
+
+/// Why the skim gave up (its reason is not kept: serde_json reads the text again).
+#[derive(Debug)]
+struct Unsure;
+
+impl fmt::Display for Unsure {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("left to serde_json")
+    }
+}
+
+impl std::error::Error for Unsure {}
+
+impl de::Error for Unsure {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Unsure
+    }
+}
+
+impl From<serde_json::Error> for Unsure {
+    fn from(_: serde_json::Error) -> Self {
+        Unsure
+    }
+}
+
+/// The skim's place in the text.
+struct Skim<'de> {
+    text: &'de str,
+    at: usize,
+    /// Arrays and objects open around `at`.
+    depth: u32,
+}
+
+/// The index of the quote closing the string whose text starts at `i` (after its opening
+/// quote), and whether the string holds an escape; `None` where serde_json would not read it (a
+/// control character, an escape JSON has not, no closing quote).
+fn string_end(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let mut escaped = false;
+    loop {
+        // A word at a time to the next quote, backslash or control character (the test of
+        // serde_json's `skip_to_escape`: the lowest flagged byte is exact).
+        while let Some(w) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            let ctrl = w.wrapping_sub(ONES * 0x20) & !w;
+            let q = w ^ (ONES * u64::from(b'"'));
+            let q = q.wrapping_sub(ONES) & !q;
+            let bs = w ^ (ONES * u64::from(b'\\'));
+            let bs = bs.wrapping_sub(ONES) & !bs;
+            let m = (ctrl | q | bs) & HIGH;
+            if m != 0 {
+                i += m.trailing_zeros() as usize / 8;
+                break;
+            }
+            i += 8;
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i, escaped)),
+            b'\\' => {
+                escaped = true;
+                match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                    b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
+                    _ => return None,
+                }
+            }
+            0..=0x1f => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+impl<'de> Skim<'de> {
+    /// The next byte after white space.
+    fn peek(&mut self) -> Result<u8, Unsure> {
+        let b = self.text.as_bytes();
+        while let Some(&c) = b.get(self.at) {
+            if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                return Ok(c);
+            }
+            self.at += 1;
+        }
+        Err(Unsure)
+    }
+
+    /// Skips white space.
+    fn ws(&mut self) {
+        let _ = self.peek();
+    }
+
+    /// Steps over `c`, the next byte after white space.
+    fn eat(&mut self, c: u8) -> Result<(), Unsure> {
+        if self.peek()? != c {
+            return Err(Unsure);
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// Steps over the string whose opening quote is at `at`; true when it holds an escape.
+    fn string(&mut self) -> Result<bool, Unsure> {
+        let (end, escaped) = string_end(self.text.as_bytes(), self.at + 1).ok_or(Unsure)?;
+        self.at = end + 1;
+        Ok(escaped)
+    }
+
+    /// Steps over `word` (`true`, `false`, `null`).
+    fn literal(&mut self, word: &str) -> Result<(), Unsure> {
+        if !self.text.as_bytes()[self.at..].starts_with(word.as_bytes()) {
+            return Err(Unsure);
+        }
+        self.at += word.len();
+        Ok(())
+    }
+
+    /// Steps over a number as JSON writes it (a sign, an integer without leading zeros, a
+    /// fraction, an exponent); its value when it is a non-negative integer of at most 19
+    /// digits (as serde_json reads those: a `u64`).
+    fn number(&mut self) -> Result<Option<u64>, Unsure> {
+        let b = self.text.as_bytes();
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let mut i = self.at;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let int = i;
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while digit(i) {
+                    i += 1;
+                }
+            }
+            _ => return Err(Unsure),
+        }
+        let int_end = i;
+        let mut plain = !negative;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !digit(i) {
+                return Err(Unsure);
+            }
+            while digit(i) {
+                i += 1;
+            }
+            plain = false;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digit(i) {
+                return Err(Unsure);
+            }
+            while digit(i) {
+                i += 1;
+            }
+            plain = false;
+        }
+        self.at = i;
+        Ok((plain && int_end - int <= 19).then(|| {
+            b[int..int_end]
+                .iter()
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))
+        }))
+    }
+
+    /// Opens an array or object at `at`.
+    fn enter(&mut self) -> Result<(), Unsure> {
+        self.depth += 1;
+        if self.depth > SKIM_DEPTH {
+            return Err(Unsure);
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// Steps over the next value, checked as serde_json checks a value it ignores.
+    fn skip(&mut self) -> Result<(), Unsure> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => {
+                self.enter()?;
+                if self.peek()? != b'}' {
+                    loop {
+                        if self.peek()? != b'"' {
+                            return Err(Unsure);
+                        }
+                        self.string()?;
+                        self.eat(b':')?;
+                        self.skip()?;
+                        match self.peek()? {
+                            b',' => self.at += 1,
+                            b'}' => break,
+                            _ => return Err(Unsure),
+                        }
+                    }
+                }
+                self.at += 1;
+                self.depth -= 1;
+                Ok(())
+            }
+            b'[' => {
+                self.enter()?;
+                if self.peek()? != b']' {
+                    loop {
+                        self.skip()?;
+                        match self.peek()? {
+                            b',' => self.at += 1,
+                            b']' => break,
+                            _ => return Err(Unsure),
+                        }
+                    }
+                }
+                self.at += 1;
+                self.depth -= 1;
+                Ok(())
+            }
+            b't' => self.literal("true"),
+            b'f' => self.literal("false"),
+            b'n' => self.literal("null"),
+            _ => self.number().map(drop),
+        }
+    }
+
+    /// The next value read by serde_json from its text, as `read` asks for it.
+    fn by_serde_json<T>(
+        &mut self,
+        read: impl FnOnce(
+            &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+        ) -> serde_json::Result<T>,
+    ) -> Result<T, Unsure> {
+        self.ws();
+        let start = self.at;
+        self.skip()?;
+        json_text(&self.text[start..self.at], read)
+    }
+}
+
+/// `text`, one JSON value, read by serde_json as `read` asks for it.
+fn json_text<'de, T>(
+    text: &'de str,
+    read: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+    ) -> serde_json::Result<T>,
+) -> Result<T, Unsure> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = read(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// Deserializer methods the skim leaves to serde_json: the next value's text read by it.
+macro_rules! by_serde_json {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => { $(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* v: V) -> Result<V::Value, Unsure> {
+            self.by_serde_json(|de| de.$method($($arg,)* v))
+        }
+    )* };
+}
+
+impl<'de> Deserializer<'de> for &mut Skim<'de> {
+    type Error = Unsure;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Unsure> {
+        match self.peek()? {
+            b'"' => {
+                let start = self.at;
+                if self.string()? {
+                    json_text(&self.text[start..self.at], |de| de.deserialize_any(v))
+                } else {
+                    v.visit_borrowed_str(&self.text[start + 1..self.at - 1])
+                }
+            }
+            b'{' => {
+                self.enter()?;
+                let r = v.visit_map(SkimMembers {
+                    de: &mut *self,
+                    first: true,
+                })?;
+                self.eat(b'}')?;
+                self.depth -= 1;
+                Ok(r)
+            }
+            b'[' => {
+                self.enter()?;
+                let r = v.visit_seq(SkimElements {
+                    de: &mut *self,
+                    first: true,
+                })?;
+                self.eat(b']')?;
+                self.depth -= 1;
+                Ok(r)
+            }
+            b't' => self.literal("true").and_then(|()| v.visit_bool(true)),
+            b'f' => self.literal("false").and_then(|()| v.visit_bool(false)),
+            b'n' => self.literal("null").and_then(|()| v.visit_unit()),
+            _ => {
+                let start = self.at;
+                match self.number()? {
+                    Some(n) => v.visit_u64(n),
+                    None => json_text(&self.text[start..self.at], |de| de.deserialize_any(v)),
+                }
+            }
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Unsure> {
+        self.skip()?;
+        v.visit_unit()
+    }
+
+    by_serde_json! {
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char() deserialize_str() deserialize_string()
+        deserialize_bytes() deserialize_byte_buf() deserialize_option() deserialize_unit()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_seq() deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_map()
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+        deserialize_identifier()
+    }
+}
+
+/// An object's members, read by the skim.
+struct SkimMembers<'s, 'de> {
+    de: &'s mut Skim<'de>,
+    first: bool,
+}
+
+impl<'de> MapAccess<'de> for SkimMembers<'_, 'de> {
+    type Error = Unsure;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Unsure> {
+        let mut c = self.de.peek()?;
+        if c == b'}' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if c != b',' {
+                return Err(Unsure);
+            }
+            self.de.at += 1;
+            c = self.de.peek()?;
+        }
+        if c != b'"' {
+            return Err(Unsure);
+        }
+        let start = self.de.at;
+        let escaped = self.de.string()?;
+        let text = &self.de.text[start..self.de.at];
+        self.de.eat(b':')?;
+        seed.deserialize(KeyText { text, escaped }).map(Some)
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Unsure> {
+        seed.deserialize(&mut *self.de)
+    }
+}
+
+/// An array's elements, read by the skim.
+struct SkimElements<'s, 'de> {
+    de: &'s mut Skim<'de>,
+    first: bool,
+}
+
+impl<'de> SeqAccess<'de> for SkimElements<'_, 'de> {
+    type Error = Unsure;
+
+    fn next_element_seed<T: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Unsure> {
+        let c = self.de.peek()?;
+        if c == b']' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if c != b',' {
+                return Err(Unsure);
+            }
+            self.de.at += 1;
+        }
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
+/// Deserializer methods the skim does not take for a key: serde_json reads the text again.
+macro_rules! key_left_to_serde_json {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => { $(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* _: V) -> Result<V::Value, Unsure> {
+            let _ = ($($arg,)*);
+            Err(Unsure)
+        }
+    )* };
+}
+
+/// An object's key (`text` with its quotes), read as serde_json reads a key as a string.
+struct KeyText<'de> {
+    text: &'de str,
+    escaped: bool,
+}
+
+impl<'de> Deserializer<'de> for KeyText<'de> {
+    type Error = Unsure;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Unsure> {
+        if self.escaped {
+            json_text(self.text, |de| de.deserialize_str(v))
+        } else {
+            v.visit_borrowed_str(&self.text[1..self.text.len() - 1])
+        }
+    }
+
+    serde::forward_to_deserialize_any! { str string identifier ignored_any }
+
+    // A key read as anything but a string (serde_json reads `"1"` as a number for a number
+    // key): left to serde_json.
+    key_left_to_serde_json! {
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char()
+        deserialize_bytes() deserialize_byte_buf() deserialize_option() deserialize_unit()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_seq() deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_map()
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -877,5 +1352,177 @@ mod tests {
         assert_eq!(got.raw.unwrap().get(), "[1]");
         let (sources, rest) = (got.removed, got.rest);
         assert!(sources.is_none() && rest.is_none());
+    }
+
+    /// Every field of an `Item`, as text (`-0.0` and `0.0` apart).
+    fn show(it: &Item) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            it.kind,
+            it.n,
+            it.f,
+            it.b,
+            it.raw.0.map(RawValue::get),
+            it.list
+                .0
+                .as_ref()
+                .map(|l| l.iter().map(show).collect::<Vec<_>>()),
+            it.tail
+        )
+    }
+
+    /// What the skim gave for `text` equals what serde_json gives, for a `Value`, a lax type
+    /// and a document; and `from_str` answers as serde_json does, its error included.
+    fn skim_agrees(text: &str) -> Result<(), String> {
+        let json = serde_json::from_str::<Value>(text);
+        if let Some(v) = skim::<Value>(text) {
+            if json.as_ref().ok() != Some(&v) {
+                return Err(format!("Value {v:?} / serde_json {json:?}"));
+            }
+        }
+        let item = serde_json::from_str::<Item>(text).map(|i| show(&i));
+        if let Some(i) = skim::<Item>(text) {
+            if item.as_ref().ok() != Some(&show(&i)) {
+                return Err(format!("Item {} / serde_json {item:?}", show(&i)));
+            }
+        }
+        let doc = |d: &Document<Item>| (d.detection_keys, show(&d.fields));
+        let want = serde_json::from_str::<Document<Item>>(text).map(|d| doc(&d));
+        if let Some(d) = skim::<Document<Item>>(text) {
+            if want.as_ref().ok() != Some(&doc(&d)) {
+                return Err(format!("Document {:?} / serde_json {want:?}", doc(&d)));
+            }
+        }
+        let got = from_str::<Value>(text).map_err(|e| e.to_string());
+        if got != json.map_err(|e| e.to_string()) {
+            return Err(format!("from_str {got:?}"));
+        }
+        Ok(())
+    }
+
+    /// JSON text, mostly valid: every kind of value, white space, escapes (lone surrogates,
+    /// bad ones), numbers in every form (negative zero, leading zeros, past `u64`), keys the
+    /// test types read (also escaped), and some text JSON has not.
+    fn json_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("a"),
+            Just("abcdefghijklmnopq"),
+            Just("\u{e9}t\u{e9} "),
+            Just("\\n"),
+            Just("\\u003c"),
+            Just("\\\""),
+            Just("\\\\"),
+            Just("\\/"),
+            Just("\\ud83d\\ude00"),
+            Just("\\ud800"),
+            Just("\\x"),
+            Just("\\u12g4"),
+            Just("\u{1}"),
+            Just("\""),
+        ];
+        let string =
+            proptest::collection::vec(piece, 0..6).prop_map(|p| format!("\"{}\"", p.concat()));
+        let leaf = prop_oneof![
+            Just("null"),
+            Just("true"),
+            Just("false"),
+            Just("nul"),
+            Just("0"),
+            Just("-0"),
+            Just("01"),
+            Just("7"),
+            Just("-12"),
+            Just("1.50"),
+            Just("1e5"),
+            Just("1E+2"),
+            Just("2.5e-3"),
+            Just("1."),
+            Just("-"),
+            Just("18446744073709551615"),
+            Just("18446744073709551616"),
+            Just("1234567890123456789"),
+            Just("123456789012345678901234"),
+        ]
+        .prop_map(str::to_owned);
+        let key = prop_oneof![
+            Just("\"type\""),
+            Just("\"n\""),
+            Just("\"f\""),
+            Just("\"b\""),
+            Just("\"raw\""),
+            Just("\"list\""),
+            Just("\"tail\""),
+            Just("\"\\u0074ype\""),
+            Just("\"candidates\""),
+            Just("\"x\""),
+            Just("\"\\ud800\""),
+            Just("7"),
+        ];
+        let ws = prop_oneof![Just(""), Just(" "), Just("\n  "), Just("\t\r\n")];
+        prop_oneof![leaf, string.clone()].prop_recursive(4, 48, 6, move |inner| {
+            let member = (ws.clone(), key.clone(), ws.clone(), inner.clone())
+                .prop_map(|(w, k, w2, v)| format!("{w}{k}{w2}:{w}{v}{w2}"));
+            prop_oneof![
+                (proptest::collection::vec(member, 0..6), any::<u8>()).prop_map(|(m, t)| {
+                    format!("{{{}{}}}", m.join(","), if t < 8 { "," } else { "" })
+                }),
+                (proptest::collection::vec(inner, 0..6), any::<u8>()).prop_map(|(e, t)| {
+                    format!("[ {}{}]", e.join(" ,"), if t < 8 { "," } else { "" })
+                }),
+                string.clone(),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any text, valid JSON or changed by a cut or an inserted byte: the skim gives what
+        /// serde_json gives or leaves the text to it.
+        #[test]
+        fn the_skim_reads_what_serde_json_reads(
+            text in json_text(),
+            change in 0..4u8,
+            at in any::<prop::sample::Index>(),
+            byte in proptest::sample::select(vec!['{', '}', '[', ']', ',', ':', '"', '\\', '1', ' ', 'e']),
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            let i = at.index(chars.len() + 1);
+            let text: String = match change {
+                0 => chars[..i].iter().collect(),
+                1 => chars[..i].iter().chain([byte].iter()).chain(&chars[i..]).collect(),
+                _ => text,
+            };
+            prop_assert_eq!(skim_agrees(&text), Ok(()), "{}", text);
+        }
+    }
+
+    #[test]
+    fn the_skim_reads_a_gemini_response_as_serde_json_does_and_every_cut_of_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/formats/gemini-grounding/prism-search-grounding-1.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        // The skim reads it itself (it is not left to serde_json).
+        let v = skim::<Value>(&text).expect("read by the skim");
+        assert_eq!(v, serde_json::from_str::<Value>(&text).unwrap());
+        assert!(skim::<Document<Item>>(&text).is_some());
+        for (i, _) in text.char_indices() {
+            assert_eq!(skim_agrees(&text[..i]), Ok(()), "cut at {i}");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_skims_depth_is_left_to_serde_json() {
+        for depth in [63, 64, 65, 127, 128, 129, 200] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(
+                skim::<Value>(&text).is_some(),
+                depth <= SKIM_DEPTH as usize,
+                "{depth}"
+            );
+            assert_eq!(skim_agrees(&text), Ok(()), "{depth}");
+            let text = format!("{{\"list\":{text},\"tail\":\"t\"}}");
+            assert_eq!(skim_agrees(&text), Ok(()), "{depth}");
+        }
     }
 }
