@@ -14,7 +14,7 @@ use super::lax::{self, lax_object, Bool, List, Opt, Raw, Str, U64};
 use super::sniff::Head;
 use super::util::{self, s, time_str};
 use super::Input;
-use crate::model::{CitationInfo, DiagLevel, Session, Span, SpanUnit, Timestamp};
+use crate::model::{CitationInfo, DiagLevel, Name, Session, Span, SpanUnit, Timestamp};
 use serde_json::Value;
 
 lax_object! {
@@ -583,6 +583,8 @@ impl Conv {
                 ..NewResult::default()
             });
         }
+        // One id for all the claims that cite the call.
+        let call_name = Name::from(call_id.as_str());
         let mut spath = String::new();
         for (si, sup) in g.supports.items().iter().enumerate() {
             elem_path(&mut spath, path, "groundingSupports", si);
@@ -687,7 +689,7 @@ impl Conv {
                 self.b.claim(
                     NewClaim {
                         text,
-                        call_id: Some(call_id.as_str().into()),
+                        call_id: Some(call_name.clone()),
                         span,
                         citation,
                         marker: None,
