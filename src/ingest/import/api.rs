@@ -99,17 +99,20 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
                 input.detection_keys.set(r.detection_keys);
                 api.response(&r.fields, "", None);
             }
-            Err(e) => {
-                let msg = format!(
-                    "malformed JSON: {}; nothing read",
-                    strip_pos(&e.to_string())
-                );
-                let (line, column) = (e.line() as u64, e.column() as u64);
-                api.builder().diag(line, column, "", DiagLevel::Error, msg);
-            }
+            Err(e) => malformed(api, &e),
         }
         api.builder().note(A::RESPONSE_NOTE);
     }
+}
+
+/// The error of a file that is no JSON, at the line and column where it stops being JSON.
+fn malformed<A: ApiFile>(api: &mut A, e: &serde_json::Error) {
+    let msg = format!(
+        "malformed JSON: {}; nothing read",
+        strip_pos(&e.to_string())
+    );
+    let (line, column) = (e.line() as u64, e.column() as u64);
+    api.builder().diag(line, column, "", DiagLevel::Error, msg);
 }
 
 /// Reads a JSON array of responses: each element a response at its index (`[i]`), in order,
@@ -118,15 +121,7 @@ fn read_array<A: ApiFile>(api: &mut A, text: &str) {
     let text = text.trim_start_matches('\u{feff}');
     let items = match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
         Ok(items) => items,
-        Err(e) => {
-            let msg = format!(
-                "malformed JSON: {}; nothing read",
-                strip_pos(&e.to_string())
-            );
-            let (line, column) = (e.line() as u64, e.column() as u64);
-            api.builder().diag(line, column, "", DiagLevel::Error, msg);
-            return;
-        }
+        Err(e) => return malformed(api, &e),
     };
     if items.is_empty() {
         let msg = "an empty JSON array: no response to read".to_owned();

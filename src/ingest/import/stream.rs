@@ -75,13 +75,8 @@ fn add_chunk(joined: &mut Map<String, Value>, chunk: &Map<String, Value>) {
         let Some(new) = v.as_array() else {
             continue;
         };
-        let cands = joined
-            .entry("candidates")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if !cands.is_array() {
-            *cands = Value::Array(Vec::new());
-        }
-        let Value::Array(cands) = cands else {
+        let Some(cands) = made(joined, "candidates", Value::Array(Vec::new())).as_array_mut()
+        else {
             continue;
         };
         for (pos, c) in new.iter().enumerate() {
@@ -113,13 +108,7 @@ fn add_candidate(joined: &mut Value, chunk: &Map<String, Value>) {
         let Some(content) = v.as_object() else {
             continue;
         };
-        let into = joined
-            .entry("content")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !into.is_object() {
-            *into = Value::Object(Map::new());
-        }
-        let Some(into) = into.as_object_mut() else {
+        let Some(into) = made(joined, "content", Value::Object(Map::new())).as_object_mut() else {
             continue;
         };
         for (ck, cv) in content {
@@ -130,13 +119,7 @@ fn add_candidate(joined: &mut Value, chunk: &Map<String, Value>) {
             let Some(parts) = cv.as_array() else {
                 continue;
             };
-            let list = into
-                .entry("parts")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if !list.is_array() {
-                *list = Value::Array(Vec::new());
-            }
-            let Value::Array(list) = list else {
+            let Some(list) = made(into, "parts", Value::Array(Vec::new())).as_array_mut() else {
                 continue;
             };
             for p in parts {
@@ -153,6 +136,17 @@ fn add_candidate(joined: &mut Value, chunk: &Map<String, Value>) {
             }
         }
     }
+}
+
+/// The value of `key` in `m`, made `empty` first when it is absent or of another JSON type than
+/// `empty`.
+fn made<'a>(m: &'a mut Map<String, Value>, key: &str, empty: Value) -> &'a mut Value {
+    let same_type = |v: &Value| std::mem::discriminant(v) == std::mem::discriminant(&empty);
+    let v = m.entry(key).or_insert_with(|| empty.clone());
+    if !same_type(v) {
+        *v = empty;
+    }
+    v
 }
 
 /// A part that is only text (and whether it is a thought): `{"text": ...}`, with `thought`
