@@ -115,6 +115,10 @@ fn malformed<A: ApiFile>(api: &mut A, e: &serde_json::Error) {
     api.builder().diag(line, column, "", DiagLevel::Error, msg);
 }
 
+/// The note on a JSON array of whole responses.
+const ARRAY_NOTE: &str =
+    "the file is a JSON array of responses: each is read in order, as the responses of one conversation";
+
 /// Reads a JSON array of responses: each element a response at its index (`[i]`), in order,
 /// or, for an API that streams chunks, the responses its chunks join into.
 fn read_array<A: ApiFile>(api: &mut A, text: &str) {
@@ -129,7 +133,7 @@ fn read_array<A: ApiFile>(api: &mut A, text: &str) {
         return;
     }
     if !A::STREAMED_CHUNKS {
-        api.builder().note("the file is a JSON array of responses: each is read in order, as the responses of one conversation");
+        api.builder().note(ARRAY_NOTE);
         for (i, raw) in items.iter().enumerate() {
             if let Ok(r) = serde_json::from_str::<A::Response<'_>>(raw.get()) {
                 api.response(&r, &format!("[{i}]"), None);
@@ -145,7 +149,7 @@ fn read_array<A: ApiFile>(api: &mut A, text: &str) {
     if joined.iter().any(|(range, _)| range.len() > 1) {
         api.builder().note("the file is a JSON array of streamed chunks (streamGenerateContent): the chunks of each response are joined into it (texts appended, the last chunk's metadata), and its JSON paths are those of the joined response, under the index of its first chunk");
     } else {
-        api.builder().note("the file is a JSON array of responses: each is read in order, as the responses of one conversation");
+        api.builder().note(ARRAY_NOTE);
     }
     for (range, v) in joined {
         response_value(api, &v, &format!("[{}]", range.start), None);
