@@ -908,6 +908,23 @@ impl<'de> Skim<'de> {
         }))
     }
 
+    /// The first byte of the next member or element of the object or array being read (past
+    /// the comma that comes before each but the `first`); `None` at its `close`.
+    fn next_item(&mut self, first: &mut bool, close: u8) -> Result<Option<u8>, Unsure> {
+        let c = self.peek()?;
+        if c == close {
+            return Ok(None);
+        }
+        if std::mem::take(first) {
+            return Ok(Some(c));
+        }
+        if c != b',' {
+            return Err(Unsure);
+        }
+        self.at += 1;
+        self.peek().map(Some)
+    }
+
     /// Opens an array or object at `at`.
     fn enter(&mut self) -> Result<(), Unsure> {
         self.depth += 1;
@@ -1083,17 +1100,9 @@ impl<'de> MapAccess<'de> for SkimMembers<'_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Unsure> {
-        let mut c = self.de.peek()?;
-        if c == b'}' {
+        let Some(c) = self.de.next_item(&mut self.first, b'}')? else {
             return Ok(None);
-        }
-        if !std::mem::take(&mut self.first) {
-            if c != b',' {
-                return Err(Unsure);
-            }
-            self.de.at += 1;
-            c = self.de.peek()?;
-        }
+        };
         if c != b'"' {
             return Err(Unsure);
         }
@@ -1125,15 +1134,8 @@ impl<'de> SeqAccess<'de> for SkimElements<'_, 'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Unsure> {
-        let c = self.de.peek()?;
-        if c == b']' {
+        if self.de.next_item(&mut self.first, b']')?.is_none() {
             return Ok(None);
-        }
-        if !std::mem::take(&mut self.first) {
-            if c != b',' {
-                return Err(Unsure);
-            }
-            self.de.at += 1;
         }
         seed.deserialize(&mut *self.de).map(Some)
     }
