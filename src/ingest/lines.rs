@@ -17,9 +17,9 @@ pub enum Line<'a> {
     TooLong { line_no: u64, bytes: u64 },
 }
 
-/// Reads `\n`-terminated lines, never holding more than `cap` bytes of one line. A line that
-/// lies whole in the reader's buffer is handed out in place; only a line that spans buffer
-/// refills is copied.
+/// Reads `\n`-terminated lines, never holding more than `cap` bytes of one line (a byte order
+/// mark before the first is dropped). A line that lies whole in the reader's buffer is handed
+/// out in place; only a line that spans buffer refills is copied.
 pub struct CappedLines<R> {
     inner: R,
     cap: usize,
@@ -34,6 +34,18 @@ pub struct CappedLines<R> {
 
 fn trim_cr(b: &[u8]) -> &[u8] {
     b.strip_suffix(b"\r").unwrap_or(b)
+}
+
+/// A UTF-8 byte order mark, which some Windows tools write at the start of a file.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Line `line_no`'s bytes: without a byte order mark when it is the first line (RFC 8259 lets a
+/// JSON reader ignore one; it is no content of the line).
+fn line_text(line_no: u64, b: &[u8]) -> &[u8] {
+    match line_no {
+        1 => b.strip_prefix(BOM).unwrap_or(b),
+        _ => b,
+    }
 }
 
 impl<R: BufRead> CappedLines<R> {
@@ -73,7 +85,7 @@ impl<R: BufRead> CappedLines<R> {
             return Ok(Some(Line::Text {
                 line_no: self.line_no,
                 ended: true,
-                bytes: trim_cr(&chunk[..i]),
+                bytes: line_text(self.line_no, trim_cr(&chunk[..i])),
             }));
         }
         self.buf.clear();
@@ -128,7 +140,7 @@ impl<R: BufRead> CappedLines<R> {
             None => Line::Text {
                 line_no: self.line_no,
                 ended,
-                bytes: trim_cr(&self.buf),
+                bytes: line_text(self.line_no, trim_cr(&self.buf)),
             },
         }
     }
@@ -170,6 +182,10 @@ mod tests {
                 format!("{n}:long {}", line.len())
             } else {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
+                let line = match n {
+                    1 => line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line),
+                    _ => line,
+                };
                 format!("{n}:{}:{ended}", String::from_utf8_lossy(line))
             });
             rest = next;
@@ -179,16 +195,18 @@ mod tests {
 
     proptest::proptest! {
         /// Lines handed out in place and lines copied across refills read the same, whatever
-        /// the buffer size and the cap.
+        /// the buffer size and the cap, with or without a byte order mark.
         #[test]
         fn any_buffer_size_reads_the_same_lines(
             input in proptest::collection::vec(
                 proptest::prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), 0u8..=255],
                 0..300,
             ),
+            bom in proptest::prelude::any::<bool>(),
             buf in 1usize..40,
             cap in 0usize..60,
         ) {
+            let input = if bom { [BOM, &input].concat() } else { input };
             let mut r = CappedLines::new(std::io::BufReader::with_capacity(buf, &input[..]), cap);
             let mut got = vec![];
             while let Some(l) = r.next_line().unwrap() {
@@ -212,5 +230,15 @@ mod tests {
         );
         assert!(collect(b"", 5).is_empty());
         assert_eq!(collect(b"\n\n", 5), vec!["1::true", "2::true"]);
+        // A byte order mark before the first line only, in place or across refills.
+        let bom = b"\xef\xbb\xbfab\n\xef\xbb\xbfc\n";
+        let second = format!("2:{}c:true", '\u{feff}');
+        assert_eq!(collect(bom, 9), vec!["1:ab:true", second.as_str()]);
+        let mut r = CappedLines::new(&bom[..], 9);
+        assert!(matches!(
+            r.next_line(),
+            Ok(Some(Line::Text { bytes: b"ab", .. }))
+        ));
+        assert_eq!(collect(b"\xef\xbb\xbf", 5), vec!["1::false"]);
     }
 }

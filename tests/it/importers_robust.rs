@@ -444,3 +444,62 @@ fn a_character_across_the_first_4_kib_of_a_response_is_no_panic() {
         );
     }
 }
+
+/// What a loaded file says, for comparing two spellings of it: each session as the log
+/// `import --to provscope` writes (the file's name taken out) and its diagnostics.
+fn read_as(path: &std::path::Path) -> Vec<(String, Vec<String>)> {
+    let opts = LoadOptions::default();
+    let name = path.display().to_string();
+    provscope::ingest::load_file_sessions(path, &opts)
+        .iter()
+        .map(|s| {
+            let mut log = Vec::new();
+            import::native::write_session(s, &mut log).unwrap();
+            let log = String::from_utf8(log).unwrap().replace(&name, "FILE");
+            let diags = s
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{}:{}:{} {:?} {}",
+                        d.line, d.column, d.path, d.level, d.message
+                    )
+                })
+                .collect();
+            (log, diags)
+        })
+        .collect()
+}
+
+#[test]
+fn a_byte_order_mark_changes_nothing() {
+    // Windows tools write UTF-8 with a byte order mark (PowerShell's `Set-Content -Encoding
+    // utf8`, .NET's `Encoding.UTF8`); RFC 8259 lets a reader ignore it. Every real file, the
+    // OTLP export, a native log, and a transcript over the 64 KiB head (streamed) read the same
+    // with one.
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, bom) = (dir.path().join("plain"), dir.path().join("bom"));
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::create_dir_all(&bom).unwrap();
+    write_otlp(&plain);
+    let mut files: Vec<(String, Vec<u8>)> = vec![(
+        "traces.jsonl".into(),
+        std::fs::read(plain.join("traces.jsonl")).unwrap(),
+    )];
+    for (i, (p, _, bytes)) in fixtures().iter().enumerate() {
+        let name = p.file_name().unwrap().to_string_lossy();
+        files.push((format!("{i}-{name}"), bytes.clone()));
+    }
+    let native = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions/01-clean-baseline.jsonl");
+    files.push(("native.jsonl".into(), std::fs::read(native).unwrap()));
+    assert!(files.iter().any(|(_, b)| b.len() > 64 * 1024));
+    for (name, bytes) in &files {
+        let (a, b) = (plain.join(name), bom.join(name));
+        std::fs::write(&a, bytes).unwrap();
+        std::fs::write(&b, [&b"\xef\xbb\xbf"[..], bytes].concat()).unwrap();
+        let (want, got) = (read_as(&a), read_as(&b));
+        assert!(!want.is_empty() && want.iter().all(|(log, _)| log.contains("\"event\"")));
+        assert_eq!(got, want, "{name}");
+    }
+}

@@ -62,7 +62,8 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
         .text
         .map_or_else(|| super::util::utf8(input.bytes), Ok)
     {
-        Ok(t) => t,
+        // A byte order mark is no content.
+        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t),
         Err(e) => {
             let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);
             api.builder().diag(0, 0, "", DiagLevel::Error, msg);
@@ -81,11 +82,7 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
         if let Some(note) = A::CASSETTE_NOTE {
             api.builder().note(note);
         }
-    } else if text
-        .trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('[')
-    {
+    } else if text.trim_start().starts_with('[') {
         read_array(api, text);
         api.builder().note(A::RESPONSE_NOTE);
     } else {
@@ -122,7 +119,6 @@ const ARRAY_NOTE: &str =
 /// Reads a JSON array of responses: each element a response at its index (`[i]`), in order,
 /// or, for an API that streams chunks, the responses its chunks join into.
 fn read_array<A: ApiFile>(api: &mut A, text: &str) {
-    let text = text.trim_start_matches('\u{feff}');
     let items = match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
         Ok(items) => items,
         Err(e) => return malformed(api, &e),

@@ -117,7 +117,7 @@ impl<'de> Deserialize<'de> for Metadata {
 
 pub fn import(input: &Input) -> Vec<Session> {
     let mut b = Builder::new(NAME, input.name.clone(), input.source.clone());
-    let doc: Export = match serde_json::from_slice(input.bytes) {
+    let doc: Export = match serde_json::from_slice(input.body()) {
         Ok(d) => d,
         Err(e) => {
             b.diag(

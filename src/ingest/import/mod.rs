@@ -70,17 +70,25 @@ impl Input<'_> {
         }
     }
 
-    /// The whole input: the bytes, or the head and the rest of the file, read once.
+    /// `bytes` without a leading UTF-8 byte order mark, which is no content (RFC 8259 lets a
+    /// JSON reader ignore one; Windows tools write it).
+    pub fn body(&self) -> &[u8] {
+        self.bytes
+            .strip_prefix(super::lines::BOM)
+            .unwrap_or(self.bytes)
+    }
+
+    /// The whole input ([`Input::body`] and the rest of the file, read once).
     pub fn all(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         use std::io::Read;
         match self.rest_at_end_of_head()? {
             Some(mut f) => {
                 let mut all = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
-                all.extend_from_slice(self.bytes);
+                all.extend_from_slice(self.body());
                 f.read_to_end(&mut all)?;
                 Ok(std::borrow::Cow::Owned(all))
             }
-            None => Ok(std::borrow::Cow::Borrowed(self.bytes)),
+            None => Ok(std::borrow::Cow::Borrowed(self.body())),
         }
     }
 
@@ -102,14 +110,11 @@ impl Input<'_> {
     /// The whole input when it is a JSON array (its first non-blank byte, within the first
     /// 4 KiB of a streamed file, is `[`), else `None`.
     pub fn all_if_array(&self) -> std::io::Result<Option<std::borrow::Cow<'_, [u8]>>> {
-        let first = |b: &[u8]| {
-            b.iter()
-                .copied()
-                .find(|c| !c.is_ascii_whitespace() && !matches!(c, 0xef | 0xbb | 0xbf))
-        };
+        let body = self.body();
+        let first = |b: &[u8]| b.iter().copied().find(|c| !c.is_ascii_whitespace());
         let head = match self.rest {
-            Some(_) => first(&self.bytes[..self.bytes.len().min(4096)]),
-            None => first(self.bytes),
+            Some(_) => first(&body[..body.len().min(4096)]),
+            None => first(body),
         };
         if head == Some(b'[') {
             self.all().map(Some)
