@@ -802,3 +802,133 @@ fn a_bad_array_of_responses_says_where_and_why() {
         );
     }
 }
+
+/// A session as `summary --format json` counts it: format, turns, calls, results, warnings.
+type Counts = (String, u64, u64, u64, u64);
+
+/// `summary --format json -j1` of `path`, as a process: the counts of each session, and what
+/// it printed on stderr.
+fn summary_counts(path: &Path) -> (Vec<Counts>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(["summary", "--format", "json", "-j1"])
+        .arg(path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = |s: &serde_json::Value, k: &str| s[k].as_u64().unwrap_or(u64::MAX);
+    let rows = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let format = s["format"].as_str().unwrap_or_default().to_owned();
+            let counts = ["turns", "calls", "results", "warnings"].map(|k| n(s, k));
+            (format, counts[0], counts[1], counts[2], counts[3])
+        })
+        .collect();
+    (rows, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn claude_code_metadata_records_of_newer_versions() {
+    // Newer versions write session metadata records: the permission mode (often the first
+    // line), titles (`/rename` writes `custom-title` and `agent-name`; `ai-title`), the last
+    // prompt, linked pull requests, hook output (`attachment`). stream-json with
+    // `--include-partial-messages` writes a `stream_event` line per delta, and `rate_limit_event`.
+    // Such files are transcripts, read as without those records, with the rename as the title.
+    let dir = tempfile::tempdir().unwrap();
+    let rel = "claude-code/projects/-Users-pete-tmp-claude-code-sessions/4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl";
+    let sid = "4b2030ed-5563-49ea-b703-6a002f2d3cc8";
+    let meta = |kind: &str, fields: &str| {
+        format!("{{\"type\":\"{kind}\",{fields}\"sessionId\":\"{sid}\"}}\n")
+    };
+    let transcript = [
+        meta("permission-mode", r#""permissionMode":"default","#),
+        std::fs::read_to_string(formats().join(rel)).unwrap(),
+        meta("ai-title", r#""aiTitle":"Popular Thai curry colors","#),
+        meta("custom-title", r#""customTitle":"thai curry","#),
+        meta("agent-name", r#""agentName":"thai curry","#),
+        meta("ai-title", r#""aiTitle":"Thai curry search","#),
+        meta("last-prompt", r#""lastPrompt":"spawn a subagent","#),
+        meta(
+            "pr-link",
+            r#""prNumber":1,"prUrl":"https://github.com/o/r/pull/1","#,
+        ),
+        meta(
+            "attachment",
+            r#""attachment":{"type":"hook_success"},"uuid":"u1","#,
+        ),
+        meta("mode", r#""mode":"normal","#),
+    ]
+    .concat();
+    let stream: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(formats().join("claude-code/stream-json/sample-turns.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let lines = |with_events: bool| {
+        let mut out = String::new();
+        for (i, r) in stream.iter().enumerate() {
+            if with_events && r["type"] == "assistant" {
+                for delta in ["message_start", "content_block_delta", "message_stop"] {
+                    let e = serde_json::json!({"type": "stream_event", "event": {"type": delta},
+                        "session_id": "sample-session-id", "parent_tool_use_id": null});
+                    out += &format!("{e}\n");
+                }
+            }
+            out += &format!("{r}\n");
+            if with_events && i == 0 {
+                out += "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"allowed\"},\"session_id\":\"sample-session-id\"}\n";
+            }
+        }
+        out
+    };
+    let files = [
+        (
+            "plain.jsonl",
+            std::fs::read_to_string(formats().join(rel)).unwrap(),
+        ),
+        ("newer.jsonl", transcript.clone()),
+        ("stream.jsonl", lines(false)),
+        ("partial.jsonl", lines(true)),
+    ];
+    for (name, text) in &files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let read = |name: &str| summary_counts(&dir.path().join(name));
+    for (plain, with_records) in [
+        ("plain.jsonl", "newer.jsonl"),
+        ("stream.jsonl", "partial.jsonl"),
+    ] {
+        let (want, _) = read(plain);
+        let (got, stderr) = read(with_records);
+        assert_eq!(want[0].0, "claude-code");
+        assert_eq!(want[0].4, 0, "{plain}");
+        assert_eq!(got, want, "{with_records}: {stderr}");
+    }
+    let s = load_file_sessions(&dir.path().join("newer.jsonl"), &LoadOptions::default()).remove(0);
+    let title = s.header.as_ref().and_then(|h| h.title.as_deref());
+    assert_eq!(
+        title,
+        Some("thai curry"),
+        "the rename wins over the AI's titles"
+    );
+
+    // A record type no version wrote before: one warning, at its first line, not one per line.
+    let future = transcript + &meta("session-goal", r#""goal":"x","#).repeat(3);
+    std::fs::write(dir.path().join("future.jsonl"), &future).unwrap();
+    let (got, stderr) = read("future.jsonl");
+    assert_eq!(got[0].4, 1, "{stderr}");
+    let first = future
+        .lines()
+        .position(|l| l.contains("session-goal"))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains(&format!(
+            "future.jsonl:{first}:1: warning: $.type: unknown record type `session-goal`"
+        )),
+        "{stderr}"
+    );
+}

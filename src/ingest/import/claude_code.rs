@@ -16,6 +16,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 const NAME: &str = "claude-code";
+/// The record types read, or known and skipped.
 const KINDS: &[&str] = &[
     "user",
     "assistant",
@@ -25,6 +26,20 @@ const KINDS: &[&str] = &[
     "progress",
     "file-history-snapshot",
     "queue-operation",
+    // Session metadata of newer versions: titles (`/rename` writes `custom-title` and
+    // `agent-name`), the permission mode (often the first record), the last prompt, linked pull
+    // requests, hook output.
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "permission-mode",
+    "mode",
+    "last-prompt",
+    "pr-link",
+    "attachment",
+    // stream-json: partial messages (`--include-partial-messages`) and rate limits.
+    "stream_event",
+    "rate_limit_event",
 ];
 
 pub fn sniff(h: &Head) -> bool {
@@ -57,6 +72,10 @@ struct Record<'a> {
     version: Option<String>,
     #[serde(default)]
     summary: Option<String>,
+    #[serde(rename = "customTitle", default)]
+    custom_title: Option<String>,
+    #[serde(rename = "aiTitle", default)]
+    ai_title: Option<String>,
     #[serde(default)]
     model: Option<String>,
     #[serde(default)]
@@ -71,6 +90,11 @@ struct State<'i> {
     /// The message id whose text was appended last (pieces of one message join with nothing).
     last_message: Option<String>,
     sub_agent: bool,
+    /// The title, in the order it wins: the last `custom-title` (a rename), the last `ai-title`,
+    /// the first `summary`.
+    titles: [Option<String>; 3],
+    /// Record types of no known version, warned about once each.
+    unknown_kinds: Vec<String>,
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
@@ -79,6 +103,8 @@ pub fn import(input: &Input) -> Vec<Session> {
         input,
         last_message: None,
         sub_agent: false,
+        titles: Default::default(),
+        unknown_kinds: Vec::new(),
     };
     let whole = match input.all_if_array() {
         Ok(w) => w,
@@ -167,6 +193,9 @@ pub fn import(input: &Input) -> Vec<Session> {
             }
         }
     }
+    for t in st.titles.iter().flatten() {
+        st.b.title(t);
+    }
     if st.sub_agent {
         st.b.note(
             "a sub-agent transcript: its first user message is the prompt the parent agent gave it",
@@ -215,10 +244,12 @@ impl State<'_> {
             Some("user") if !r.is_meta => self.user(&r, at, line, path),
             Some("assistant") => self.assistant(&r, at, line, path),
             Some("summary") => {
-                if let Some(t) = &r.summary {
-                    self.b.title(t);
+                if self.titles[2].is_none() {
+                    self.titles[2] = r.summary;
                 }
             }
+            Some("custom-title") if r.custom_title.is_some() => self.titles[0] = r.custom_title,
+            Some("ai-title") if r.ai_title.is_some() => self.titles[1] = r.ai_title,
             Some("system") => {
                 if r.subtype.as_deref() == Some("init") {
                     self.b.agent("claude-code");
@@ -227,14 +258,19 @@ impl State<'_> {
                     }
                 }
             }
-            Some("user" | "result" | "progress" | "file-history-snapshot" | "queue-operation") => {}
-            Some(other) => self.b.diag(
-                line,
-                1,
-                &join(path, "type"),
-                DiagLevel::Warning,
-                format!("unknown record type `{other}`; skipped"),
-            ),
+            Some(known) if KINDS.contains(&known) => {}
+            // Once per type: a new version's record may be on every other line.
+            Some(other) if self.unknown_kinds.iter().any(|k| k == other) => {}
+            Some(other) => {
+                self.b.diag(
+                    line,
+                    1,
+                    &join(path, "type"),
+                    DiagLevel::Warning,
+                    format!("unknown record type `{other}`; skipped, with the later records of this type"),
+                );
+                self.unknown_kinds.push(other.to_owned());
+            }
             None => self.b.diag(
                 line,
                 1,
