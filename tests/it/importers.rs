@@ -932,3 +932,73 @@ fn claude_code_metadata_records_of_newer_versions() {
         "{stderr}"
     );
 }
+
+#[test]
+fn langfuse_newer_downloads_and_api_traces_read_as_the_export() {
+    // Langfuse's newer trace view downloads `{observations, scores}` (no `trace` object; each
+    // observation names its trace and `traceName`, input and output as JSON text), and the
+    // public API's trace (`GET /api/public/traces/{id}`) is the trace's fields with its
+    // `observations`. Both hold what the `{trace, observations}` export holds.
+    let dir = tempfile::tempdir().unwrap();
+    let calls = |s: &Session| -> Vec<(String, String, Option<String>)> {
+        s.calls
+            .iter()
+            .map(|c| {
+                let r = s.result(&c.id).and_then(|r| r.block_text(0));
+                (c.id.to_string(), c.tool().to_owned(), r.map(str::to_owned))
+            })
+            .collect()
+    };
+    let users =
+        |s: &Session| -> Vec<String> { s.turns.iter().map(|t| t.user.to_string()).collect() };
+    let answers =
+        |s: &Session| -> Vec<String> { s.answers.iter().map(|a| a.text.to_string()).collect() };
+    let title = |s: &Session| s.header.as_ref().and_then(|h| h.title.clone());
+    let mut read = 0;
+    for e in std::fs::read_dir(formats().join("langfuse-trace-export")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let export: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let trace = export["trace"].clone();
+        let mut observations = export["observations"].as_array().unwrap().clone();
+        for o in &mut observations {
+            o["traceName"] = trace["name"].clone();
+            for k in ["input", "output"] {
+                if !o[k].is_null() && !o[k].is_string() {
+                    o[k] = o[k].to_string().into();
+                }
+            }
+        }
+        let newer = serde_json::json!({"observations": observations, "scores": []});
+        let mut api = trace.clone();
+        api["observations"] = export["observations"].clone();
+        api.as_object_mut().unwrap().remove("projectId");
+        let want = one(&format!(
+            "langfuse-trace-export/{}",
+            p.file_name().unwrap().to_string_lossy()
+        ));
+        for (name, doc) in [("newer.json", newer), ("api.json", api)] {
+            let f = dir.path().join(name);
+            std::fs::write(&f, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+            let got = load_file_sessions(&f, &LoadOptions::default());
+            assert_eq!(got.len(), 1, "{name} of {}", p.display());
+            assert_eq!(got[0].format(), "langfuse", "{name} of {}", p.display());
+            assert!(errors(&got[0]).is_empty(), "{:?}", got[0].diagnostics);
+            let (got, at) = (&got[0], format!("{name} of {}", p.display()));
+            assert_eq!((got.id(), title(got)), (want.id(), title(&want)), "{at}");
+            assert_eq!(calls(got), calls(&want), "{at}");
+            assert_eq!(answers(got), answers(&want), "{at}");
+            assert!(!got.calls.is_empty() || !got.answers.is_empty(), "{at}");
+            // The trace's own input (a user message when no model call recorded one) is not
+            // in the newer download.
+            if name == "api.json" {
+                assert_eq!(users(got), users(&want), "{at}");
+            }
+        }
+        read += 1;
+    }
+    assert!(read >= 6);
+}

@@ -1,4 +1,6 @@
-//! Langfuse trace exports ("Download JSON": `{"trace": {...}, "observations": [...]}`).
+//! Langfuse trace exports ("Download JSON": `{"trace": {...}, "observations": [...]}`, or
+//! `{"observations": [...], "scores": [...]}` from the newer trace view), and a trace of the
+//! public API (`GET /api/public/traces/{id}`: the trace's fields and its `observations`).
 //! Observations keep the source span's attributes in `metadata.attributes`, so they are read
 //! like OTLP spans (see `genai.rs`); `TOOL` observations are tool calls.
 
@@ -18,15 +20,25 @@ use serde_json::Value;
 const NAME: &str = "langfuse";
 
 pub fn sniff(h: &Head) -> bool {
-    h.has("trace") && (h.has("observations") || h.text.contains("\"projectId\""))
+    (h.has("trace") && (h.has("observations") || h.text.contains("\"projectId\"")))
+        || (h.has("observations") && h.text.contains("\"traceId\""))
 }
 
 #[derive(Deserialize)]
 struct Export<'a> {
     #[serde(default, borrow)]
-    trace: Trace<'a>,
+    trace: Option<Trace<'a>>,
     #[serde(default, borrow)]
     observations: Vec<&'a RawValue>,
+    /// The trace's own fields, in a trace of the public API (which has no `trace` object).
+    #[serde(default, borrow)]
+    id: Str<'a>,
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    #[serde(default, borrow)]
+    timestamp: Str<'a>,
+    #[serde(default, borrow)]
+    input: Raw<'a>,
 }
 
 lax_object! {
@@ -50,6 +62,7 @@ lax_object! {
         end: Str<'a> = "endTime",
         kind: Str<'a> = "type",
         model: Str<'a> = "model",
+        trace_name: Str<'a> = "traceName",
         input: Option<Value> = "input",
         output: Option<Value> = "output",
         metadata: Metadata = "metadata",
@@ -133,7 +146,20 @@ pub fn import(input: &Input) -> Vec<Session> {
             return vec![b.finish()];
         }
     };
-    let trace = &doc.trace;
+    // The trace: its object, or the document's own fields (a trace of the public API).
+    let (trace, input_path) = match doc.trace {
+        Some(t) => (t, "trace.input"),
+        None => {
+            let t = Trace {
+                id: doc.id,
+                name: doc.name,
+                timestamp: doc.timestamp,
+                input: doc.input,
+                ..Trace::default()
+            };
+            (t, "input")
+        }
+    };
     if let Some(id) = trace.id.get() {
         b.session_id(id);
     }
@@ -188,6 +214,15 @@ pub fn import(input: &Input) -> Vec<Session> {
         if let Some(m) = o.model.get() {
             b.model(m);
         }
+        // Without the trace (the newer download), its observations name it.
+        if trace_id.is_empty() {
+            if let Some(t) = o.trace_id.get() {
+                b.session_id(t);
+            }
+            if let Some(n) = o.trace_name.get() {
+                b.title(n);
+            }
+        }
     }
     let start = trace.timestamp.get().and_then(time_str);
     // The trace's own input is the user's message when no model span recorded it.
@@ -207,7 +242,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     let has_chat_user = spans.iter().any(|sp| sp.is_chat() && sp.input.is_some());
     if !has_chat_user {
         if let Some(u) = &user {
-            b.turn(u, start, super::build::Loc::path(0, "trace.input"));
+            b.turn(u, start, super::build::Loc::path(0, input_path));
         }
     }
     genai::build(&mut b, &mut spans);
