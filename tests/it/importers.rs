@@ -1002,3 +1002,103 @@ fn langfuse_newer_downloads_and_api_traces_read_as_the_export() {
     }
     assert!(read >= 6);
 }
+
+/// A Gemini response as the google-genai Python SDK writes it (`to_json_dict()`,
+/// `model_dump_json()`: pydantic field names): every key in snake_case but those inside
+/// `args` and `response`, which are the caller's own JSON.
+fn python_sdk_keys(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let mut key = String::new();
+                    for c in k.chars() {
+                        if c.is_ascii_uppercase() {
+                            key.push('_');
+                        }
+                        key.push(c.to_ascii_lowercase());
+                    }
+                    let v = match k.as_str() {
+                        "args" | "response" => v.clone(),
+                        _ => python_sdk_keys(v),
+                    };
+                    (key, v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(python_sdk_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn gemini_responses_the_python_sdk_wrote_read_as_the_api_wrote_them() {
+    let rel = "gemini-grounding/prism-search-grounding-1.json";
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(formats().join(rel)).unwrap()).unwrap();
+    let tools = serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Let me check."},
+        {"functionCall": {"id": "fc-1", "name": "get_weather", "args": {"cityName": "Paris"}}},
+        {"executableCode": {"language": "PYTHON", "code": "print(1 + 1)"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "2\n"}}
+    ]}, "finishReason": "STOP"}], "modelVersion": "gemini-2.5-flash", "responseId": "r-2"});
+    let sessions = |v: &serde_json::Value| {
+        let bytes = serde_json::to_vec_pretty(v).unwrap();
+        load_any_bytes("g", "g.json", &bytes, &LoadOptions::default()).remove(0)
+    };
+    for api in [doc.clone(), streamed_chunks(&doc, 3), tools] {
+        let sdk = python_sdk_keys(&api);
+        assert_ne!(sdk, api);
+        let (want, got) = (sessions(&api), sessions(&sdk));
+        assert_eq!(got.format(), "gemini");
+        assert!(errors(&got).is_empty(), "{:?}", got.diagnostics);
+        assert!(!want.calls.is_empty());
+        let calls = |s: &Session| {
+            let call = |c: &provscope::model::Call| {
+                let r = s
+                    .result(&c.id)
+                    .and_then(|r| r.block_text(0))
+                    .map(str::to_owned);
+                let args = c
+                    .request
+                    .params
+                    .arguments
+                    .as_ref()
+                    .map(|a| a.get().to_owned());
+                (c.id.to_string(), c.tool().to_owned(), args, r)
+            };
+            s.calls.iter().map(call).collect::<Vec<_>>()
+        };
+        assert_eq!(calls(&got), calls(&want));
+        let answers = |s: &Session| {
+            s.answers
+                .iter()
+                .map(|a| a.text.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(answers(&got), answers(&want));
+        let model = |s: &Session| s.header.as_ref().and_then(|h| h.model.clone());
+        assert_eq!(model(&got), model(&want));
+        assert_eq!(got.claim_count(), want.claim_count());
+        for (a, b) in got.claims().zip(want.claims()) {
+            assert_eq!(a.stamp.claim_text, b.stamp.claim_text);
+            assert_eq!(a.stamp.span, b.stamp.span);
+            let origin = |c: &Claim| c.stamp.origin.as_ref().map(|o| o.tool_call_id.to_string());
+            assert_eq!(origin(a), origin(b));
+            // The path names the keys as the file spells them.
+            let path = |c: &Claim| c.json_path.as_deref().unwrap_or_default().to_owned();
+            assert_eq!(
+                path(a),
+                path(b)
+                    .replace("groundingMetadata", "grounding_metadata")
+                    .replace("groundingSupports", "grounding_supports")
+            );
+            assert!(
+                path(a).contains(".grounding_metadata.grounding_supports["),
+                "{}",
+                path(a)
+            );
+        }
+    }
+}

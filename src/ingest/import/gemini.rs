@@ -3,6 +3,8 @@
 //! execution; `groundingMetadata.groundingSupports` become derived stamps: `segment` offsets are
 //! UTF-8 bytes into the answer part, `groundingChunkIndices` point at `groundingChunks` (web
 //! `uri`/`title`, or `retrievedContext` text), which become the grounding call's result.
+//! A response the Python SDK wrote (`to_json_dict()`, `model_dump_json()`) has the same fields
+//! in snake_case (`grounding_metadata`, `function_call`, `start_index`): both are read.
 
 use super::api::{self, ApiFile};
 use super::build::{
@@ -22,17 +24,18 @@ lax_object! {
     struct Response<'a> {
         candidates: List<Candidate<'a>> = "candidates",
         error: Raw<'a> = "error",
-        response_id: Str<'a> = "responseId",
-        model_version: Str<'a> = "modelVersion",
-        create_time: Str<'a> = "createTime",
+        response_id: Str<'a> = "responseId" | "response_id",
+        model_version: Str<'a> = "modelVersion" | "model_version",
+        create_time: Str<'a> = "createTime" | "create_time",
     }
 }
 
 lax_object! {
-    /// A candidate: its content and grounding.
+    /// A candidate: its content and grounding (its key's spelling names the paths under it).
     struct Candidate<'a> {
         content: Content<'a> = "content",
         grounding: Opt<Grounding<'a>> = "groundingMetadata",
+        grounding_snake: Opt<Grounding<'a>> = "grounding_metadata",
     }
 }
 
@@ -48,10 +51,10 @@ lax_object! {
     struct Part<'a> {
         text: Str<'a> = "text",
         thought: Bool = "thought",
-        function_call: Opt<FunctionCall<'a>> = "functionCall",
-        tool_call: Opt<ToolCall<'a>> = "toolCall",
-        executable_code: Raw<'a> = "executableCode",
-        code_result: Opt<CodeResult<'a>> = "codeExecutionResult",
+        function_call: Opt<FunctionCall<'a>> = "functionCall" | "function_call",
+        tool_call: Opt<ToolCall<'a>> = "toolCall" | "tool_call",
+        executable_code: Raw<'a> = "executableCode" | "executable_code",
+        code_result: Opt<CodeResult<'a>> = "codeExecutionResult" | "code_execution_result",
     }
 }
 
@@ -68,8 +71,7 @@ lax_object! {
     /// A Gemini 3 server-side `toolCall` part.
     struct ToolCall<'a> {
         id: Str<'a> = "id",
-        tool_type: Str<'a> = "toolType",
-        tool_type_snake: Str<'a> = "tool_type",
+        tool_type: Str<'a> = "toolType" | "tool_type",
         args: Raw<'a> = "args",
     }
 }
@@ -85,10 +87,10 @@ lax_object! {
 lax_object! {
     /// A candidate's `groundingMetadata`.
     struct Grounding<'a> {
-        chunks: List<Chunk<'a>> = "groundingChunks",
-        web_search_queries: Raw<'a> = "webSearchQueries",
-        retrieval_queries: Raw<'a> = "retrievalQueries",
-        supports: List<Support<'a>> = "groundingSupports",
+        chunks: List<Chunk<'a>> = "groundingChunks" | "grounding_chunks",
+        web_search_queries: Raw<'a> = "webSearchQueries" | "web_search_queries",
+        retrieval_queries: Raw<'a> = "retrievalQueries" | "retrieval_queries",
+        supports: List<Support<'a>> = "groundingSupports" | "grounding_supports",
     }
 }
 
@@ -121,7 +123,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Chunk<'a> {
                 while let Some(lax::Key(k)) = m.next_key::<lax::Key<'de>>()? {
                     match &*k {
                         "web" => c.web = m.next_value()?,
-                        "retrievedContext" => c.retrieved = m.next_value()?,
+                        "retrievedContext" | "retrieved_context" => c.retrieved = m.next_value()?,
                         _ => {
                             let raw: &'de serde_json::value::RawValue = m.next_value()?;
                             match serde_json::from_str::<Value>(raw.get()) {
@@ -207,19 +209,43 @@ lax_object! {
     /// One of `groundingSupports`.
     struct Support<'a> {
         segment: Segment<'a> = "segment",
-        chunk_indices: List<U64> = "groundingChunkIndices",
+        chunk_indices: List<U64> = "groundingChunkIndices" | "grounding_chunk_indices",
     }
 }
 
 lax_object! {
     /// A support's `segment` of the answer.
     struct Segment<'a> {
-        start: U64 = "startIndex",
-        end: U64 = "endIndex",
+        start: U64 = "startIndex" | "start_index",
+        end: U64 = "endIndex" | "end_index",
         text: Str<'a> = "text",
-        part_index: U64 = "partIndex",
+        part_index: U64 = "partIndex" | "part_index",
     }
 }
+
+/// The keys of grounding metadata as a response spells them, for the JSON paths under it.
+struct Spelling {
+    metadata: &'static str,
+    chunks: &'static str,
+    supports: &'static str,
+    end_index: &'static str,
+}
+
+/// The API's spelling (camelCase).
+const API_KEYS: Spelling = Spelling {
+    metadata: "groundingMetadata",
+    chunks: "groundingChunks",
+    supports: "groundingSupports",
+    end_index: "endIndex",
+};
+
+/// The Python SDK's (`to_json_dict()`: snake_case).
+const SDK_KEYS: Spelling = Spelling {
+    metadata: "grounding_metadata",
+    chunks: "grounding_chunks",
+    supports: "grounding_supports",
+    end_index: "end_index",
+};
 
 const NAME: &str = "gemini";
 const HOSTS: &[&str] = &[
@@ -405,10 +431,12 @@ impl Conv {
             &cand.content,
             at,
             &format!("{cpath}.content"),
-            cand.grounding
-                .0
-                .as_ref()
-                .map(|g| (g, format!("{cpath}.groundingMetadata"))),
+            match (&cand.grounding.0, &cand.grounding_snake.0) {
+                (Some(g), _) => Some((g, &API_KEYS)),
+                (None, Some(g)) => Some((g, &SDK_KEYS)),
+                (None, None) => None,
+            }
+            .map(|(g, keys)| (g, keys, format!("{cpath}.{}", keys.metadata))),
         );
     }
 
@@ -417,7 +445,7 @@ impl Conv {
         content: &Content,
         at: Option<Timestamp>,
         path: &str,
-        grounding: Option<(&Grounding, String)>,
+        grounding: Option<(&Grounding, &Spelling, String)>,
     ) {
         let parts = content.parts.items();
         let mut texts: Vec<(usize, Offsets)> = Vec::new();
@@ -466,12 +494,7 @@ impl Conv {
                     );
                     continue;
                 };
-                let tool = tc
-                    .tool_type
-                    .get()
-                    .or_else(|| tc.tool_type_snake.get())
-                    .unwrap_or("tool")
-                    .to_ascii_lowercase();
+                let tool = tc.tool_type.get().unwrap_or("tool").to_ascii_lowercase();
                 if !self.b.has_call(id) {
                     let args = tc.args.value().unwrap_or(Value::Object(Default::default()));
                     self.b.call(NewCall {
@@ -515,14 +538,15 @@ impl Conv {
                 }
             }
         }
-        if let Some((g, gpath)) = grounding {
-            self.grounding(g, &gpath, &texts, search_call, at);
+        if let Some((g, keys, gpath)) = grounding {
+            self.grounding(g, keys, &gpath, &texts, search_call, at);
         }
     }
 
     fn grounding(
         &mut self,
         g: &Grounding,
+        keys: &Spelling,
         path: &str,
         texts: &[(usize, Offsets)],
         call: Option<String>,
@@ -579,7 +603,7 @@ impl Conv {
                 call_id: call_id.clone(),
                 content,
                 at,
-                json_path: Some(json_path(&format!("{path}.groundingChunks"))),
+                json_path: Some(json_path(&format!("{path}.{}", keys.chunks))),
                 ..NewResult::default()
             });
         }
@@ -587,14 +611,14 @@ impl Conv {
         let call_name = Name::from(call_id.as_str());
         let mut spath = String::new();
         for (si, sup) in g.supports.items().iter().enumerate() {
-            elem_path(&mut spath, path, "groundingSupports", si);
+            elem_path(&mut spath, path, keys.supports, si);
             let seg = &sup.segment;
             let start = seg.start.0.unwrap_or(0);
             let Some(end) = seg.end.0 else {
                 self.b.diag(
                     0,
                     0,
-                    &format!("{spath}.segment.endIndex"),
+                    &format!("{spath}.segment.{}", keys.end_index),
                     DiagLevel::Error,
                     "a grounding support without `segment.endIndex`; skipped".into(),
                 );

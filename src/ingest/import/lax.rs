@@ -137,7 +137,7 @@ pub trait Fields<'de>: Default {
 /// Declares a struct of lax fields read from a JSON object (`field: Type = "key"`).
 macro_rules! lax_object {
     ($(#[$m:meta])* $vis:vis struct $name:ident<$lt:lifetime> {
-        $($(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal),* $(,)?
+        $($(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal $(| $alt:literal)*),* $(,)?
     }) => {
         $(#[$m])*
         #[derive(Default)]
@@ -152,7 +152,7 @@ macro_rules! lax_object {
                 map: &mut A,
             ) -> Result<(), A::Error> {
                 match key {
-                    $($key => self.$field = map.next_value()?,)*
+                    $($key $(| $alt)* => self.$field = map.next_value()?,)*
                     _ => {
                         map.next_value::<serde::de::IgnoredAny>()?;
                     }

@@ -29,10 +29,10 @@ pub fn join_gemini_chunks(chunks: &[Value]) -> Vec<(std::ops::Range<usize>, Valu
             start = i + 1;
             continue;
         };
-        let id = obj.get("responseId");
+        let id = response_id(obj);
         let other_response = joined
             .as_ref()
-            .and_then(|j| j.get("responseId"))
+            .and_then(response_id)
             .is_some_and(|was| id.is_some_and(|id| id != was));
         if other_response {
             if let Some(j) = joined.take() {
@@ -54,14 +54,21 @@ pub fn join_gemini_chunks(chunks: &[Value]) -> Vec<(std::ops::Range<usize>, Valu
     out
 }
 
-/// Whether a chunk ends its response: one of its candidates has a `finishReason`.
+/// A chunk's `responseId` (`response_id` as the Python SDK writes it).
+fn response_id(chunk: &Map<String, Value>) -> Option<&Value> {
+    chunk.get("responseId").or_else(|| chunk.get("response_id"))
+}
+
+/// Whether a chunk ends its response: one of its candidates has a `finishReason` (or
+/// `finish_reason`).
 fn finished(chunk: &Map<String, Value>) -> bool {
+    let has = |c: &Value, k: &str| c.get(k).is_some_and(|r| !r.is_null());
     chunk
         .get("candidates")
         .and_then(Value::as_array)
         .is_some_and(|cs| {
             cs.iter()
-                .any(|c| c.get("finishReason").is_some_and(|r| !r.is_null()))
+                .any(|c| has(c, "finishReason") || has(c, "finish_reason"))
         })
 }
 
