@@ -149,11 +149,13 @@ fn walk(dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Extensions worth opening in a directory scan; the content decides the format.
-const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
+/// Extensions worth opening in a directory scan; the content decides the format (`sse`: a
+/// streamed model response saved as received; under another name it is read when named).
+const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml", "sse"];
 
-/// True when the file name has an extension worth opening.
-fn has_candidate_extension(path: &Path) -> bool {
+/// True when the file name has an extension worth opening in a directory scan (the explorer's
+/// and every command's).
+pub fn has_candidate_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|x| x.to_str())
         .is_some_and(|x| CANDIDATES.contains(&x))

@@ -8,7 +8,10 @@ pub mod locate;
 pub mod samples;
 pub mod tail;
 
-pub use discover::{discover, discover_found, load_paths, parallel_map, scanned, Found, Loaded};
+pub use discover::{
+    discover, discover_found, has_candidate_extension, load_paths, parallel_map, scanned, Found,
+    Loaded,
+};
 pub use loader::{
     load_any_bytes, load_bytes, load_file, load_file_sessions, load_found, load_native_file,
     load_reader, session_name, LoadOptions, DEFAULT_MAX_LINE_BYTES,

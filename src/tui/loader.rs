@@ -25,9 +25,6 @@ const BATCH_AGE: Duration = Duration::from_millis(15);
 /// Problems listed at most (the rest are counted).
 const MAX_PROBLEMS: usize = 200;
 
-/// Extensions worth opening in a directory scan; the content decides the format.
-const CANDIDATES: &[&str] = &["jsonl", "json", "ndjson", "log", "yaml", "yml"];
-
 /// One file to load: whether it was named on the command line (then it is always read), and
 /// whether it is the only input (then its session view opens with its first step).
 struct Job {
@@ -122,21 +119,18 @@ fn walk(dir: &Path, tx: &SyncSender<Job>, found: &mut usize, send: &dyn Fn(LoadM
         match e.file_type() {
             Ok(t) if t.is_dir() && !walk(&path, tx, found, send) => return false,
             Ok(t) if t.is_dir() => {}
-            Ok(t) if t.is_file() => {
-                let ext = path.extension().and_then(|x| x.to_str()).unwrap_or("");
-                if CANDIDATES.contains(&ext) {
-                    *found += 1;
-                    if (*found).is_multiple_of(1000) {
-                        send(LoadMsg::Total(*found));
-                    }
-                    let job = Job {
-                        path,
-                        named: false,
-                        alone: false,
-                    };
-                    if tx.send(job).is_err() {
-                        return false;
-                    }
+            Ok(t) if t.is_file() && crate::ingest::has_candidate_extension(&path) => {
+                *found += 1;
+                if (*found).is_multiple_of(1000) {
+                    send(LoadMsg::Total(*found));
+                }
+                let job = Job {
+                    path,
+                    named: false,
+                    alone: false,
+                };
+                if tx.send(job).is_err() {
+                    return false;
                 }
             }
             _ => {}

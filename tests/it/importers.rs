@@ -30,7 +30,7 @@ pub fn cited(s: &Session, c: &Claim) -> String {
     text[range].to_owned()
 }
 
-fn errors(s: &Session) -> Vec<String> {
+pub fn errors(s: &Session) -> Vec<String> {
     s.diagnostics
         .iter()
         .filter(|d| d.level == provscope::model::DiagLevel::Error)

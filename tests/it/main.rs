@@ -29,6 +29,7 @@ mod importers;
 mod importers_locations;
 mod importers_otlp;
 mod importers_robust;
+mod importers_sse;
 mod otlp;
 mod peers;
 mod playbook;

@@ -11,6 +11,7 @@ use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets, same_text, unit_name};
 use super::lax::{self, lax_object, Any, Bool, List, Raw, Str, TextOrList, U64};
 use super::sniff::Head;
+use super::sse;
 use super::util::{self, s};
 use super::Input;
 use crate::model::{CitationInfo, DiagLevel, Name, Session, Span, SpanUnit, Timestamp};
@@ -64,6 +65,10 @@ const HOSTS: &[&str] = &["api.anthropic.com", "anthropic.vertex", "bedrock-runti
 pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
         return cassette::mentions(h.text, HOSTS);
+    }
+    if h.is_sse() {
+        // A Messages stream starts with the message.
+        return h.str("type") == Some("message_start");
     }
     h.str("type") == Some("message") && h.str("role") == Some("assistant") && h.has("content")
 }
@@ -145,6 +150,10 @@ impl ApiFile for Conv {
 
     fn response(&mut self, m: &Message<'_>, path: &str, at: Option<Timestamp>) {
         self.message(m, 0, path, at);
+    }
+
+    fn assemble(events: &[sse::Event]) -> sse::Assembled {
+        sse::anthropic(events)
     }
 }
 

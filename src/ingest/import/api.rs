@@ -3,6 +3,7 @@
 
 use super::build::Builder;
 use super::cassette::{self, Interaction};
+use super::sse;
 use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Timestamp};
 use serde_json::Value;
@@ -52,6 +53,8 @@ pub(super) trait ApiFile {
     }
     /// Reads one response at `path`, answered at `at` when that is known.
     fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
+    /// The whole responses a stream of this API's server-sent events makes.
+    fn assemble(events: &[sse::Event]) -> sse::Assembled;
 }
 
 /// Reads `input` as one response or as a cassette into `api`'s session. Bad input becomes a
@@ -76,14 +79,21 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
             api.builder()
                 .diag(p.line, p.column, &p.path, p.level, p.message);
         }
-        for it in &its {
-            api.interaction(it, &format!("interactions[{}]", it.index));
+        for mut it in its {
+            let path = format!("interactions[{}]", it.index);
+            if let Some(events) = it.stream.take() {
+                it.response = streamed_body::<A>(api, &events, &format!("{path}.response.body"));
+            }
+            api.interaction(&it, &path);
         }
         if let Some(note) = A::CASSETTE_NOTE {
             api.builder().note(note);
         }
     } else if text.trim_start().starts_with('[') {
         read_array(api, text);
+        api.builder().note(A::RESPONSE_NOTE);
+    } else if sse::starts_as_sse(text) {
+        read_sse(api, text);
         api.builder().note(A::RESPONSE_NOTE);
     } else {
         let read = if A::SKIM {
@@ -150,6 +160,56 @@ fn read_array<A: ApiFile>(api: &mut A, text: &str) {
     for (range, v) in joined {
         response_value(api, &v, &format!("[{}]", range.start), None);
     }
+}
+
+/// The note on a file of server-sent events.
+const SSE_NOTE: &str = "the file is a stream of server-sent events: each response is put together from its events (the API's final event where it sends the whole response, else the pieces it streamed), and its JSON paths are those of the response put together";
+
+/// Reads a file of server-sent events: the responses its events make, in order, each at its
+/// index (`[i]`) when there are several. What is wrong with an event is a warning at its line.
+fn read_sse<A: ApiFile>(api: &mut A, text: &str) {
+    let (events, problems) = sse::events(text);
+    let assembled = A::assemble(&events);
+    for p in problems.into_iter().chain(assembled.problems) {
+        api.builder()
+            .diag(p.line, 0, "", DiagLevel::Warning, p.message);
+    }
+    if assembled.responses.is_empty() {
+        let msg = "no response could be put together from the events of this stream".to_owned();
+        api.builder().diag(0, 0, "", DiagLevel::Error, msg);
+        return;
+    }
+    api.builder().note(SSE_NOTE);
+    let many = assembled.responses.len() > 1;
+    for (i, (_, v)) in assembled.responses.iter().enumerate() {
+        let path = if many {
+            format!("[{i}]")
+        } else {
+            String::new()
+        };
+        response_value(api, v, &path, None);
+    }
+}
+
+/// The response a cassette's streamed body (server-sent events) makes, with what was wrong as
+/// warnings at the body's path (naming the event's line in the body).
+fn streamed_body<A: ApiFile>(api: &mut A, events: &[sse::Event], path: &str) -> Option<Value> {
+    let assembled = A::assemble(events);
+    for p in assembled.problems {
+        let msg = format!("line {} of the streamed body: {}", p.line, p.message);
+        api.builder().diag(0, 0, path, DiagLevel::Warning, msg);
+    }
+    let mut responses = assembled.responses.into_iter();
+    let first = responses.next().map(|(_, v)| v);
+    if responses.next().is_some() {
+        let msg = "the streamed body makes more than one response; the first is read".to_owned();
+        api.builder().diag(0, 0, path, DiagLevel::Warning, msg);
+    }
+    if first.is_some() {
+        api.builder()
+            .note("a cassette's streamed bodies are put together from their server-sent events");
+    }
+    first
 }
 
 /// Whether the path of `uri` (without its query or fragment) ends with `endpoint`.

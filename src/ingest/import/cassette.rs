@@ -16,6 +16,9 @@ pub struct Interaction {
     pub request: Option<Value>,
     /// The response body, when it is JSON.
     pub response: Option<Value>,
+    /// The response body's events, when it is a stream of server-sent events (a streamed
+    /// call), which the API's importer puts together into the response.
+    pub stream: Option<Vec<super::sse::Event>>,
     /// The response's `date` header, if recorded.
     pub date: Option<Timestamp>,
 }
@@ -82,6 +85,14 @@ pub fn read(text: &str, hosts: &[&str]) -> (Vec<Interaction>, Vec<Problem>) {
             &format!("{path}.response"),
             &mut problems,
         );
+        let stream = match response {
+            Some(_) => None,
+            None => stream(
+                it.get("response"),
+                &format!("{path}.response"),
+                &mut problems,
+            ),
+        };
         let date = it
             .pointer("/response/headers/date/0")
             .or_else(|| it.pointer("/response/headers/Date/0"))
@@ -92,10 +103,42 @@ pub fn read(text: &str, hosts: &[&str]) -> (Vec<Interaction>, Vec<Problem>) {
             uri: uri.to_owned(),
             request,
             response,
+            stream,
             date,
         });
     }
     (out, problems)
+}
+
+/// The text of a recorded body: `body` as a string or `{string: ...}` (vcrpy).
+fn body_text(part: &Value) -> Option<&str> {
+    match part.get("body")? {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(o) => o.get("string").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The events of a recorded body that is a stream of server-sent events (a streamed call),
+/// with what is wrong in them as warnings naming the body's line.
+fn stream(
+    part: Option<&Value>,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<super::sse::Event>> {
+    let text = body_text(part?)?;
+    if !super::sse::starts_as_sse(text) {
+        return None;
+    }
+    let (events, found) = super::sse::events(text);
+    problems.extend(found.into_iter().map(|p| Problem {
+        line: 0,
+        column: 0,
+        path: format!("{path}.body"),
+        level: DiagLevel::Warning,
+        message: format!("line {} of the streamed body: {}", p.line, p.message),
+    }));
+    Some(events)
 }
 
 /// The JSON body of a recorded request or response: `parsed_body` (pydantic-ai), or `body`
@@ -105,11 +148,7 @@ fn body(part: Option<&Value>, path: &str, problems: &mut Vec<Problem>) -> Option
     if let Some(v) = part.get("parsed_body") {
         return (!v.is_null()).then(|| v.clone());
     }
-    let text = match part.get("body")? {
-        Value::String(s) => s.as_str(),
-        Value::Object(o) => o.get("string").and_then(Value::as_str)?,
-        _ => return None,
-    };
+    let text = body_text(part)?;
     let t = text.trim_start();
     // Uploads and other non-JSON bodies are not errors; a body that starts like JSON and does
     // not parse is.

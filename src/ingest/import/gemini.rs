@@ -14,6 +14,7 @@ use super::cassette::{self, Interaction};
 use super::cite::{char_range, resolve_offsets_in, same_text, unit_name, Offsets};
 use super::lax::{self, lax_object, Bool, List, Opt, Raw, Str, U64};
 use super::sniff::Head;
+use super::sse;
 use super::util::{self, s, time_str};
 use super::Input;
 use crate::model::{CitationInfo, DiagLevel, Name, Session, Span, SpanUnit, Timestamp};
@@ -315,6 +316,10 @@ impl ApiFile for Conv {
 
     fn response(&mut self, r: &Response<'_>, path: &str, at: Option<Timestamp>) {
         self.read_response(r, path, at);
+    }
+
+    fn assemble(events: &[sse::Event]) -> sse::Assembled {
+        sse::gemini(events)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod cite;
 pub mod claims;
 pub mod native;
 pub mod sniff;
+mod sse;
 mod stream;
 
 mod anthropic;
@@ -324,7 +325,7 @@ pub fn detect(head: &[u8]) -> Detected {
 pub fn detect_in(text: &str) -> Detected {
     crate::probe::detection();
     let h = Head::new(text);
-    if h.has("event") {
+    if !h.is_sse() && h.has("event") {
         return Detected::Native;
     }
     if let Some(i) = IMPORTERS.iter().find(|i| (i.sniff)(&h)) {

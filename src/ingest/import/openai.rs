@@ -11,6 +11,7 @@ use super::cassette::{self, Interaction};
 use super::cite::{contains_short, resolve_offsets_in, sentence_before, unit_name, Offsets};
 use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
+use super::sse;
 use super::util::{self, s, time_secs};
 use super::Input;
 use crate::model::{CitationInfo, ContentBlock, DiagLevel, Name, Session, SpanUnit, Timestamp};
@@ -96,6 +97,10 @@ pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
         return cassette::mentions(h.text, HOSTS);
     }
+    if h.is_sse() {
+        // Every event of a Responses stream is a `response.*` event.
+        return h.str("type").is_some_and(|t| t.starts_with("response."));
+    }
     // `created_at` first: it comes before `output` in a response, and a key not asked for is one
     // that a detection from the first keys need not see again (`FirstKeys`).
     h.str("object") == Some("response") && (h.has("created_at") || h.has("output"))
@@ -139,6 +144,10 @@ impl ApiFile for Conv {
 
     fn response(&mut self, r: &Response<'_>, path: &str, at: Option<Timestamp>) {
         self.read_response(r, path, at);
+    }
+
+    fn assemble(events: &[sse::Event]) -> sse::Assembled {
+        sse::openai(events)
     }
 }
 

@@ -79,6 +79,8 @@ pub struct Head<'a> {
     pub array: bool,
     /// The head is a VCR cassette (judged once: three importers ask).
     cassette: bool,
+    /// The head is a server-sent event stream; the keys are those of its first event's data.
+    sse: bool,
     /// The bits of the keys asked for so far ([`key_bit`]; [`UNKNOWN_KEY`] for a key without one).
     asked: std::cell::Cell<u32>,
 }
@@ -89,20 +91,25 @@ impl<'a> Head<'a> {
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
         let first_line = trimmed.lines().next().unwrap_or("");
         let array = trimmed.starts_with('[');
-        let keys = if trimmed.starts_with('{') || array {
-            top_keys(trimmed)
-        } else {
-            Vec::new()
-        };
         // A JSON document's first line starts with `{` or `[`: no cassette (and its one line,
         // the whole document, is not searched again for its end).
         let json = array || trimmed.starts_with('{');
+        let sse = !json && super::sse::starts_as_sse(trimmed);
+        let keys = if json {
+            top_keys(trimmed)
+        } else if sse {
+            // The keys of the first event's data: they tell which API streamed it.
+            super::sse::first_data(trimmed).map_or_else(Vec::new, top_keys)
+        } else {
+            Vec::new()
+        };
         Head {
             text: trimmed,
             first_line,
             keys,
             array,
-            cassette: !json && cassette_text(trimmed),
+            cassette: !json && !sse && cassette_text(trimmed),
+            sse,
             asked: Default::default(),
         }
     }
@@ -123,6 +130,7 @@ impl<'a> Head<'a> {
             keys,
             array: false,
             cassette: false,
+            sse: false,
             asked: Default::default(),
         })
     }
@@ -166,6 +174,12 @@ impl<'a> Head<'a> {
     /// True when the head is a YAML document whose first key is `interactions:` (a VCR cassette).
     pub fn is_cassette(&self) -> bool {
         self.cassette
+    }
+
+    /// True when the head is a server-sent event stream (a streamed model response saved as
+    /// received); [`Head::has`] and [`Head::str`] then read its first event's data.
+    pub fn is_sse(&self) -> bool {
+        self.sse
     }
 }
 

@@ -1,0 +1,739 @@
+//! Streamed model responses saved as received: server-sent events (`text/event-stream`, what
+//! `curl -N`, an SDK's raw stream or a cassette of a streamed call holds). The events are read
+//! as the HTML standard's event stream parsing says, and each API's events are put back
+//! together into the whole responses they stream, which are then read as response files are.
+
+use crate::ingest::strip_pos;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One event of a stream whose data is JSON.
+#[derive(Debug)]
+pub struct Event {
+    /// 1-based line of the event's first field.
+    pub line: u64,
+    /// The `event:` field, if any.
+    pub name: Option<String>,
+    /// The `data:` lines, joined by newlines and read as JSON.
+    pub data: Value,
+}
+
+impl Event {
+    /// The event's type: its data's `type`, else its `event:` name.
+    fn kind(&self) -> &str {
+        self.data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(self.name.as_deref())
+            .unwrap_or("")
+    }
+}
+
+/// A problem found reading a stream, at a 1-based line (0 when it concerns the whole stream).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Line of the event concerned.
+    pub line: u64,
+    /// One sentence.
+    pub message: String,
+}
+
+fn problem(line: u64, message: impl Into<String>) -> Problem {
+    Problem {
+        line,
+        message: message.into(),
+    }
+}
+
+/// The whole responses a stream makes, each with the line of its first event, and what was
+/// wrong on the way.
+#[derive(Debug, Default)]
+pub struct Assembled {
+    /// The responses, in stream order.
+    pub responses: Vec<(u64, Value)>,
+    /// Problems, in stream order.
+    pub problems: Vec<Problem>,
+}
+
+/// Whether `text` (a file, or a recorded body) is an event stream: its first line that is not
+/// blank is an `event:`, `data:`, `id:` or `retry:` field, or a `:` comment followed later by a
+/// `data:` field.
+pub fn starts_as_sse(text: &str) -> bool {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    let first = t.lines().next().unwrap_or("");
+    ["event:", "data:", "id:", "retry:"]
+        .iter()
+        .any(|f| first.starts_with(f))
+        || (first.starts_with(':') && t.lines().any(|l| l.starts_with("data:")))
+}
+
+/// The data of the first event of a stream's head that has data, when it looks like a JSON
+/// object (for detection: its keys tell which API streamed it).
+pub fn first_data(text: &str) -> Option<&str> {
+    let t = text.trim_start_matches('\u{feff}');
+    t.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| d.strip_prefix(' ').unwrap_or(d).trim_end_matches('\r'))
+        .find(|d| d.trim_start().starts_with('{'))
+}
+
+/// The lines of `text`, ending at CRLF, LF or CR (as an event stream's lines do).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(['\r', '\n']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let after = &rest[end..];
+        rest = match after.strip_prefix("\r\n") {
+            Some(r) => r,
+            // A CR or LF: one byte.
+            None => after.get(1..).unwrap_or(""),
+        };
+        Some(line)
+    })
+}
+
+/// The events of a stream, in order, with the problems found. An event is dispatched at a
+/// blank line, and also at the end of the text (a file saved without its last blank line
+/// keeps its last event). `data:` lines are joined with newlines; a `:` line is a comment;
+/// `id:`, `retry:` and unknown fields are ignored; an event without data is not one. Data that
+/// is `[DONE]` (OpenAI's end marker) is no event; other data that is not JSON is a problem.
+pub fn events(text: &str) -> (Vec<Event>, Vec<Problem>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    let mut name: Option<&str> = None;
+    let mut data = String::new();
+    let mut has_data = false;
+    let mut start = 0u64;
+    let mut dispatch =
+        |name: &mut Option<&str>, data: &mut String, has_data: &mut bool, start: &mut u64| {
+            if std::mem::take(has_data) && data.trim() != "[DONE]" {
+                match serde_json::from_str::<Value>(data) {
+                    Ok(v) => out.push(Event {
+                        line: *start,
+                        name: name.map(str::to_owned),
+                        data: v,
+                    }),
+                    Err(e) => problems.push(problem(
+                        *start,
+                        format!(
+                            "the data of this event is not JSON ({}); the event is skipped",
+                            strip_pos(&e.to_string())
+                        ),
+                    )),
+                }
+            }
+            *name = None;
+            data.clear();
+            *start = 0;
+        };
+    for (i, line) in lines(text).enumerate() {
+        let n = i as u64 + 1;
+        if line.is_empty() {
+            dispatch(&mut name, &mut data, &mut has_data, &mut start);
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        if start == 0 {
+            start = n;
+        }
+        match field {
+            "event" => name = Some(value),
+            "data" => {
+                if has_data {
+                    data.push('\n');
+                }
+                data.push_str(value);
+                has_data = true;
+            }
+            _ => {}
+        }
+    }
+    dispatch(&mut name, &mut data, &mut has_data, &mut start);
+    (out, problems)
+}
+
+/// An `error` event: a problem naming the API's message.
+fn error_event(ev: &Event) -> Problem {
+    let msg = ev
+        .data
+        .pointer("/error/message")
+        .or_else(|| ev.data.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("no message");
+    problem(ev.line, format!("the stream carries an error event: {msg}"))
+}
+
+/// The Anthropic messages a Messages API stream makes: `message_start` holds the message
+/// without content; `content_block_start` adds the block at `index`; `content_block_delta`
+/// adds to it (`text_delta` text, `input_json_delta` pieces of a tool's input read as JSON at
+/// `content_block_stop`, `citations_delta` a citation, `thinking_delta`, `signature_delta`);
+/// `message_delta` sets the message's `stop_reason` and usage; `message_stop` ends it. A stream
+/// cut before `message_stop` gives the message as far as it came, with a problem saying so.
+pub fn anthropic(events: &[Event]) -> Assembled {
+    struct Open {
+        line: u64,
+        message: Map<String, Value>,
+        blocks: BTreeMap<u64, Value>,
+        json: BTreeMap<u64, (u64, String)>,
+    }
+    fn close(o: Open, out: &mut Assembled) {
+        let Open {
+            line,
+            mut message,
+            mut blocks,
+            json,
+        } = o;
+        for (index, (at, text)) in json {
+            if text.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) => {
+                    if let Some(Value::Object(b)) = blocks.get_mut(&index) {
+                        b.insert("input".into(), v);
+                    }
+                }
+                Err(e) => out.problems.push(problem(
+                    at,
+                    format!(
+                        "the streamed input of content block {index} is not JSON ({}); the block keeps the input it started with",
+                        strip_pos(&e.to_string())
+                    ),
+                )),
+            }
+        }
+        message.insert(
+            "content".into(),
+            Value::Array(blocks.into_values().collect()),
+        );
+        out.responses.push((line, Value::Object(message)));
+    }
+    let mut out = Assembled::default();
+    let mut open: Option<Open> = None;
+    for ev in events {
+        let kind = ev.kind();
+        match kind {
+            "message_start" => {
+                if let Some(o) = open.take() {
+                    out.problems.push(problem(ev.line, "a message starts before the previous one's message_stop: the previous message is read as far as it came"));
+                    close(o, &mut out);
+                }
+                match ev.data.get("message").and_then(Value::as_object) {
+                    Some(m) => {
+                        let mut blocks = BTreeMap::new();
+                        // A message may start with content already.
+                        if let Some(Value::Array(c)) = m.get("content") {
+                            blocks.extend((0u64..).zip(c.iter().cloned()));
+                        }
+                        open = Some(Open {
+                            line: ev.line,
+                            message: m.clone(),
+                            blocks,
+                            json: BTreeMap::new(),
+                        });
+                    }
+                    None => out.problems.push(problem(
+                        ev.line,
+                        "a message_start without a `message` object; skipped",
+                    )),
+                }
+            }
+            "content_block_start" | "content_block_delta" | "content_block_stop" => {
+                let Some(o) = open.as_mut() else {
+                    out.problems.push(problem(
+                        ev.line,
+                        format!("a {kind} event outside a message (no message_start before it); skipped"),
+                    ));
+                    continue;
+                };
+                let Some(index) = ev.data.get("index").and_then(Value::as_u64) else {
+                    out.problems.push(problem(
+                        ev.line,
+                        format!("a {kind} event without a numeric `index`; skipped"),
+                    ));
+                    continue;
+                };
+                match kind {
+                    "content_block_start" => {
+                        let block = ev.data.get("content_block").cloned();
+                        o.blocks.insert(index, block.unwrap_or(Value::Null));
+                    }
+                    "content_block_delta" => {
+                        let delta = ev.data.get("delta");
+                        let dkind = delta
+                            .and_then(|d| d.get("type"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        if dkind == "input_json_delta" {
+                            let piece = delta
+                                .and_then(|d| d.get("partial_json"))
+                                .and_then(Value::as_str)
+                                .unwrap_or("");
+                            o.json
+                                .entry(index)
+                                .or_insert_with(|| (ev.line, String::new()))
+                                .1
+                                .push_str(piece);
+                            continue;
+                        }
+                        let Some(Value::Object(block)) = o.blocks.get_mut(&index) else {
+                            out.problems.push(problem(
+                                ev.line,
+                                format!("a delta of content block {index}, which did not start; skipped"),
+                            ));
+                            continue;
+                        };
+                        let field = |f: &str| delta.and_then(|d| d.get(f)).cloned();
+                        match dkind {
+                            "text_delta" => append(block, "text", field("text")),
+                            "thinking_delta" => append(block, "thinking", field("thinking")),
+                            "signature_delta" => {
+                                if let Some(v) = field("signature") {
+                                    block.insert("signature".into(), v);
+                                }
+                            }
+                            "citations_delta" => {
+                                if let Some(c) = field("citation") {
+                                    let list = block
+                                        .entry("citations")
+                                        .or_insert_with(|| Value::Array(Vec::new()));
+                                    if !list.is_array() {
+                                        *list = Value::Array(Vec::new());
+                                    }
+                                    if let Value::Array(l) = list {
+                                        l.push(c);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                let Some(o) = open.as_mut() else { continue };
+                if let Some(Value::Object(d)) = ev.data.get("delta") {
+                    for (k, v) in d {
+                        o.message.insert(k.clone(), v.clone());
+                    }
+                }
+                if let Some(Value::Object(u)) = ev.data.get("usage") {
+                    let usage = o
+                        .message
+                        .entry("usage")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(into) = usage {
+                        for (k, v) in u {
+                            into.insert(k.clone(), v.clone());
+                        }
+                    } else {
+                        *usage = Value::Object(u.clone());
+                    }
+                }
+            }
+            "message_stop" => match open.take() {
+                Some(o) => close(o, &mut out),
+                None => out.problems.push(problem(
+                    ev.line,
+                    "a message_stop without a message_start before it; skipped",
+                )),
+            },
+            "error" => out.problems.push(error_event(ev)),
+            _ => {}
+        }
+    }
+    if let Some(o) = open.take() {
+        out.problems.push(problem(
+            o.line,
+            "the stream ends before this message's message_stop: the message is read as far as it came",
+        ));
+        close(o, &mut out);
+    }
+    out
+}
+
+/// Appends a streamed piece of text to `block[key]`.
+fn append(block: &mut Map<String, Value>, key: &str, piece: Option<Value>) {
+    let Some(Value::String(piece)) = piece else {
+        return;
+    };
+    match block.get_mut(key) {
+        Some(Value::String(t)) => t.push_str(&piece),
+        _ => {
+            block.insert(key.into(), Value::String(piece));
+        }
+    }
+}
+
+/// The OpenAI responses a Responses API stream makes: the `response` of each
+/// `response.completed`, `response.incomplete` or `response.failed` event, which holds the whole
+/// output. A stream cut before it gives the response of its last `response.created` or
+/// `response.in_progress` event with the output items finished so far
+/// (`response.output_item.done`; an item only started, with the content parts finished so far),
+/// with a problem saying so.
+pub fn openai(events: &[Event]) -> Assembled {
+    struct Open {
+        line: u64,
+        response: Value,
+        items: BTreeMap<u64, Value>,
+        done: BTreeSet<u64>,
+    }
+    let mut out = Assembled::default();
+    let mut open: Option<Open> = None;
+    let cut = |o: Open, out: &mut Assembled| {
+        let Open {
+            line,
+            mut response,
+            items,
+            done,
+        } = o;
+        let unfinished = items.keys().filter(|k| !done.contains(k)).count();
+        out.problems.push(problem(
+            line,
+            format!(
+                "the stream ends before response.completed: the response is read from the {} output item{} finished{}",
+                done.len(),
+                if done.len() == 1 { "" } else { "s" },
+                if unfinished > 0 {
+                    format!(" and {unfinished} started (with the content parts finished)")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+        if let Value::Object(r) = &mut response {
+            r.insert("output".into(), Value::Array(items.into_values().collect()));
+        }
+        out.responses.push((line, response));
+    };
+    for ev in events {
+        let kind = ev.kind();
+        let index = ev.data.get("output_index").and_then(Value::as_u64);
+        match kind {
+            "response.created" | "response.queued" | "response.in_progress" => {
+                let Some(r) = ev.data.get("response").filter(|r| r.is_object()) else {
+                    continue;
+                };
+                let same = open.as_ref().is_some_and(|o| {
+                    o.response.get("id").is_some() && o.response.get("id") == r.get("id")
+                });
+                if same {
+                    if let Some(o) = open.as_mut() {
+                        o.response = r.clone();
+                    }
+                } else {
+                    if let Some(o) = open.take() {
+                        cut(o, &mut out);
+                    }
+                    open = Some(Open {
+                        line: ev.line,
+                        response: r.clone(),
+                        items: BTreeMap::new(),
+                        done: BTreeSet::new(),
+                    });
+                }
+            }
+            "response.output_item.added" | "response.output_item.done" => {
+                let (Some(o), Some(i), Some(item)) = (open.as_mut(), index, ev.data.get("item"))
+                else {
+                    continue;
+                };
+                if kind.ends_with(".done") {
+                    o.items.insert(i, item.clone());
+                    o.done.insert(i);
+                } else if !o.done.contains(&i) {
+                    o.items.insert(i, item.clone());
+                }
+            }
+            "response.content_part.done" => {
+                let (Some(o), Some(i)) = (open.as_mut(), index) else {
+                    continue;
+                };
+                let ci = ev.data.get("content_index").and_then(Value::as_u64);
+                let (Some(ci), Some(part)) = (ci, ev.data.get("part")) else {
+                    continue;
+                };
+                if o.done.contains(&i) {
+                    continue;
+                }
+                if let Some(Value::Object(item)) = o.items.get_mut(&i) {
+                    let content = item
+                        .entry("content")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(parts) = content {
+                        let ci = usize::try_from(ci).unwrap_or(usize::MAX);
+                        if ci < parts.len() {
+                            parts[ci] = part.clone();
+                        } else if ci == parts.len() {
+                            parts.push(part.clone());
+                        }
+                    }
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                let start = open.take().map_or(ev.line, |o| o.line);
+                match ev.data.get("response").filter(|r| r.is_object()) {
+                    Some(r) => out.responses.push((start, r.clone())),
+                    None => out.problems.push(problem(
+                        ev.line,
+                        format!("a {kind} event without a `response` object; skipped"),
+                    )),
+                }
+            }
+            "error" => out.problems.push(error_event(ev)),
+            _ => {}
+        }
+    }
+    if let Some(o) = open.take() {
+        cut(o, &mut out);
+    }
+    out
+}
+
+/// The Gemini responses a `streamGenerateContent?alt=sse` stream makes: each event's data is a
+/// chunk, joined as a JSON array of chunks is ([`super::stream::join_gemini_chunks`]).
+pub fn gemini(events: &[Event]) -> Assembled {
+    let chunks: Vec<Value> = events.iter().map(|e| e.data.clone()).collect();
+    Assembled {
+        responses: super::stream::join_gemini_chunks(&chunks)
+            .into_iter()
+            .map(|(range, v)| (events.get(range.start).map_or(0, |e| e.line), v))
+            .collect(),
+        problems: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_follow_the_event_stream_rules() {
+        let text = "\u{feff}: comment\r\nevent: a\r\ndata: {\"x\":\r\ndata: 1}\r\nid: 7\r\n\r\ndata:{\"y\":2}\rdata: [DONE]\n\nevent: b\ndata: nope\n\ndata: [DONE]\n\ndata: {\"z\":3}";
+        let (evs, problems) = events(text);
+        assert_eq!(evs.len(), 2, "{evs:?}");
+        assert_eq!(evs[0].name.as_deref(), Some("a"));
+        assert_eq!(evs[0].data, json!({"x": 1}));
+        assert_eq!(evs[0].line, 2);
+        // A CR alone ends a line; two data fields of one event are joined, so `{"y":2}` then
+        // `[DONE]` is one event whose data is not JSON.
+        assert_eq!(evs[1].data, json!({"z": 3}));
+        assert_eq!(evs[1].line, 15);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems[0].line, 7);
+        assert_eq!(problems[1].line, 10);
+        assert!(problems[1].message.contains("not JSON"));
+        assert!(starts_as_sse(text));
+        assert!(starts_as_sse("\n\nevent: message_start\n"));
+        assert!(!starts_as_sse("{\"data\": 1}"));
+        assert!(!starts_as_sse(": just a comment\n"));
+        assert_eq!(
+            first_data("event: a\ndata: [DONE]\ndata: {\"t\":1}\n"),
+            Some("{\"t\":1}")
+        );
+    }
+
+    fn sse(events: &[(&str, Value)]) -> String {
+        events
+            .iter()
+            .map(|(n, d)| format!("event: {n}\ndata: {d}\n\n"))
+            .collect()
+    }
+
+    #[test]
+    fn anthropic_events_make_the_message() {
+        let text = sse(&[
+            (
+                "message_start",
+                json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}),
+            ),
+            ("ping", json!({"type":"ping"})),
+            (
+                "content_block_start",
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Seats cost "}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"char_location","cited_text":"$19","document_index":0,"start_char_index":4,"end_char_index":7}}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"$19."}}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type":"content_block_stop","index":0}),
+            ),
+            (
+                "content_block_start",
+                json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"price","input":{}}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"plan\": "}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"team\"}"}}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type":"content_block_stop","index":1}),
+            ),
+            (
+                "message_delta",
+                json!({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}),
+            ),
+            ("message_stop", json!({"type":"message_stop"})),
+        ]);
+        let (evs, problems) = events(&text);
+        assert!(problems.is_empty());
+        let a = anthropic(&evs);
+        assert!(a.problems.is_empty(), "{:?}", a.problems);
+        assert_eq!(a.responses.len(), 1);
+        assert_eq!(a.responses[0].0, 1);
+        assert_eq!(
+            a.responses[0].1,
+            json!({"id":"msg_1","type":"message","role":"assistant","model":"m","content":[
+                {"type":"text","text":"Seats cost $19.","citations":[{"type":"char_location","cited_text":"$19","document_index":0,"start_char_index":4,"end_char_index":7}]},
+                {"type":"tool_use","id":"toolu_1","name":"price","input":{"plan":"team"}}
+            ],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":9}})
+        );
+    }
+
+    #[test]
+    fn a_cut_anthropic_stream_keeps_what_came() {
+        let text = sse(&[
+            (
+                "message_start",
+                json!({"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[]}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1"}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}),
+            ),
+        ]);
+        let (evs, _) = events(&text);
+        let a = anthropic(&evs);
+        assert_eq!(a.responses.len(), 1);
+        assert_eq!(a.responses[0].1["content"][0]["input"], json!({}));
+        let msgs: Vec<_> = a
+            .problems
+            .iter()
+            .map(|p| (p.line, p.message.as_str()))
+            .collect();
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        assert!(msgs.iter().any(|(l, m)| *l == 10 && m.contains("block 3")));
+        assert!(msgs
+            .iter()
+            .any(|(l, m)| *l == 1 && m.contains("ends before")));
+        assert!(msgs.iter().any(|(l, m)| *l == 7 && m.contains("not JSON")));
+        // Events outside a message are named, never a panic.
+        let (evs, _) = events(&sse(&[(
+            "content_block_stop",
+            json!({"type":"content_block_stop","index":0}),
+        )]));
+        assert_eq!(anthropic(&evs).problems.len(), 1);
+    }
+
+    #[test]
+    fn openai_events_make_the_response() {
+        let done = json!({"id":"resp_1","object":"response","status":"completed","output":[{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]});
+        let text = sse(&[
+            (
+                "response.created",
+                json!({"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}),
+            ),
+            (
+                "response.output_text.delta",
+                json!({"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"Hi"}),
+            ),
+            (
+                "response.completed",
+                json!({"type":"response.completed","sequence_number":9,"response":done}),
+            ),
+        ]);
+        let (evs, _) = events(&text);
+        let a = openai(&evs);
+        assert!(a.problems.is_empty());
+        assert_eq!(a.responses, vec![(1, done)]);
+        // Cut before the end: the finished items, and the started one with its finished parts.
+        let text = sse(&[
+            (
+                "response.created",
+                json!({"type":"response.created","response":{"id":"r","object":"response","output":[]}}),
+            ),
+            (
+                "response.output_item.added",
+                json!({"type":"response.output_item.added","output_index":0,"item":{"type":"web_search_call","id":"ws","status":"in_progress"}}),
+            ),
+            (
+                "response.output_item.done",
+                json!({"type":"response.output_item.done","output_index":0,"item":{"type":"web_search_call","id":"ws","status":"completed"}}),
+            ),
+            (
+                "response.output_item.added",
+                json!({"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":"m","role":"assistant","content":[]}}),
+            ),
+            (
+                "response.content_part.done",
+                json!({"type":"response.content_part.done","output_index":1,"content_index":0,"part":{"type":"output_text","text":"Part","annotations":[]}}),
+            ),
+        ]);
+        let (evs, _) = events(&text);
+        let a = openai(&evs);
+        assert_eq!(a.responses.len(), 1);
+        assert_eq!(
+            a.responses[0].1["output"],
+            json!([{"type":"web_search_call","id":"ws","status":"completed"},{"type":"message","id":"m","role":"assistant","content":[{"type":"output_text","text":"Part","annotations":[]}]}])
+        );
+        assert_eq!(a.problems.len(), 1);
+        assert!(a.problems[0]
+            .message
+            .contains("1 output item finished and 1 started"));
+    }
+
+    proptest::proptest! {
+        /// Any text: reading events and assembling them never panics, and every event's line is
+        /// a line of the text.
+        #[test]
+        fn any_text_reads_without_panic(text in "(event: [a-z_.]{0,12}\n|data: [{}\\[\\]\":a-z0-9, ]{0,20}\r?\n|: x\n|\n|\r|index|type){0,30}") {
+            let (evs, problems) = events(&text);
+            let n = text.split(['\n', '\r']).count() as u64 + 1;
+            for e in &evs {
+                proptest::prop_assert!(e.line >= 1 && e.line <= n);
+            }
+            for p in &problems {
+                proptest::prop_assert!(p.line <= n);
+            }
+            let _ = anthropic(&evs);
+            let _ = openai(&evs);
+            let _ = gemini(&evs);
+        }
+    }
+}
