@@ -1102,3 +1102,83 @@ fn gemini_responses_the_python_sdk_wrote_read_as_the_api_wrote_them() {
         }
     }
 }
+
+#[test]
+fn claude_desktop_mcp_log_of_several_servers_gives_a_session_per_server() {
+    // The app's mcp.log holds every server's messages, `<time> [<level>] [<server>] ...`. Built
+    // from the real weather log: its lines with the level first, as themselves, and interleaved
+    // (a message with its continuation lines at a time) with the same traffic of a second
+    // server, `forecast`, whose JSON-RPC ids are the same numbers.
+    let log = std::fs::read_to_string(formats().join("claude-desktop-log/mcp-server-weather.log"))
+        .unwrap();
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    for line in log.lines() {
+        match (line.split_once(" [weather] ["), groups.last_mut()) {
+            (None, Some(g)) => g.push(line),
+            _ => groups.push(vec![line]),
+        }
+    }
+    let as_mcp_log = |g: &[&str], server: &str| -> String {
+        g.iter()
+            .map(|l| match l.split_once(" [weather] [") {
+                Some((time, rest)) => {
+                    let (level, msg) = rest.split_once("] ").unwrap();
+                    format!("{time} [{level}] [{server}] {msg}\n")
+                }
+                None => format!("{l}\n"),
+            })
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let one_server: String = groups.iter().map(|g| as_mcp_log(g, "weather")).collect();
+    let two: String = groups
+        .iter()
+        .map(|g| as_mcp_log(g, "weather") + &as_mcp_log(g, "forecast"))
+        .collect();
+    std::fs::write(dir.path().join("one.log"), one_server).unwrap();
+    std::fs::write(dir.path().join("mcp.log"), two).unwrap();
+    let want = one("claude-desktop-log/mcp-server-weather.log");
+    assert!(want.calls.len() >= 3);
+    let calls = |s: &Session| -> Vec<(String, String, String, Option<String>)> {
+        s.calls
+            .iter()
+            .map(|c| {
+                let args = c
+                    .request
+                    .params
+                    .arguments
+                    .as_ref()
+                    .map(|a| a.get().to_owned());
+                let r = s
+                    .result(&c.id)
+                    .and_then(|r| r.block_text(0))
+                    .map(str::to_owned);
+                (
+                    c.id.to_string(),
+                    c.tool().to_owned(),
+                    format!("{args:?}"),
+                    r,
+                )
+            })
+            .collect()
+    };
+    let notes = |s: &Session| s.import.as_ref().unwrap().notes.clone();
+    let got = load_file_sessions(&dir.path().join("one.log"), &LoadOptions::default());
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].id(), want.id());
+    assert_eq!(calls(&got[0]), calls(&want));
+    assert_eq!(notes(&got[0]), notes(&want));
+    let got = load_file_sessions(&dir.path().join("mcp.log"), &LoadOptions::default());
+    let ids: Vec<&str> = got.iter().map(|s| s.id()).collect();
+    assert_eq!(ids, ["claude-desktop:weather", "claude-desktop:forecast"]);
+    for (s, server) in got.iter().zip(["weather", "forecast"]) {
+        assert_eq!(s.format(), "claude-desktop-log");
+        assert!(s.calls.iter().all(|c| c.server == server), "{server}");
+        assert_eq!(calls(s), calls(&want), "{server}");
+        assert_eq!(s.turns.len(), want.turns.len(), "{server}");
+        let mut n = notes(s);
+        assert!(n.iter().any(|x| x.contains("several servers")));
+        n.retain(|x| !x.contains("several servers"));
+        assert_eq!(n, notes(&want), "{server}");
+    }
+}

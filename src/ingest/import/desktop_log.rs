@@ -1,7 +1,9 @@
 //! Claude Desktop's per-server MCP log (`~/Library/Logs/Claude/mcp-server-<name>.log`,
 //! `%APPDATA%\Claude\logs\` on Windows): `<ISO time> [<server>] [<level>] Message from
 //! client|server: {json-rpc}` lines, mixed with the server's own stderr. It holds the exact
-//! `tools/call` requests and responses, and no user messages or answers.
+//! `tools/call` requests and responses, and no user messages or answers. The app's `mcp.log`
+//! holds the messages of every server, `<ISO time> [<level>] [<server>] ...`: one session per
+//! server, each read as its own log would be.
 
 use super::build::{Builder, NewCall, NewResult};
 use super::sniff::Head;
@@ -16,7 +18,12 @@ use serde_json::value::RawValue;
 
 const NAME: &str = "claude-desktop-log";
 
-/// `<time> [<server>] [<level>] <message>`, or `None` for a line of server output.
+/// The levels Claude Desktop logs at (electron-log's), which `mcp.log` writes before the server.
+const LEVELS: &[&str] = &["error", "warn", "info", "verbose", "debug", "silly"];
+
+/// `<time> [<server>] [<level>] <message>` (a server's log), or `<time> [<level>] [<server>]
+/// <message>` (`mcp.log`): time, server, level and message, or `None` for a line of server
+/// output. A first bracket that is a level, before one that is not, is the level.
 pub fn parse_prefix(line: &str) -> Option<(&str, &str, &str, &str)> {
     let (time, rest) = line.split_once(' ')?;
     if time.len() < 20
@@ -26,12 +33,19 @@ pub fn parse_prefix(line: &str) -> Option<(&str, &str, &str, &str)> {
         return None;
     }
     let rest = rest.strip_prefix('[')?;
-    let (server, rest) = split_after_bracket(rest, b" [")?;
-    let (level, msg) = split_after_bracket(rest, b" ")?;
-    if !level.bytes().all(|c| c.is_ascii_alphabetic()) {
-        return None;
+    let (first, rest) = split_after_bracket(rest, b" [")?;
+    let (second, msg) = split_after_bracket(rest, b" ")?;
+    let alphabetic = |t: &str| t.bytes().all(|c| c.is_ascii_alphabetic());
+    let level = |t: &str| LEVELS.contains(&t);
+    // The server first unless only the first bracket is a level.
+    let server_first = !level(first) || level(second);
+    if server_first && alphabetic(second) {
+        Some((time, first, second, msg))
+    } else if level(first) {
+        Some((time, second, first, msg))
+    } else {
+        None
     }
-    Some((time, server, level, msg))
 }
 
 /// `s.split_once("]" + then)`, found from one `]` to the next (every line of a log goes
@@ -79,38 +93,67 @@ struct Params<'a> {
     arguments: Option<&'a RawValue>,
 }
 
+/// What is read of one server's messages: its session, its connections (a server restart
+/// starts a new one), and its requests waiting for their response.
+struct ServerLog {
+    b: Builder,
+    /// The server's name, once a line gave it.
+    server: Option<String>,
+    /// Whether a message named the session.
+    named: bool,
+    connection: u32,
+    turn_of_connection: u32,
+    /// (connection, JSON-RPC id text) -> call id
+    pending: HashMap<(u32, String), String>,
+    noise: u64,
+    truncated: u64,
+}
+
+impl ServerLog {
+    fn new(input: &Input) -> Self {
+        ServerLog {
+            b: Builder::new(NAME, input.name.clone(), input.source.clone()),
+            server: None,
+            named: false,
+            connection: 0,
+            turn_of_connection: 0,
+            pending: HashMap::default(),
+            noise: 0,
+            truncated: 0,
+        }
+    }
+}
+
 pub fn import(input: &Input) -> Vec<Session> {
-    let mut b = Builder::new(NAME, input.name.clone(), input.source.clone());
-    let mut connection = 0u32;
-    let mut turn_of_connection = 0u32;
-    // (connection, JSON-RPC id text) -> call id
-    let mut pending: HashMap<(u32, String), String> = HashMap::default();
-    let mut noise = 0u64;
-    let mut truncated = 0u64;
-    let mut named = false;
+    // One log per server (a server's own log holds one); the lines of server output are the
+    // last named server's.
+    let mut logs = vec![ServerLog::new(input)];
+    let mut current = 0;
     let mut lines = match input.lines() {
         Ok(l) => l,
         Err(e) => {
-            b.diag(
+            logs[0].b.diag(
                 0,
                 0,
                 "",
                 DiagLevel::Error,
                 format!("cannot read the file: {e}"),
             );
-            return vec![b.finish()];
+            return vec![logs.swap_remove(0).b.finish()];
         }
     };
     loop {
         let (line_no, bytes) = match lines.next_line() {
             Ok(Some(Line::Text { line_no, bytes, .. })) => (line_no, bytes),
             Ok(Some(Line::TooLong { line_no, bytes })) => {
-                b.diag(line_no, 1, "", DiagLevel::Error, format!("line is {bytes} bytes, over the {} byte cap; skipped (raise --max-line-bytes to load it)", input.opts.max_line_bytes));
+                logs[current].b.diag(line_no, 1, "", DiagLevel::Error, format!("line is {bytes} bytes, over the {} byte cap; skipped (raise --max-line-bytes to load it)", input.opts.max_line_bytes));
                 continue;
             }
             Ok(None) => break,
             Err(e) => {
-                b.diag(0, 0, "", DiagLevel::Error, format!("read error: {e}"));
+                logs[current]
+                    .b
+                    .diag(0, 0, "", DiagLevel::Error, format!("read error: {e}"));
                 break;
             }
         };
@@ -122,13 +165,31 @@ pub fn import(input: &Input) -> Vec<Session> {
         };
         let Some((time, server, _level, msg)) = parse_prefix(&text) else {
             if !text.trim().is_empty() {
-                noise += 1;
+                logs[current].noise += 1;
             }
             continue;
         };
+        current = match logs
+            .iter()
+            .position(|l| l.server.as_deref() == Some(server))
+        {
+            Some(i) => i,
+            None if logs[0].server.is_none() => {
+                logs[0].server = Some(server.to_owned());
+                0
+            }
+            None => {
+                let mut l = ServerLog::new(input);
+                l.server = Some(server.to_owned());
+                logs.push(l);
+                logs.len() - 1
+            }
+        };
+        let log = &mut logs[current];
+        let b = &mut log.b;
         let at = time_str(time);
         if msg.starts_with("Initializing server") {
-            connection += 1;
+            log.connection += 1;
             continue;
         }
         let (from_client, json) = if let Some(j) = msg.strip_prefix("Message from client: ") {
@@ -138,11 +199,11 @@ pub fn import(input: &Input) -> Vec<Session> {
         } else {
             continue;
         };
-        if !named {
+        if !log.named {
             // The first message names the session (the builder keeps the first id given).
             b.session_id(&format!("claude-desktop:{server}"));
             b.agent("claude-desktop");
-            named = true;
+            log.named = true;
         }
         // The JSON-RPC message, then optionally ` { metadata: ... }`.
         let mut stream = serde_json::Deserializer::from_str(json).into_iter::<Message>();
@@ -150,7 +211,7 @@ pub fn import(input: &Input) -> Vec<Session> {
             Some(Ok(m)) => m,
             Some(Err(e)) => {
                 if json.contains(" chars truncated]...") {
-                    truncated += 1;
+                    log.truncated += 1;
                 } else {
                     let col = (text.len() - json.len()) as u64 + e.column() as u64;
                     b.diag(
@@ -168,7 +229,7 @@ pub fn import(input: &Input) -> Vec<Session> {
             }
             None => continue,
         };
-        let conn = connection.max(1);
+        let conn = log.connection.max(1);
         let id_text = m.id.map(|r| r.get().trim_matches('"').to_owned());
         if from_client {
             if m.method.as_deref() != Some("tools/call") {
@@ -188,9 +249,9 @@ pub fn import(input: &Input) -> Vec<Session> {
                 );
                 continue;
             };
-            if turn_of_connection != conn {
+            if log.turn_of_connection != conn {
                 b.turn("", at, line_no);
-                turn_of_connection = conn;
+                log.turn_of_connection = conn;
             }
             let call_id = if conn == 1 {
                 id_text.clone()
@@ -209,10 +270,10 @@ pub fn import(input: &Input) -> Vec<Session> {
                 ..NewCall::default()
             });
             if ok {
-                pending.insert((conn, id_text), call_id);
+                log.pending.insert((conn, id_text), call_id);
             }
         } else if let Some(id_text) = id_text {
-            let Some(call_id) = pending.remove(&(conn, id_text)) else {
+            let Some(call_id) = log.pending.remove(&(conn, id_text)) else {
                 continue;
             };
             let rpc_id: Option<RpcId> = m.id.and_then(|r| serde_json::from_str(r.get()).ok());
@@ -247,21 +308,32 @@ pub fn import(input: &Input) -> Vec<Session> {
             b.result(r);
         }
     }
-    let open: Vec<String> = pending.into_values().collect();
-    if !open.is_empty() {
-        b.note(format!("{} tools/call request{} got no response in the log (the server exited or the log ends)", open.len(), if open.len() == 1 { "" } else { "s" }));
-    }
-    if truncated > 0 {
-        b.note(format!("Claude Desktop shortened {truncated} long message{} in the log (\"...[N chars truncated]...\"); they are skipped", if truncated == 1 { "" } else { "s" }));
-    }
-    if noise > 0 {
-        b.note(format!(
-            "{noise} line{} of server output (stderr) between the messages skipped",
-            if noise == 1 { "" } else { "s" }
-        ));
-    }
-    b.note("the log holds the exact tools/call traffic of one server, and no user messages or answers: one turn per server start, with an empty user message");
-    vec![b.finish()]
+    let several = logs.len() > 1;
+    logs.into_iter()
+        .map(|mut log| {
+            let b = &mut log.b;
+            let open = log.pending.len();
+            if open > 0 {
+                b.note(format!("{open} tools/call request{} got no response in the log (the server exited or the log ends)", if open == 1 { "" } else { "s" }));
+            }
+            let truncated = log.truncated;
+            if truncated > 0 {
+                b.note(format!("Claude Desktop shortened {truncated} long message{} in the log (\"...[N chars truncated]...\"); they are skipped", if truncated == 1 { "" } else { "s" }));
+            }
+            let noise = log.noise;
+            if noise > 0 {
+                b.note(format!(
+                    "{noise} line{} of server output (stderr) between the messages skipped",
+                    if noise == 1 { "" } else { "s" }
+                ));
+            }
+            if several {
+                b.note("the log holds the messages of several servers (Claude Desktop's mcp.log): one session per server");
+            }
+            b.note("the log holds the exact tools/call traffic of one server, and no user messages or answers: one turn per server start, with an empty user message");
+            log.b.finish()
+        })
+        .collect()
 }
 
 fn empty_args() -> Box<RawValue> {
@@ -279,6 +351,22 @@ mod tests {
         assert_eq!((t, s, lv), ("2025-06-30T06:12:22.229Z", "weather", "info"));
         assert!(m.starts_with("Message from client"));
         assert!(parse_prefix("Getting forecast for: Bogor").is_none());
+        // mcp.log: the level first.
+        let l = "2025-07-30T21:16:29.756Z [info] [sequential-thinking] Message from client: {}";
+        let (_, s, lv, m) = parse_prefix(l).unwrap();
+        assert_eq!(
+            (s, lv, m),
+            ("sequential-thinking", "info", "Message from client: {}")
+        );
+        let l = "2025-07-30T21:16:29.756Z [error] [memory] Server disconnected";
+        assert_eq!(
+            parse_prefix(l).map(|p| (p.1, p.2)),
+            Some(("memory", "error"))
+        );
+        // A server named like a level, in a server's own log.
+        let l = "2025-07-30T21:16:29.756Z [debug] [info] Initializing server...";
+        assert_eq!(parse_prefix(l).map(|p| (p.1, p.2)), Some(("debug", "info")));
+        assert!(parse_prefix("2025-07-30T21:16:29.756Z [a-b] [c-d] x").is_none());
         assert!(parse_prefix("[07/20/25 19:42:07] INFO     Processing").is_none());
     }
 
