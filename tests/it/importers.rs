@@ -1182,3 +1182,40 @@ fn claude_desktop_mcp_log_of_several_servers_gives_a_session_per_server() {
         assert_eq!(n, notes(&want), "{server}");
     }
 }
+
+#[test]
+fn claude_code_compaction_summary_is_no_user_turn() {
+    // A compaction (`/compact`, or automatic when the context fills) writes a
+    // `compact_boundary` system record and the summary as a user message marked
+    // `isCompactSummary`; the agent then goes on with the same request.
+    let rel = "claude-code/projects/-Users-pete-tmp-claude-code-sessions/4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl";
+    let sid = "4b2030ed-5563-49ea-b703-6a002f2d3cc8";
+    let want = one(rel);
+    let extra = [
+        serde_json::json!({"type": "system", "subtype": "compact_boundary", "sessionId": sid,
+            "content": "Conversation compacted", "timestamp": "2026-01-21T20:55:00.000Z",
+            "compactMetadata": {"trigger": "auto", "preTokens": 160000}}),
+        serde_json::json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+            "sessionId": sid, "timestamp": "2026-01-21T20:55:00.100Z",
+            "message": {"role": "user", "content": "This session is being continued from a previous conversation that ran out of context. Summary: the user asked for the most popular Thai curry."}}),
+        serde_json::json!({"type": "assistant", "sessionId": sid, "timestamp": "2026-01-21T20:55:02.000Z",
+            "message": {"id": "msg_after_compact", "role": "assistant", "model": "claude-opus-4-5-20251101",
+                "content": [{"type": "text", "text": "Green curry is the most popular."}]}}),
+    ];
+    let mut text = std::fs::read_to_string(formats().join(rel)).unwrap();
+    for r in &extra {
+        text += &format!("{r}\n");
+    }
+    let s = load_any_bytes("c", "c.jsonl", text.as_bytes(), &LoadOptions::default()).remove(0);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let users = |s: &Session| {
+        s.turns
+            .iter()
+            .map(|t| t.user.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(users(&s), users(&want), "the summary is no turn");
+    let last = s.answers.last().unwrap();
+    assert_eq!(last.turn, want.answers.last().unwrap().turn);
+    assert!(last.text.ends_with("Green curry is the most popular."));
+}

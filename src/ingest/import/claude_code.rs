@@ -66,6 +66,10 @@ struct Record<'a> {
     session_id: Option<String>,
     #[serde(rename = "isMeta", default)]
     is_meta: bool,
+    /// The summary a compaction (`/compact`, or automatic) puts where the conversation was:
+    /// written as a user message, but no one asked it.
+    #[serde(rename = "isCompactSummary", default)]
+    is_compact_summary: bool,
     #[serde(rename = "agentId", default)]
     agent_id: Option<String>,
     #[serde(default)]
@@ -241,7 +245,7 @@ impl State<'_> {
             self.b.agent(&format!("claude-code/{v}"));
         }
         match r.kind.as_deref() {
-            Some("user") if !r.is_meta => self.user(&r, at, line, path),
+            Some("user") if !r.is_meta && !r.is_compact_summary => self.user(&r, at, line, path),
             Some("assistant") => self.assistant(&r, at, line, path),
             Some("summary") => {
                 if self.titles[2].is_none() {
