@@ -1219,3 +1219,75 @@ fn claude_code_compaction_summary_is_no_user_turn() {
     assert_eq!(last.turn, want.answers.last().unwrap().turn);
     assert!(last.text.ends_with("Green curry is the most popular."));
 }
+
+#[test]
+fn anthropic_response_the_python_sdk_wrote_with_a_long_content() {
+    // The Python SDK's `Message.to_json()` writes its fields in the model's order: `id`,
+    // `container`, `content`, `model`, `role`, ..., `type`. With web search results the content
+    // is often longer than the 64 KiB head detection reads, which then holds no `type` or
+    // `role`: the message id before `content` says what the file is.
+    let rel = "anthropic-messages/anthropic-web-search-tool.1.json";
+    let api: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(formats().join(rel)).unwrap()).unwrap();
+    let order = [
+        "id",
+        "container",
+        "content",
+        "model",
+        "role",
+        "stop_reason",
+        "stop_sequence",
+        "type",
+        "usage",
+    ];
+    let mut sdk = serde_json::Map::new();
+    for k in order {
+        if let Some(v) = api.get(k) {
+            sdk.insert(k.to_owned(), v.clone());
+        }
+    }
+    for (k, v) in api.as_object().unwrap() {
+        sdk.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    // Encrypted contents as long as real ones (a few KiB each).
+    for b in sdk["content"].as_array_mut().unwrap() {
+        for r in b["content"].as_array_mut().into_iter().flatten() {
+            if let Some(e) = r.get("encrypted_content").and_then(|e| e.as_str()) {
+                r["encrypted_content"] = e.repeat(40).into();
+            }
+        }
+    }
+    let text = serde_json::to_string_pretty(&sdk).unwrap();
+    assert!(text.find("\"role\"").unwrap() > 64 * 1024);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("message.json");
+    std::fs::write(&f, &text).unwrap();
+    let want = one(rel);
+    let got = load_file_sessions(&f, &LoadOptions::default());
+    assert_eq!(got.len(), 1);
+    let got = &got[0];
+    assert_eq!(got.format(), "anthropic-messages");
+    assert!(errors(got).is_empty(), "{:?}", got.diagnostics);
+    let ids = |s: &Session| s.calls.iter().map(|c| c.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(got), ids(&want));
+    assert_eq!(got.claim_count(), want.claim_count());
+    assert!(want.claim_count() > 0);
+    for (a, b) in got.claims().zip(want.claims()) {
+        assert_eq!(a.stamp.claim_text, b.stamp.claim_text);
+        let origin = |c: &Claim| c.stamp.origin.as_ref().map(|o| o.tool_call_id.to_string());
+        assert_eq!(origin(a), origin(b));
+    }
+    // The API's order reads as before; an OpenAI thread message (also `msg_`) is no Anthropic
+    // message.
+    std::fs::write(&f, serde_json::to_string_pretty(&api).unwrap()).unwrap();
+    assert_eq!(
+        load_file_sessions(&f, &LoadOptions::default())[0].format(),
+        "anthropic-messages"
+    );
+    let thread = r#"{"id": "msg_abc123", "object": "thread.message", "created_at": 1698983503, "thread_id": "thread_abc123", "role": "assistant", "content": [{"type": "text", "text": {"value": "Hi", "annotations": []}}]}"#;
+    std::fs::write(&f, thread).unwrap();
+    assert_ne!(
+        load_file_sessions(&f, &LoadOptions::default())[0].format(),
+        "anthropic-messages"
+    );
+}

@@ -70,7 +70,16 @@ pub fn sniff(h: &Head) -> bool {
         // A Messages stream starts with the message.
         return h.str("type") == Some("message_start");
     }
-    h.str("type") == Some("message") && h.str("role") == Some("assistant") && h.has("content")
+    let message = h.str("type") == Some("message");
+    // The API writes `type` and `role` first; the Python SDK (`Message.to_json()`) writes `id`,
+    // `container` and `content` before them, so a content longer than the head hides them: a
+    // message id (`msg_`; Bedrock's `msg_bdrk_`, Vertex's `msg_vrtx_`) before `content` says it
+    // (OpenAI's thread messages have such ids too, and an `object`).
+    (message && h.str("role") == Some("assistant") && h.has("content"))
+        || ((message || !h.has("type"))
+            && h.str("id").is_some_and(|id| id.starts_with("msg_"))
+            && h.has("content")
+            && !h.has("object"))
 }
 
 /// A document given in a request, as a pseudo call.

@@ -593,6 +593,7 @@ mod first_keys_tests {
         let key = prop::sample::select(keys);
         let value = prop::sample::select(vec![
             "\"message\"",
+            "\"msg_01\"",
             "\"assistant\"",
             "\"response\"",
             "\"system\"",

@@ -32,13 +32,14 @@ pub fn key_bit(key: &str) -> u32 {
         "candidates" => 1 << 16,
         "usageMetadata" => 1 << 17,
         "modelVersion" => 1 << 18,
+        "id" => 1 << 19,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 19] = [
+pub(crate) const ASKED_KEYS: [&str; 20] = [
     "event",
     "resourceSpans",
     "trace",
@@ -58,6 +59,7 @@ pub(crate) const ASKED_KEYS: [&str; 19] = [
     "candidates",
     "usageMetadata",
     "modelVersion",
+    "id",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -461,7 +463,7 @@ mod tests {
         let Some(h) = h else { panic!("no first keys") };
         let keys: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
         assert_eq!(keys, ["id", "object", "n", "billing"]);
-        assert_eq!(h.key_bits(), key_bit("object"));
+        assert_eq!(h.key_bits(), key_bit("id") | key_bit("object"));
         assert_eq!(h.asked(), 0);
         assert!(!h.has("output"));
         assert_eq!(h.str("object"), Some("response"));
@@ -473,7 +475,7 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 19);
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 20);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 
