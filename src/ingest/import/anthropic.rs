@@ -161,8 +161,8 @@ impl ApiFile for Conv {
         self.message(m, 0, path, at);
     }
 
-    fn assemble(events: &[sse::Event]) -> sse::Assembled {
-        sse::anthropic(events)
+    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
+        sse::anthropic(&events)
     }
 }
 

@@ -54,7 +54,7 @@ pub(super) trait ApiFile {
     /// Reads one response at `path`, answered at `at` when that is known.
     fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
     /// The whole responses a stream of this API's server-sent events makes.
-    fn assemble(events: &[sse::Event]) -> sse::Assembled;
+    fn assemble(events: Vec<sse::Event>) -> sse::Assembled;
 }
 
 /// Reads `input` as one response or as a cassette into `api`'s session. Bad input becomes a
@@ -82,7 +82,7 @@ pub(super) fn read<A: ApiFile>(api: &mut A, input: &super::Input) {
         for mut it in its {
             let path = format!("interactions[{}]", it.index);
             if let Some(events) = it.stream.take() {
-                it.response = streamed_body::<A>(api, &events, &format!("{path}.response.body"));
+                it.response = streamed_body::<A>(api, events, &format!("{path}.response.body"));
             }
             api.interaction(&it, &path);
         }
@@ -169,7 +169,7 @@ const SSE_NOTE: &str = "the file is a stream of server-sent events: each respons
 /// index (`[i]`) when there are several. What is wrong with an event is a warning at its line.
 fn read_sse<A: ApiFile>(api: &mut A, text: &str) {
     let (events, problems) = sse::events(text);
-    let assembled = A::assemble(&events);
+    let assembled = A::assemble(events);
     for p in problems.into_iter().chain(assembled.problems) {
         api.builder()
             .diag(p.line, 0, "", DiagLevel::Warning, p.message);
@@ -193,11 +193,11 @@ fn read_sse<A: ApiFile>(api: &mut A, text: &str) {
 
 /// The response a cassette's streamed body (server-sent events) makes, with what was wrong as
 /// warnings at the body's path (naming the event's line in the body).
-fn streamed_body<A: ApiFile>(api: &mut A, events: &[sse::Event], path: &str) -> Option<Value> {
+fn streamed_body<A: ApiFile>(api: &mut A, events: Vec<sse::Event>, path: &str) -> Option<Value> {
     let assembled = A::assemble(events);
     for p in assembled.problems {
-        let msg = format!("line {} of the streamed body: {}", p.line, p.message);
-        api.builder().diag(0, 0, path, DiagLevel::Warning, msg);
+        api.builder()
+            .diag(0, 0, path, DiagLevel::Warning, p.in_body());
     }
     let mut responses = assembled.responses.into_iter();
     let first = responses.next().map(|(_, v)| v);

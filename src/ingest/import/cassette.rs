@@ -136,7 +136,7 @@ fn stream(
         column: 0,
         path: format!("{path}.body"),
         level: DiagLevel::Warning,
-        message: format!("line {} of the streamed body: {}", p.line, p.message),
+        message: p.in_body(),
     }));
     Some(events)
 }

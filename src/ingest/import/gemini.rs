@@ -318,7 +318,7 @@ impl ApiFile for Conv {
         self.read_response(r, path, at);
     }
 
-    fn assemble(events: &[sse::Event]) -> sse::Assembled {
+    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
         sse::gemini(events)
     }
 }

@@ -146,8 +146,8 @@ impl ApiFile for Conv {
         self.read_response(r, path, at);
     }
 
-    fn assemble(events: &[sse::Event]) -> sse::Assembled {
-        sse::openai(events)
+    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
+        sse::openai(&events)
     }
 }
 

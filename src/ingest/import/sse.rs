@@ -38,6 +38,13 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// The problem as said of a recorded body (a cassette's), whose lines are not the file's.
+    pub fn in_body(&self) -> String {
+        format!("line {} of the streamed body: {}", self.line, self.message)
+    }
+}
+
 fn problem(line: u64, message: impl Into<String>) -> Problem {
     Problem {
         line,
@@ -59,12 +66,13 @@ pub struct Assembled {
 /// blank is an `event:`, `data:`, `id:` or `retry:` field, or a `:` comment followed later by a
 /// `data:` field.
 pub fn starts_as_sse(text: &str) -> bool {
+    // The first line's start is the text's: no search for its end (a JSON document's one line
+    // may be the whole file).
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    let first = t.lines().next().unwrap_or("");
     ["event:", "data:", "id:", "retry:"]
         .iter()
-        .any(|f| first.starts_with(f))
-        || (first.starts_with(':') && t.lines().any(|l| l.starts_with("data:")))
+        .any(|f| t.starts_with(f))
+        || (t.starts_with(':') && t.lines().any(|l| l.starts_with("data:")))
 }
 
 /// The data of the first event of a stream's head that has data, when it looks like a JSON
@@ -105,36 +113,10 @@ pub fn events(text: &str) -> (Vec<Event>, Vec<Problem>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     let mut problems = Vec::new();
-    let mut name: Option<&str> = None;
-    let mut data = String::new();
-    let mut has_data = false;
-    let mut start = 0u64;
-    let mut dispatch =
-        |name: &mut Option<&str>, data: &mut String, has_data: &mut bool, start: &mut u64| {
-            if std::mem::take(has_data) && data.trim() != "[DONE]" {
-                match serde_json::from_str::<Value>(data) {
-                    Ok(v) => out.push(Event {
-                        line: *start,
-                        name: name.map(str::to_owned),
-                        data: v,
-                    }),
-                    Err(e) => problems.push(problem(
-                        *start,
-                        format!(
-                            "the data of this event is not JSON ({}); the event is skipped",
-                            strip_pos(&e.to_string())
-                        ),
-                    )),
-                }
-            }
-            *name = None;
-            data.clear();
-            *start = 0;
-        };
+    let mut ev = Pending::default();
     for (i, line) in lines(text).enumerate() {
-        let n = i as u64 + 1;
         if line.is_empty() {
-            dispatch(&mut name, &mut data, &mut has_data, &mut start);
+            ev.dispatch(&mut out, &mut problems);
             continue;
         }
         if line.starts_with(':') {
@@ -144,23 +126,57 @@ pub fn events(text: &str) -> (Vec<Event>, Vec<Problem>) {
             Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
             None => (line, ""),
         };
-        if start == 0 {
-            start = n;
+        if ev.start == 0 {
+            ev.start = i as u64 + 1;
         }
         match field {
-            "event" => name = Some(value),
-            "data" => {
-                if has_data {
-                    data.push('\n');
+            "event" => ev.name = Some(value),
+            "data" => match &mut ev.data {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(value);
                 }
-                data.push_str(value);
-                has_data = true;
-            }
+                None => ev.data = Some(value.to_owned()),
+            },
             _ => {}
         }
     }
-    dispatch(&mut name, &mut data, &mut has_data, &mut start);
+    ev.dispatch(&mut out, &mut problems);
     (out, problems)
+}
+
+/// The event being read: its name, its `data:` lines joined (`None` before the first), and the
+/// line of its first field (0 before it).
+#[derive(Default)]
+struct Pending<'t> {
+    name: Option<&'t str>,
+    data: Option<String>,
+    start: u64,
+}
+
+impl Pending<'_> {
+    /// Ends the event and starts the next: an [`Event`] when its data is JSON, a problem when it
+    /// is not, nothing without data or for `[DONE]`.
+    fn dispatch(&mut self, out: &mut Vec<Event>, problems: &mut Vec<Problem>) {
+        let Pending { name, data, start } = std::mem::take(self);
+        let Some(data) = data.filter(|d| d.trim() != "[DONE]") else {
+            return;
+        };
+        match serde_json::from_str::<Value>(&data) {
+            Ok(v) => out.push(Event {
+                line: start,
+                name: name.map(str::to_owned),
+                data: v,
+            }),
+            Err(e) => problems.push(problem(
+                start,
+                format!(
+                    "the data of this event is not JSON ({}); the event is skipped",
+                    strip_pos(&e.to_string())
+                ),
+            )),
+        }
+    }
 }
 
 /// An `error` event: a problem naming the API's message.
@@ -504,12 +520,13 @@ pub fn openai(events: &[Event]) -> Assembled {
 
 /// The Gemini responses a `streamGenerateContent?alt=sse` stream makes: each event's data is a
 /// chunk, joined as a JSON array of chunks is ([`super::stream::join_gemini_chunks`]).
-pub fn gemini(events: &[Event]) -> Assembled {
-    let chunks: Vec<Value> = events.iter().map(|e| e.data.clone()).collect();
+pub fn gemini(events: Vec<Event>) -> Assembled {
+    let lines: Vec<u64> = events.iter().map(|e| e.line).collect();
+    let chunks: Vec<Value> = events.into_iter().map(|e| e.data).collect();
     Assembled {
         responses: super::stream::join_gemini_chunks(&chunks)
             .into_iter()
-            .map(|(range, v)| (events.get(range.start).map_or(0, |e| e.line), v))
+            .map(|(range, v)| (lines.get(range.start).copied().unwrap_or(0), v))
             .collect(),
         problems: Vec::new(),
     }
@@ -733,7 +750,7 @@ mod tests {
             }
             let _ = anthropic(&evs);
             let _ = openai(&evs);
-            let _ = gemini(&evs);
+            let _ = gemini(evs);
         }
     }
 }
