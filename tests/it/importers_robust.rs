@@ -1,5 +1,6 @@
 //! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
-//! panic (property tests over every real file in tests/formats/); and every format mixed in one
+//! panic (property tests over every real file in tests/formats/ and every input of
+//! tests/inputs/); and every format mixed in one
 //! directory, as a user runs `verify` and `summary` on it.
 
 use super::importers::formats;
@@ -11,12 +12,13 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Every real file: (path, format name, bytes).
+/// Every real file, and the edited and built inputs of tests/inputs/: (path, format name,
+/// bytes).
 fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
     static F: OnceLock<Vec<(PathBuf, &'static str, Vec<u8>)>> = OnceLock::new();
     F.get_or_init(|| {
         let mut out = Vec::new();
-        let mut stack = vec![formats()];
+        let mut stack = vec![formats(), super::importers_shapes::inputs()];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap() {
                 let p = e.unwrap().path();

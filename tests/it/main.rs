@@ -29,6 +29,7 @@ mod importers;
 mod importers_locations;
 mod importers_otlp;
 mod importers_robust;
+mod importers_shapes;
 mod importers_sse;
 mod otlp;
 mod peers;

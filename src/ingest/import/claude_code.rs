@@ -86,7 +86,18 @@ struct Record<'a> {
     message: Option<Value>,
     #[serde(rename = "toolUseResult", default)]
     tool_use_result: Option<Value>,
+    /// Set on the assistant message Claude Code writes when the API call failed (its model is
+    /// `<synthetic>`, its text the error); stream-json spells it in snake case.
+    #[serde(rename = "isApiErrorMessage", alias = "is_api_error_message", default)]
+    is_api_error: Option<Value>,
+    /// The HTTP status of that failed call.
+    #[serde(rename = "apiErrorStatus", default)]
+    api_error_status: Option<Value>,
 }
+
+/// The model Claude Code names on an assistant message it wrote itself: an API error's text, a
+/// usage limit, "No response requested." after an interruption or a resume. No model wrote it.
+const SYNTHETIC: &str = "<synthetic>";
 
 struct State<'i> {
     b: Builder,
@@ -346,10 +357,9 @@ impl State<'_> {
         let Some(msg) = &r.message else {
             return self.missing(line, path, "message");
         };
-        if let Some(m) = s(msg, "model") {
-            if m != "<synthetic>" {
-                self.b.model(m);
-            }
+        let synthetic = s(msg, "model") == Some(SYNTHETIC);
+        if let Some(m) = s(msg, "model").filter(|_| !synthetic) {
+            self.b.model(m);
         }
         let msg_id = s(msg, "id").map(str::to_owned);
         let Some(items) = msg.get("content").and_then(Value::as_array) else {
@@ -358,6 +368,7 @@ impl State<'_> {
         for (i, blk) in items.iter().enumerate() {
             let p = join(path, &format!("message.content[{i}]"));
             match s(blk, "type") {
+                Some("text") if synthetic => self.synthetic(r, s(blk, "text"), line, &p),
                 Some("text") => {
                     let t = s(blk, "text").unwrap_or("");
                     let sep = match (&self.last_message, &msg_id) {
@@ -376,6 +387,34 @@ impl State<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// The text of an assistant message Claude Code wrote itself: no answer of the model. An
+    /// API error is a warning (the turn had no answer because the call failed); the rest
+    /// ("No response requested.") a note.
+    fn synthetic(&mut self, r: &Record, text: Option<&str>, line: u64, path: &str) {
+        let text = text.unwrap_or("");
+        let api_error = r.is_api_error == Some(Value::Bool(true)) || text.starts_with("API Error");
+        if !api_error {
+            self.b.note("assistant messages Claude Code wrote itself (model `<synthetic>`, such as \"No response requested.\") are no answer of the model and are left out of the answers");
+            return;
+        }
+        let status = match &r.api_error_status {
+            Some(Value::Number(n)) => format!(" (HTTP {n})"),
+            _ => String::new(),
+        };
+        const MAX: usize = 200;
+        let mut shown: String = text.chars().take(MAX).collect();
+        if text.chars().nth(MAX).is_some() {
+            shown.push_str("...");
+        }
+        self.b.diag(
+            line,
+            1,
+            &join(path, "text"),
+            DiagLevel::Warning,
+            format!("an API error{status} written by Claude Code, not by the model: {shown:?}; left out of the answer"),
+        );
     }
 
     fn missing(&mut self, line: u64, path: &str, field: &str) {
