@@ -75,6 +75,10 @@ pub fn sniff(h: &Head) -> bool {
     // `container` and `content` before them, so a content longer than the head hides them: a
     // message id (`msg_`; Bedrock's `msg_bdrk_`, Vertex's `msg_vrtx_`) before `content` says it
     // (OpenAI's thread messages have such ids too, and an `object`).
+    // A Message Batch's results: `{"custom_id", "result"}` lines.
+    if h.has("custom_id") && h.has("result") {
+        return true;
+    }
     (message && h.str("role") == Some("assistant") && h.has("content"))
         || ((message || !h.has("type"))
             && h.str("id").is_some_and(|id| id.starts_with("msg_"))
@@ -104,16 +108,222 @@ struct Conv {
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
-    let mut c = Conv {
-        b: Builder::new(NAME, input.name.clone(), input.source.clone()),
-        docs: HashMap::default(),
-        search: Vec::new(),
-        seen: 0,
-        last_piece: None,
-        all_docs: Vec::new(),
-    };
+    if is_batch(input) {
+        return batch(input);
+    }
+    let mut c = Conv::new(Builder::new(NAME, input.name.clone(), input.source.clone()));
     api::read(&mut c, input);
     vec![c.b.finish()]
+}
+
+lax_object! {
+    /// A line of a Message Batch's results (`GET /v1/messages/batches/{id}/results`).
+    struct BatchLine<'a> {
+        custom_id: Str<'a> = "custom_id",
+        result: Option<BatchResult<'a>> = "result",
+    }
+}
+
+lax_object! {
+    /// The result of one request of a batch: `succeeded` with its `message`, `errored` with its
+    /// `error`, `canceled` or `expired`.
+    struct BatchResult<'a> {
+        kind: Str<'a> = "type",
+        message: Raw<'a> = "message",
+        error: Raw<'a> = "error",
+    }
+}
+
+/// The note on every session of a batch's results.
+const BATCH_NOTE: &str = "a request of a Message Batch: its results hold each request's response (the message), not the request, so there is no user message, no documents and no times";
+
+/// True when the input is a Message Batch's results: JSON lines (or a JSON array) of
+/// `{"custom_id", "result"}` objects, judged from the first one's top-level keys.
+fn is_batch(input: &Input) -> bool {
+    let body = input.body();
+    let cut = &body[..body.len().min(super::sniff::HEAD_BYTES)];
+    let head = match std::str::from_utf8(cut) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or(""),
+    };
+    // The keys up to the first nested value hold `result` or `custom_id` in a batch's line, in
+    // any order (a response's first nested value is its `content` or `container`): the whole
+    // first object is scanned only then.
+    if Head::first_keys(head).is_some_and(|h| !h.has("custom_id") && !h.has("result")) {
+        return false;
+    }
+    let h = Head::new(head);
+    h.has("custom_id") && h.has("result")
+}
+
+/// A Message Batch's results: one session per request that succeeded (its response read as a
+/// response file is, named by its `custom_id`, every place at its line); a request that did not
+/// succeed is a warning at its line naming its result type.
+fn batch(input: &Input) -> Vec<Session> {
+    let mut out = Vec::new();
+    // Problems of lines that give no session.
+    let mut file = Builder::new(NAME, input.name.clone(), input.source.clone());
+    let mut one = |line: u64, path: &str, raw: &str, file: &mut Builder| {
+        let l: BatchLine = match serde_json::from_str(raw) {
+            Ok(l) => l,
+            Err(e) => {
+                let (l, c) = if line == 0 {
+                    (0, 0)
+                } else {
+                    (line, e.column() as u64)
+                };
+                let msg = format!(
+                    "not a batch result ({}); skipped",
+                    crate::ingest::strip_pos(&e.to_string())
+                );
+                return file.diag(l, c, path, DiagLevel::Error, msg);
+            }
+        };
+        let at = |field: &str| {
+            if path.is_empty() {
+                field.to_owned()
+            } else {
+                format!("{path}.{field}")
+            }
+        };
+        let id = l.custom_id.get().filter(|id| !id.trim().is_empty());
+        let Some(r) = l.result else {
+            let msg = "a batch result without a `result`; skipped".to_owned();
+            return file.diag(line, 0, &at("result"), DiagLevel::Error, msg);
+        };
+        let named = match id {
+            Some(id) => format!("request `{id}`"),
+            None => "a request without a `custom_id`".to_owned(),
+        };
+        match r.kind.get() {
+            Some("succeeded") => {}
+            Some(kind @ ("errored" | "canceled" | "expired")) => {
+                let why = match (kind, r.error.value()) {
+                    ("errored", Some(e)) => {
+                        // `{"type": "error", "error": {"type", "message"}}`, as the API answers.
+                        let inner = e.get("error").unwrap_or(&e);
+                        let t = s(inner, "type").unwrap_or("error");
+                        match s(inner, "message") {
+                            Some(m) => format!(": {t}: {m:?}"),
+                            None => format!(": {t}"),
+                        }
+                    }
+                    _ => String::new(),
+                };
+                let msg = format!("{named} of the batch is `{kind}`{why}: no response to read");
+                return file.diag(line, 0, &at("result.type"), DiagLevel::Warning, msg);
+            }
+            other => {
+                let msg = format!(
+                    "{named} of the batch has the result type {}; skipped",
+                    other.map_or("(none)".to_owned(), |t| format!("`{t}`"))
+                );
+                return file.diag(line, 0, &at("result.type"), DiagLevel::Warning, msg);
+            }
+        }
+        let name = id.map_or_else(|| format!("{}#{line}", input.name), str::to_owned);
+        let mut c = Conv::new(Builder::new(NAME, name, input.source.clone()));
+        if let Some(id) = id {
+            c.b.session_id(id);
+        } else {
+            let msg =
+                "a batch result without a `custom_id`: the session is named by its line".to_owned();
+            c.b.diag(0, 0, &at("custom_id"), DiagLevel::Warning, msg);
+        }
+        let mpath = at("result.message");
+        match r
+            .message
+            .non_null()
+            .map(|m| serde_json::from_str::<Message>(m.get()))
+        {
+            Some(Ok(m)) => c.message(&m, 0, &mpath, None),
+            _ => {
+                let msg = "a succeeded result without a message; nothing read".to_owned();
+                c.b.diag(0, 0, &mpath, DiagLevel::Error, msg);
+            }
+        }
+        c.b.note(BATCH_NOTE);
+        let mut session = c.b.finish();
+        at_line(&mut session, line);
+        out.push(session);
+    };
+    let body = input.body();
+    if body.trim_ascii_start().starts_with(b"[") {
+        match serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(body) {
+            Ok(items) => {
+                for (i, raw) in items.iter().enumerate() {
+                    one(0, &format!("[{i}]"), raw.get(), &mut file);
+                }
+            }
+            Err(e) => {
+                let msg = format!(
+                    "malformed JSON: {}; nothing read",
+                    crate::ingest::strip_pos(&e.to_string())
+                );
+                file.diag(
+                    e.line() as u64,
+                    e.column() as u64,
+                    "",
+                    DiagLevel::Error,
+                    msg,
+                );
+            }
+        }
+    } else {
+        for (i, raw) in body.split(|&c| c == b'\n').enumerate() {
+            let line = i as u64 + 1;
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match util::utf8(raw) {
+                Ok(t) => one(line, "", t, &mut file),
+                Err(e) => {
+                    let msg = format!(
+                        "invalid UTF-8 at byte {} of the line; line skipped",
+                        e.valid_up_to() + 1
+                    );
+                    file.diag(line, 0, "", DiagLevel::Error, msg);
+                }
+            }
+        }
+    }
+    let problems = file.finish().diagnostics;
+    match out.first_mut() {
+        Some(first) => {
+            // The file's problems are told once, with its first session.
+            first.diagnostics.extend(problems);
+            first.diagnostics.sort_by_key(|d| d.line);
+        }
+        None => {
+            let mut b = Builder::new(NAME, input.name.clone(), input.source.clone());
+            let msg = "no request of this Message Batch's results succeeded: no response to read"
+                .to_owned();
+            b.diag(0, 0, "", DiagLevel::Error, msg);
+            let mut s = b.finish();
+            s.diagnostics.splice(0..0, problems);
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Places every record of a session read from line `line` of a file at that line (its JSON
+/// paths are those within the line).
+fn at_line(s: &mut Session, line: u64) {
+    let set = |l: &mut u64| {
+        if *l == 0 {
+            *l = line;
+        }
+    };
+    s.turns.iter_mut().for_each(|t| set(&mut t.line));
+    s.calls.iter_mut().for_each(|c| set(&mut c.line));
+    s.results.iter_mut().for_each(|r| set(&mut r.line));
+    s.contexts.iter_mut().for_each(|c| set(&mut c.line));
+    for a in &mut s.answers {
+        set(&mut a.line);
+        a.claims.iter_mut().for_each(|c| set(&mut c.line));
+    }
+    s.diagnostics.iter_mut().for_each(|d| set(&mut d.line));
 }
 
 impl ApiFile for Conv {
@@ -167,6 +377,17 @@ impl ApiFile for Conv {
 }
 
 impl Conv {
+    fn new(b: Builder) -> Self {
+        Conv {
+            b,
+            docs: HashMap::default(),
+            search: Vec::new(),
+            seen: 0,
+            last_piece: None,
+            all_docs: Vec::new(),
+        }
+    }
+
     fn read_request(&mut self, req: &Value, ex: usize, path: &str, at: Option<Timestamp>) {
         if let Some(m) = s(req, "model") {
             self.b.model(m);

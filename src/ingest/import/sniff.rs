@@ -33,13 +33,15 @@ pub fn key_bit(key: &str) -> u32 {
         "usageMetadata" => 1 << 17,
         "modelVersion" => 1 << 18,
         "id" => 1 << 19,
+        "custom_id" => 1 << 20,
+        "result" => 1 << 21,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 20] = [
+pub(crate) const ASKED_KEYS: [&str; 22] = [
     "event",
     "resourceSpans",
     "trace",
@@ -60,6 +62,8 @@ pub(crate) const ASKED_KEYS: [&str; 20] = [
     "usageMetadata",
     "modelVersion",
     "id",
+    "custom_id",
+    "result",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -475,7 +479,7 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 20);
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 22);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 
