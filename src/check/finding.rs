@@ -29,7 +29,7 @@ pub struct Finding {
     pub line: u64,
     /// The JSON path it points at in an imported document (`$.output[3].content[0]`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub json_path: Option<std::sync::Arc<str>>,
+    pub json_path: Option<crate::model::Name>,
 }
 
 /// A call id a finding names: a session's [`Name`] (shared) or any text (copied).

@@ -38,7 +38,7 @@ pub struct ClaimVerdict {
     pub line: u64,
     /// JSON path of the claim's record (its citation) in an imported document.
     #[serde(skip)]
-    pub json_path: Option<std::sync::Arc<str>>,
+    pub json_path: Option<crate::model::Name>,
     /// Position in the answer's claim list.
     #[serde(skip)]
     pub position: usize,

@@ -14,23 +14,91 @@ use std::sync::Arc;
 
 /// An id or a name: shared text, 16 bytes in each record that holds it. Records of one loaded
 /// session hold one copy of each distinct text ([`Names`]); it reads, compares, hashes, prints
-/// and serializes as the text itself.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Name(Arc<str>);
+/// and serializes as the text itself. A name may be a range of another name's text
+/// ([`Name::slice`]): an imported claim's sentence, marker and URL are ranges of its answer, so
+/// they cost no copy of their own.
+#[derive(Clone)]
+pub struct Name(arcstr::Substr);
 
 impl Name {
     /// The text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The name of the range `range` (in bytes) of this name's text, sharing its copy; `None`
+    /// when the range is out of bounds or not on character boundaries.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Option<Name> {
+        self.as_str().get(range.clone())?;
+        Some(Name(self.0.substr(range)))
+    }
+
+    /// The name of `part`, a slice of this name's text (as `str::trim` or a search returns),
+    /// sharing its copy; a copy of its own when `part` is not a slice of this text.
+    pub fn slice_of(&self, part: &str) -> Name {
+        match self.range_of(part) {
+            Some(r) => Name(self.0.substr(r)),
+            None => Name::from(part),
+        }
+    }
+
+    /// Where `part` lies in this name's text, when it is a slice of it (by address, not by
+    /// content).
+    pub fn range_of(&self, part: &str) -> Option<std::ops::Range<usize>> {
+        let (base, p) = (self.as_str().as_ptr() as usize, part.as_ptr() as usize);
+        let start = p.checked_sub(base)?;
+        let end = start.checked_add(part.len())?;
+        (end <= self.len()).then_some(start..end)
+    }
+
+    /// Whether both names are the same range of the same copy (not only the same text).
+    pub fn ptr_eq(a: &Name, b: &Name) -> bool {
+        arcstr::Substr::shallow_eq(&a.0, &b.0)
+    }
+
+    /// Whether `self` is a range of `whole`'s copy (or `whole` itself), and where in `whole`'s
+    /// text it starts.
+    pub fn offset_in(&self, whole: &Name) -> Option<usize> {
+        if !arcstr::ArcStr::ptr_eq(self.0.parent(), whole.0.parent()) {
+            return None;
+        }
+        let (a, b) = (self.0.range(), whole.0.range());
+        (a.start >= b.start && a.end <= b.end).then(|| a.start - b.start)
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, o: &Name) -> bool {
+        self.as_str() == o.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, o: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, o: &Name) -> std::cmp::Ordering {
+        self.as_str().cmp(o.as_str())
+    }
+}
+
+impl std::hash::Hash for Name {
+    /// As its text: a table of names is looked up by `&str` ([`Borrow`]).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
 }
 
 impl Default for Name {
-    /// The empty name: one copy shared by every record that holds it (a record made with
-    /// `..Default::default()` and then given its own names allocated nothing for its defaults).
+    /// The empty name: shares no allocation (a record made with `..Default::default()` and
+    /// then given its own names allocated nothing for its defaults).
     fn default() -> Self {
-        static EMPTY: std::sync::LazyLock<Name> = std::sync::LazyLock::new(|| Name(Arc::from("")));
-        EMPTY.clone()
+        Name(arcstr::Substr::new())
     }
 }
 
@@ -55,79 +123,79 @@ impl Borrow<str> for Name {
 
 impl From<&str> for Name {
     fn from(s: &str) -> Self {
-        Name(Arc::from(s))
+        Name(arcstr::Substr::full(arcstr::ArcStr::from(s)))
     }
 }
 
 impl From<String> for Name {
     fn from(s: String) -> Self {
-        Name(Arc::from(s))
+        Name::from(s.as_str())
     }
 }
 
 impl From<&String> for Name {
     fn from(s: &String) -> Self {
-        Name(Arc::from(s.as_str()))
+        Name::from(s.as_str())
     }
 }
 
 impl From<Name> for String {
     fn from(n: Name) -> Self {
-        n.0.to_string()
+        n.as_str().to_owned()
     }
 }
 
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self)
     }
 }
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 impl PartialEq<str> for Name {
     fn eq(&self, o: &str) -> bool {
-        *self.0 == *o
+        self.as_str() == o
     }
 }
 
 impl PartialEq<&str> for Name {
     fn eq(&self, o: &&str) -> bool {
-        *self.0 == **o
+        self.as_str() == *o
     }
 }
 
 impl PartialEq<String> for Name {
     fn eq(&self, o: &String) -> bool {
-        *self.0 == **o
+        self.as_str() == o.as_str()
     }
 }
 
 impl PartialEq<Name> for str {
     fn eq(&self, o: &Name) -> bool {
-        *self == *o.0
+        self == o.as_str()
     }
 }
 
 impl PartialEq<Name> for &str {
     fn eq(&self, o: &Name) -> bool {
-        **self == *o.0
+        *self == o.as_str()
     }
 }
 
 impl PartialEq<Name> for String {
     fn eq(&self, o: &Name) -> bool {
-        **self == *o.0
+        self.as_str() == o.as_str()
     }
 }
 
 impl Serialize for Name {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
+        s.serialize_str(self)
     }
 }
 
@@ -135,7 +203,7 @@ impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // Borrowed when the text has no escapes: one allocation, of the exact size.
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(Name(Arc::from(&*s)))
+        Ok(Name::from(&*s))
     }
 }
 
@@ -145,11 +213,11 @@ impl<'de> Deserialize<'de> for Name {
 #[derive(Default)]
 pub struct Names {
     /// Texts shorter than [`LONG`] bytes: ids and names, most of them distinct (a call id each).
-    texts: rustc_hash::FxHashSet<Arc<str>>,
+    texts: rustc_hash::FxHashSet<Name>,
     /// Longer texts (results', answers', claims'), which a session repeats: a table of their
     /// own stays small and cached, where in one table with a long session's million ids each
     /// lookup of a repeated text missed the caches.
-    long: rustc_hash::FxHashSet<Arc<str>>,
+    long: rustc_hash::FxHashSet<Name>,
     /// Arguments, hashed by their JSON text.
     arguments: hashbrown::HashTable<Arc<RawValue>>,
 }
@@ -165,21 +233,21 @@ fn hash_text(s: &str) -> u64 {
 impl Names {
     /// Makes `n` the shared copy of its text (it becomes the shared copy if it is the first).
     pub fn intern(&mut self, n: &mut Name) {
-        let table = self.table(&n.0);
-        match table.get(&*n.0) {
+        let table = self.table(n);
+        match table.get(n.as_str()) {
             Some(a) => {
-                if !Arc::ptr_eq(a, &n.0) {
-                    n.0 = a.clone();
+                if !Name::ptr_eq(a, n) {
+                    *n = a.clone();
                 }
             }
             None => {
-                table.insert(n.0.clone());
+                table.insert(n.clone());
             }
         }
     }
 
     /// The table a text is held in.
-    fn table(&mut self, text: &str) -> &mut rustc_hash::FxHashSet<Arc<str>> {
+    fn table(&mut self, text: &str) -> &mut rustc_hash::FxHashSet<Name> {
         if text.len() >= LONG {
             &mut self.long
         } else {
@@ -208,11 +276,11 @@ impl Names {
     pub fn get(&mut self, text: &str) -> Name {
         let table = self.table(text);
         match table.get(text) {
-            Some(a) => Name(a.clone()),
+            Some(a) => a.clone(),
             None => {
-                let a: Arc<str> = Arc::from(text);
+                let a = Name::from(text);
                 table.insert(a.clone());
-                Name(a)
+                a
             }
         }
     }
@@ -449,10 +517,10 @@ mod tests {
     fn interned_names_share_one_copy_and_read_as_their_text() {
         let mut names = Names::default();
         let (mut a, mut b): (Name, Name) = ("call_1".into(), String::from("call_1").into());
-        assert!(!Arc::ptr_eq(&a.0, &b.0));
+        assert!(!Name::ptr_eq(&a, &b));
         names.intern(&mut a);
         names.intern(&mut b);
-        assert!(Arc::ptr_eq(&a.0, &b.0));
+        assert!(Name::ptr_eq(&a, &b));
         assert_eq!(names.len(), 1);
         assert_eq!(a, "call_1");
         assert_eq!(serde_json::to_string(&a).unwrap(), "\"call_1\"");
@@ -463,9 +531,9 @@ mod tests {
         assert!(set.contains("call_1"));
         // A name made by `get` is the shared copy, whether it came first or not.
         let d = names.get("call_1");
-        assert!(Arc::ptr_eq(&d.0, &b.0));
+        assert!(Name::ptr_eq(&d, &b));
         let (e, f) = (names.get("tools/call"), names.get("tools/call"));
-        assert!(Arc::ptr_eq(&e.0, &f.0));
+        assert!(Name::ptr_eq(&e, &f));
         assert_eq!(names.len(), 2);
         // Long texts are held in a table of their own, shared the same way.
         let long = "x".repeat(LONG);
@@ -473,9 +541,42 @@ mod tests {
         let mut h = Name::from(long.as_str());
         names.intern(&mut g);
         names.intern(&mut h);
-        assert!(Arc::ptr_eq(&g.0, &h.0) && Arc::ptr_eq(&names.get(&long).0, &g.0));
-        assert!(!Arc::ptr_eq(&names.get(&long[1..]).0, &g.0));
+        assert!(Name::ptr_eq(&g, &h) && Name::ptr_eq(&names.get(&long), &g));
+        assert!(!Name::ptr_eq(&names.get(&long[1..]), &g));
         assert_eq!(names.len(), 4);
+    }
+
+    #[test]
+    fn a_slice_of_a_name_shares_its_copy_and_reads_as_its_text() {
+        let whole = Name::from("Seats cost €19. Tables cost €40.");
+        let seats = whole.slice(0..17).unwrap();
+        assert_eq!(seats, "Seats cost €19.");
+        assert_eq!(seats.offset_in(&whole), Some(0));
+        let tables = whole.slice_of(whole[18..].trim());
+        assert_eq!(tables, "Tables cost €40.");
+        assert_eq!(tables.offset_in(&whole), Some(18));
+        // A range of a range is a range of the whole; the whole is not a range of a part.
+        let cost = tables.slice(7..11).unwrap();
+        assert_eq!((cost.as_str(), cost.offset_in(&whole)), ("cost", Some(25)));
+        assert_eq!(cost.offset_in(&tables), Some(7));
+        assert_eq!(whole.offset_in(&tables), None);
+        // Equal text, another copy: equal and hashed alike, but not a range of it.
+        let copy = Name::from("Seats cost €19.");
+        assert_eq!(copy, seats);
+        assert_eq!(copy.offset_in(&whole), None);
+        assert!(!Name::ptr_eq(&copy, &seats));
+        let set: std::collections::HashSet<Name> = [seats.clone()].into_iter().collect();
+        assert!(set.contains("Seats cost €19.") && set.contains(&copy));
+        // Out of bounds or inside a character: no name; text from elsewhere: its own copy.
+        assert!(whole.slice(0..100).is_none() && whole.slice(0..12).is_none());
+        let elsewhere = String::from("cost");
+        let own = whole.slice_of(&elsewhere);
+        assert_eq!((own.as_str(), own.offset_in(&whole)), ("cost", None));
+        assert_eq!(
+            serde_json::to_string(&tables).unwrap(),
+            "\"Tables cost €40.\""
+        );
+        assert!(seats < tables && Name::default().is_empty());
     }
 
     #[test]
@@ -519,7 +620,7 @@ mod tests {
             })
             .collect();
         assert_eq!(texts.len(), 2);
-        assert!(Arc::ptr_eq(&texts[0].0, &texts[1].0));
+        assert!(Name::ptr_eq(texts[0], texts[1]));
         assert_eq!(texts[1].as_str(), "€19 a seat");
     }
 
@@ -582,20 +683,20 @@ mod tests {
         let (ra, rb) = (repeated(&a), repeated(&b));
         assert!(ra.len() > 50 && rb.len() > 50, "{} {}", ra.len(), rb.len());
         assert_eq!(rb.iter().map(|n| n.to_string()).collect::<Vec<_>>(), before);
-        let mut copies: std::collections::HashMap<&str, &Arc<str>> = Default::default();
+        let mut copies: std::collections::HashMap<&str, &Name> = Default::default();
         for n in ra.iter().chain(&rb) {
-            let first = copies.entry(n.as_str()).or_insert(&n.0);
-            assert!(Arc::ptr_eq(first, &n.0), "two copies of `{n}`");
+            let first = copies.entry(n.as_str()).or_insert(n);
+            assert!(Name::ptr_eq(first, n), "two copies of `{n}`");
         }
         for must in ["tools/call", "2.0", "text", "eval:synthetic"] {
             assert!(copies.contains_key(must), "{must}");
         }
         // Ids stay each session's own.
         assert_eq!(a.calls[0].id, b.calls[0].id);
-        assert!(!Arc::ptr_eq(&a.calls[0].id.0, &b.calls[0].id.0));
-        assert!(!Arc::ptr_eq(
-            &a.answers[0].claims[0].stamp.claim_id.0,
-            &b.answers[0].claims[0].stamp.claim_id.0
+        assert!(!Name::ptr_eq(&a.calls[0].id, &b.calls[0].id));
+        assert!(!Name::ptr_eq(
+            &a.answers[0].claims[0].stamp.claim_id,
+            &b.answers[0].claims[0].stamp.claim_id
         ));
     }
 }

@@ -13,13 +13,13 @@ use std::sync::Arc;
 /// a document.
 pub trait Located {
     /// The line (0 when the source is one document) and the JSON path, if any.
-    fn location(&self) -> (u64, Option<&Arc<str>>);
+    fn location(&self) -> (u64, Option<&Name>);
 }
 
 macro_rules! located {
     ($($t:ty),*) => {$(
         impl Located for $t {
-            fn location(&self) -> (u64, Option<&Arc<str>>) {
+            fn location(&self) -> (u64, Option<&Name>) {
                 (self.line, self.json_path.as_ref())
             }
         }
@@ -28,7 +28,7 @@ macro_rules! located {
 located!(Turn, Call, ToolResult, Claim, Answer);
 
 impl Located for Context {
-    fn location(&self) -> (u64, Option<&Arc<str>>) {
+    fn location(&self) -> (u64, Option<&Name>) {
         (self.line, None)
     }
 }
@@ -81,7 +81,7 @@ pub struct Turn {
     /// Line in the log.
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
 }
 
 /// A recorded `tools/call` request.
@@ -102,7 +102,7 @@ pub struct Call {
     /// Line in the log.
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
     /// The session of the agent this call ran (a sub-agent or hand-off), when the log links one
     /// (boxed: most calls have none, and a session holds every call).
     pub sub_session: Option<Box<SubSession>>,
@@ -146,7 +146,7 @@ pub struct ToolResult {
     /// Line in the log.
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
 }
 
 impl ToolResult {
@@ -217,7 +217,7 @@ pub struct Claim {
     /// Line of the answer in the log.
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
 }
 
 impl Claim {
@@ -241,7 +241,7 @@ pub struct Answer {
     /// Line in the log.
     pub line: u64,
     /// JSON path of the record in an imported document (`$.output[3]`), when it came from one.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
 }
 
 /// What an `envelope` event carries.

@@ -561,7 +561,7 @@ pub fn copy_text(app: &App) -> Option<String> {
 }
 
 /// What `o` opens: the focused side's log at the claim's (or the result's) line.
-pub fn open_external(app: &App) -> Option<(usize, u64, Option<Arc<str>>)> {
+pub fn open_external(app: &App) -> Option<(usize, u64, Option<crate::model::Name>)> {
     let (s, c, call) = focused(app)?;
     let l = app.sessions.get(s)?;
     let (line, path) = match (c, call) {

@@ -4,10 +4,9 @@
 
 use super::app::App;
 use crate::ingest::locate::{self, Position, Resolved};
-use crate::model::{Located, Session};
+use crate::model::{Located, Name, Session};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::SystemTime;
 
 /// The resolved places of the files `o` has opened.
@@ -17,11 +16,11 @@ pub struct Places(HashMap<PathBuf, FilePlaces>);
 /// One file's places, with the size and time they were resolved against.
 struct FilePlaces {
     stamp: (u64, Option<SystemTime>),
-    at: HashMap<(u64, Arc<str>), Resolved>,
+    at: HashMap<(u64, Name), Resolved>,
 }
 
 /// Every (line, JSON path) a session's records carry.
-fn paths(s: &Session) -> impl Iterator<Item = (u64, &Arc<str>)> {
+fn paths(s: &Session) -> impl Iterator<Item = (u64, &Name)> {
     s.turns
         .iter()
         .map(Located::location)
@@ -45,7 +44,7 @@ impl Places {
         s: usize,
         file: &Path,
         line: u64,
-        path: &Arc<str>,
+        path: &Name,
     ) -> Result<Resolved, String> {
         let shown = crate::text::one_line(&file.display().to_string()).into_owned();
         let meta = std::fs::metadata(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
@@ -65,14 +64,14 @@ impl Places {
         let fresh = self.0.get(file).is_some_and(|f| f.stamp == stamp);
         if !fresh {
             let bytes = std::fs::read(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
-            let wanted: Vec<(u64, Arc<str>)> = mine
+            let wanted: Vec<(u64, Name)> = mine
                 .iter()
                 .flat_map(|x| paths(x))
                 .map(|(l, p)| (l, p.clone()))
                 .collect();
             let at = locate::resolve(&bytes, wanted.iter().map(|(l, p)| (*l, &**p)))
                 .into_iter()
-                .map(|((l, p), r)| ((l, Arc::from(p)), r))
+                .map(|((l, p), r)| ((l, Name::from(p)), r))
                 .collect();
             self.0.insert(file.to_path_buf(), FilePlaces { stamp, at });
         }

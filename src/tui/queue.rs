@@ -7,7 +7,6 @@ use super::app::{App, Focus, Mark};
 use super::filter::ClaimMarks;
 use super::update::Effect;
 use crate::check::{Quadrant, Severity, QUADRANTS};
-use std::sync::Arc;
 
 fn cell_of(q: Option<Quadrant>) -> usize {
     q.and_then(|q| QUADRANTS.iter().position(|x| *x == q))
@@ -437,7 +436,7 @@ fn copy_text(app: &mut App) -> Option<String> {
 /// front of the user.
 pub fn open_external(app: &mut App) -> Vec<Effect> {
     use crate::model::Located;
-    let place = |(line, path): (u64, Option<&Arc<str>>)| (line, path.cloned());
+    let place = |(line, path): (u64, Option<&crate::model::Name>)| (line, path.cloned());
     let claim = |c: &crate::check::ClaimVerdict| (c.line, c.json_path.clone());
     let target = match app.view {
         View::Sessions => app.selected_session().map(|s| (s, 1, None)),

@@ -42,7 +42,7 @@ pub enum Effect {
         /// 1-based line (0: the record is in a one-document file).
         line: u64,
         /// The record's JSON path in an imported document; the runtime resolves it to a line.
-        json_path: Option<std::sync::Arc<str>>,
+        json_path: Option<crate::model::Name>,
     },
     /// Compare sessions `a` (the baseline) with `b` (indexes into `App::sessions`); the outcome
     /// comes back as [`Msg::Diffed`].

@@ -42,7 +42,7 @@ pub fn mcp_name(name: &str) -> Option<(&str, &str)> {
 
 /// The JSON path of a block of a one-document file (`line` 0); a line of a transcript is
 /// located by its line.
-fn doc_path(line: u64, path: &str) -> Option<std::sync::Arc<str>> {
+fn doc_path(line: u64, path: &str) -> Option<crate::model::Name> {
     (line == 0).then(|| super::build::json_path(path))
 }
 

@@ -23,7 +23,7 @@ pub struct Loc {
     /// 1-based line; 0 when the source is one document.
     pub line: u64,
     /// JSON path (`$.output[3]`), when the importer knows it.
-    pub path: Option<Arc<str>>,
+    pub path: Option<Name>,
 }
 
 impl Loc {
@@ -42,17 +42,23 @@ impl From<u64> for Loc {
     }
 }
 
-/// A JSON path in its `$` form: `output[3]` and `.output[3]` become `$.output[3]`.
-pub fn json_path(path: &str) -> Arc<str> {
-    let prefix = if path.starts_with('$') {
+/// What a JSON path needs before it to be in its `$` form.
+fn json_path_prefix(path: &str) -> &'static str {
+    if path.starts_with('$') {
         ""
-    } else if path.starts_with('.') || path.starts_with('[') {
+    } else if path.starts_with('.') || path.starts_with('[') || path.is_empty() {
         "$"
-    } else if path.is_empty() {
-        return Arc::from("$");
     } else {
         "$."
-    };
+    }
+}
+
+/// A JSON path in its `$` form: `output[3]` and `.output[3]` become `$.output[3]`.
+pub fn json_path(path: &str) -> Name {
+    let prefix = json_path_prefix(path);
+    if path.is_empty() {
+        return Name::from("$");
+    }
     // Joined on the stack, so the shared text is the one allocation (not a `String` first).
     let mut buf = [0u8; 192];
     let n = prefix.len() + path.len();
@@ -60,10 +66,10 @@ pub fn json_path(path: &str) -> Arc<str> {
         dst[..prefix.len()].copy_from_slice(prefix.as_bytes());
         dst[prefix.len()..].copy_from_slice(path.as_bytes());
         if let Ok(t) = std::str::from_utf8(dst) {
-            return Arc::from(t);
+            return Name::from(t);
         }
     }
-    Arc::from(format!("{prefix}{path}"))
+    Name::from(format!("{prefix}{path}"))
 }
 
 /// `{parent}.{key}[{i}]` written into `buf` (cleared first): the path of an element of a list
@@ -109,7 +115,7 @@ pub struct NewCall {
     /// Line in the source (0 when the source is one document).
     pub line: u64,
     /// JSON path of the call in its document, when known.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
     /// The agent session this call ran, if any.
     pub sub_session: Option<SubSession>,
 }
@@ -132,7 +138,7 @@ pub struct NewResult {
     /// Line in the source.
     pub line: u64,
     /// JSON path of the result in its document, when known.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
     /// The JSON-RPC id of the response, when the source has the real one.
     pub rpc_id: Option<RpcId>,
 }
@@ -140,8 +146,9 @@ pub struct NewResult {
 /// A claim made from an API citation.
 #[derive(Debug, Default)]
 pub struct NewClaim {
-    /// The answer text the citation covers (made through [`Builder::name`], so the session
-    /// holds it as it is, not copied again when it is built).
+    /// The answer text the citation covers: a range of the piece [`Builder::answer_piece_at`]
+    /// returned (no copy of its own), or made through [`Builder::name`] (so the session holds it
+    /// as it is, not copied again when it is built).
     pub text: Name,
     /// The call whose result it cites; `None` when the cited source is not in the file (a
     /// `Name`: the claims that cite one call share its id).
@@ -150,11 +157,11 @@ pub struct NewClaim {
     pub span: Option<Span>,
     /// The citation as the API gave it.
     pub citation: CitationInfo,
-    /// The citation marker as rendered in the answer, if the API marks where it is (made
-    /// through [`Builder::name`]).
+    /// The citation marker as rendered in the answer, if the API marks where it is (a range of
+    /// its piece, or made through [`Builder::name`]).
     pub marker: Option<Name>,
     /// JSON path of the citation in its document, when known.
-    pub json_path: Option<Arc<str>>,
+    pub json_path: Option<Name>,
 }
 
 struct PendingCall {
@@ -175,37 +182,70 @@ enum AnswerText {
     #[default]
     Empty,
     One(Name),
-    Many(String),
+    /// The text of several pieces, and the pieces an importer asked for as names (with their
+    /// byte offsets in the text), whose ranges [`Builder::finish`] moves into the whole text.
+    Many {
+        all: String,
+        pieces: Vec<(Name, usize)>,
+    },
 }
 
 impl AnswerText {
-    /// Appends `text`, joined with `sep` when the answer already has text.
-    fn push(&mut self, text: &str, sep: &str, names: &mut Names) {
+    /// Appends `text`, joined with `sep` when the answer already has text; the piece as a name
+    /// when `named` (or when it starts the answer, which costs nothing more).
+    fn push(&mut self, text: &str, sep: &str, names: &mut Names, named: bool) -> Option<Name> {
         if text.is_empty() {
-            return;
+            return None;
         }
+        let name = |names: &mut Names| named.then(|| names.get(text));
         match self {
-            AnswerText::Empty => *self = AnswerText::One(names.get(text)),
+            AnswerText::Empty => {
+                let n = names.get(text);
+                *self = AnswerText::One(n.clone());
+                Some(n)
+            }
             AnswerText::One(first) => {
                 let mut all = String::with_capacity(first.len() + sep.len() + text.len());
                 all.push_str(first);
                 all.push_str(sep);
+                let at = all.len();
                 all.push_str(text);
-                *self = AnswerText::Many(all);
+                let mut pieces = vec![(first.clone(), 0)];
+                let n = name(names);
+                pieces.extend(n.clone().map(|n| (n, at)));
+                *self = AnswerText::Many { all, pieces };
+                n
             }
-            AnswerText::Many(all) => {
+            AnswerText::Many { all, pieces } => {
                 all.push_str(sep);
+                let at = all.len();
                 all.push_str(text);
+                let n = name(names);
+                pieces.extend(n.clone().map(|n| (n, at)));
+                n
             }
         }
     }
 
-    /// The whole text, as the session's copy.
-    fn into_name(self, names: &mut Names) -> Name {
+    /// The whole text, as the session's copy, and the named pieces in it.
+    fn into_name(self, names: &mut Names) -> (Name, Vec<(Name, usize)>) {
         match self {
-            AnswerText::Empty => names.get(""),
-            AnswerText::One(n) => n,
-            AnswerText::Many(all) => names.get(&all),
+            AnswerText::Empty => (names.get(""), Vec::new()),
+            AnswerText::One(n) => (n, Vec::new()),
+            AnswerText::Many { all, pieces } => (names.get(&all), pieces),
+        }
+    }
+}
+
+/// `n` as the same range of `whole` when it is a range of one of `whole`'s `pieces` (a piece
+/// and its offset in `whole`): the piece's copy is then no longer held.
+fn rebase(n: &mut Name, whole: &Name, pieces: &[(Name, usize)]) {
+    for (p, at) in pieces {
+        if let Some(i) = n.offset_in(p) {
+            if let Some(r) = whole.slice(at + i..at + i + n.len()) {
+                *n = r;
+            }
+            return;
         }
     }
 }
@@ -216,6 +256,10 @@ struct PendingAnswer {
     at: Option<Timestamp>,
     loc: Loc,
     claims: Vec<NewClaim>,
+    /// The JSON paths given to [`Builder::claim_at`], in one text for the answer.
+    paths: String,
+    /// Each such claim's position in `claims` and its path's range in `paths`.
+    path_ranges: Vec<(usize, std::ops::Range<usize>)>,
 }
 
 /// Up to this many calls (or results), an id is looked up in the list itself: most API
@@ -529,14 +573,28 @@ impl Builder {
         at: Option<Timestamp>,
         loc: impl Into<Loc>,
     ) {
-        self.answer_piece(text, sep, at, || loc.into());
+        self.answer_piece(text, sep, at, || loc.into(), false);
     }
 
     /// [`Builder::answer_text`] of a piece at JSON path `path` of a one-document file: the path
     /// is made only when the piece starts the answer (an answer keeps the place of its first
     /// piece, and a response may hold many).
     pub fn answer_text_at(&mut self, text: &str, sep: &str, at: Option<Timestamp>, path: &str) {
-        self.answer_piece(text, sep, at, || Loc::path(0, path));
+        self.answer_piece(text, sep, at, || Loc::path(0, path), false);
+    }
+
+    /// [`Builder::answer_text_at`] that returns the piece as a name (empty for an empty piece):
+    /// claims made of its ranges ([`Name::slice`], [`Name::slice_of`]) become ranges of the
+    /// whole answer when it is built, with no copy of their own.
+    pub fn answer_piece_at(
+        &mut self,
+        text: &str,
+        sep: &str,
+        at: Option<Timestamp>,
+        path: &str,
+    ) -> Name {
+        self.answer_piece(text, sep, at, || Loc::path(0, path), true)
+            .unwrap_or_default()
     }
 
     fn answer_piece(
@@ -545,22 +603,35 @@ impl Builder {
         sep: &str,
         at: Option<Timestamp>,
         loc: impl FnOnce() -> Loc,
-    ) {
+        named: bool,
+    ) -> Option<Name> {
         if let Some(t) = at {
             self.saw_time(t);
         }
         self.answer_mut(at, loc);
-        if let Some((_, a)) = self.answers.last_mut() {
-            a.text.push(text, sep, &mut self.names);
-            if at.is_some() {
-                a.at = at;
-            }
+        let (_, a) = self.answers.last_mut()?;
+        let n = a.text.push(text, sep, &mut self.names, named);
+        if at.is_some() {
+            a.at = at;
         }
+        n
     }
 
     /// Adds a claim to the current turn's answer (`loc` places the answer if it has no text yet).
     pub fn claim(&mut self, c: NewClaim, at: Option<Timestamp>, loc: impl Into<Loc>) {
         self.answer_mut(at, || loc.into()).claims.push(c);
+    }
+
+    /// [`Builder::claim`] of a citation at JSON path `path` of a one-document file (it is the
+    /// claim's path, and the answer's if the answer has no text yet): the paths of an answer's
+    /// claims are held in one text, each claim's a range of it.
+    pub fn claim_at(&mut self, c: NewClaim, at: Option<Timestamp>, path: &str) {
+        let a = self.answer_mut(at, || Loc::path(0, path));
+        let start = a.paths.len();
+        a.paths.push_str(json_path_prefix(path));
+        a.paths.push_str(path);
+        a.path_ranges.push((a.claims.len(), start..a.paths.len()));
+        a.claims.push(c);
     }
 
     /// Builds the session.
@@ -794,10 +865,58 @@ impl Builder {
         let mut prev = None;
         // The normalized text of each claim, in one buffer for all.
         let mut norm = String::new();
-        for (turn, a) in self.answers.drain(..) {
+        // An answer's claim ids, and where each is in them.
+        let (mut ids, mut id_ranges) = (String::new(), Vec::<std::ops::Range<usize>>::new());
+        for (turn, mut a) in self.answers.drain(..) {
             let generated_at = time(a.at, &mut prev);
+            let (text, pieces) = a.text.into_name(&mut names);
+            // The claims' ids, in one text for the answer: each id is a range of it (one
+            // copy for all, not one each).
+            ids.clear();
+            id_ranges.clear();
+            for c in &a.claims {
+                let base = claim_id_with(&c.text, &mut norm);
+                let base = base.as_str();
+                let taken =
+                    |ids: &str, id: &str| id_ranges.iter().any(|r| ids.get(r.clone()) == Some(id));
+                let start = ids.len();
+                if taken(&ids, base) {
+                    let mut n = 2;
+                    let mut id = format!("{base}.{n}");
+                    while taken(&ids, &id) {
+                        n += 1;
+                        id = format!("{base}.{n}");
+                    }
+                    ids.push_str(&id);
+                } else {
+                    ids.push_str(base);
+                }
+                id_ranges.push(start..ids.len());
+            }
+            let all_ids = if ids.is_empty() {
+                Name::default()
+            } else {
+                Name::from(ids.as_str())
+            };
+            if !a.paths.is_empty() {
+                let all_paths = Name::from(a.paths.as_str());
+                for (k, r) in a.path_ranges {
+                    if let Some(c) = a.claims.get_mut(k) {
+                        c.json_path = all_paths.slice(r);
+                    }
+                }
+            }
             let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
-            for c in a.claims {
+            for (mut c, id_range) in a.claims.into_iter().zip(id_ranges.drain(..)) {
+                if !pieces.is_empty() {
+                    rebase(&mut c.text, &text, &pieces);
+                    if let Some(m) = &mut c.marker {
+                        rebase(m, &text, &pieces);
+                    }
+                    if let Some(u) = &mut c.citation.url {
+                        rebase(u, &text, &pieces);
+                    }
+                }
                 // A citation of a source not in the file keeps its id: a dangling origin.
                 let origin =
                     c.call_id
@@ -823,23 +942,11 @@ impl Builder {
                 let mut citation = c.citation;
                 names.intern(&mut citation.kind);
                 names.intern_opt(&mut citation.url);
-                let base = claim_id_with(&c.text, &mut norm);
-                let base = base.as_str();
-                let claim_id = if claims.iter().any(|x| x.stamp.claim_id == base) {
-                    let mut n = 2;
-                    let mut id = format!("{base}.{n}");
-                    while claims.iter().any(|x| x.stamp.claim_id == id) {
-                        n += 1;
-                        id = format!("{base}.{n}");
-                    }
-                    names.get(&id)
-                } else {
-                    names.get(base)
-                };
+                let claim_id = all_ids.slice(id_range).unwrap_or_default();
                 claims.push(Claim {
                     stamp: Stamp {
                         claim_id,
-                        // Made through this table by the importer: interned already.
+                        // Made through this table by the importer, or a range of the answer.
                         claim_text: c.text,
                         origin,
                         span: c.span,
@@ -859,7 +966,7 @@ impl Builder {
             s.answers.push(Answer {
                 turn,
                 generated_at,
-                text: a.text.into_name(&mut names),
+                text,
                 claims,
                 line: a.loc.line,
                 json_path: a.loc.path,
@@ -1296,6 +1403,84 @@ mod tests {
             cites[0].url.as_ref().unwrap(),
             cites[1].url.as_ref().unwrap()
         ));
+    }
+
+    #[test]
+    fn an_answers_claims_hold_ranges_of_its_text_and_share_their_ids_and_paths() {
+        let mut b = Builder::new("test", "t".into(), Arc::from("t.json"));
+        b.turn("q?", None, 1);
+        b.answer_text_at("Intro.", "", None, "output[0].content[0]");
+        let piece =
+            "Seats cost €19 ([a](https://a.example/)). Seats cost €19 ([b](https://b.example/)).";
+        let p = b.answer_piece_at(piece, "\n\n", None, "output[1].content[0]");
+        assert_eq!(p, piece);
+        let second = piece.rfind("Seats").unwrap();
+        let sentence = "Seats cost €19 ";
+        for (i, (marker, url)) in [
+            ("([a](https://a.example/))", "https://a.example/"),
+            ("([b](https://b.example/))", "https://b.example/"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let at = piece.find(marker).unwrap();
+            let m = p.slice(at..at + marker.len()).unwrap();
+            let u = m
+                .slice(2 + marker[2..].find(url).unwrap()..marker.len() - 2)
+                .unwrap();
+            assert_eq!(u, url);
+            let from = if i == 1 { second } else { 0 };
+            let path = format!("output[1].content[0].annotations[{i}]");
+            let kind = b.name("url_citation");
+            b.claim_at(
+                NewClaim {
+                    text: p.slice_of(&p[from..from + sentence.len()]),
+                    citation: CitationInfo {
+                        kind,
+                        url: Some(u),
+                        cited_text: None,
+                    },
+                    marker: Some(m),
+                    ..NewClaim::default()
+                },
+                None,
+                &path,
+            );
+        }
+        let s = b.finish();
+        let a = &s.answers[0];
+        assert_eq!(a.text, format!("Intro.\n\n{piece}"));
+        let claims: Vec<&Claim> = s.claims().collect();
+        assert_eq!(claims.len(), 2);
+        for (i, c) in claims.iter().enumerate() {
+            let st = &c.stamp;
+            assert_eq!(st.claim_text, sentence);
+            // Ranges of the whole answer (the piece's own copy is no longer held).
+            let start = "Intro.\n\n".len() + if i == 1 { second } else { 0 };
+            assert_eq!(st.claim_text.offset_in(&a.text), Some(start));
+            let m = st.render.as_ref().unwrap().marker.as_ref().unwrap();
+            assert_eq!(
+                &a.text[m.offset_in(&a.text).unwrap()..][..m.len()],
+                m.as_str()
+            );
+            let u = st.citation.as_ref().unwrap().url.as_ref().unwrap();
+            assert!(u.offset_in(&a.text).is_some() && u.starts_with("https://"));
+            assert_eq!(
+                c.json_path.as_deref(),
+                Some(format!("$.output[1].content[0].annotations[{i}]").as_str())
+            );
+        }
+        // The same sentence twice: the second is `.2`; both ids and both paths lie side by side
+        // in one copy each.
+        let (x, y) = (&claims[0].stamp.claim_id, &claims[1].stamp.claim_id);
+        assert_eq!(y.as_str(), format!("{x}.2"));
+        assert_eq!(x.as_ptr() as usize + x.len(), y.as_ptr() as usize);
+        let (p0, p1) = (
+            claims[0].json_path.as_ref().unwrap(),
+            claims[1].json_path.as_ref().unwrap(),
+        );
+        assert_eq!(p0.as_ptr() as usize + p0.len(), p1.as_ptr() as usize);
+        assert_eq!(a.json_path.as_deref(), Some("$.output[0].content[0]"));
     }
 
     #[test]

@@ -261,17 +261,25 @@ pub fn sentence_before(text: &str, end: usize) -> Range<usize> {
 /// citation, a cited slice): `str::contains` first sets up a two-way searcher for the needle,
 /// which costs more than the search when the haystack is a few dozen bytes.
 pub fn contains_short(hay: &str, needle: &str) -> bool {
+    find_short(hay, needle).is_some()
+}
+
+/// `hay.find(needle)`, found as [`contains_short`] finds it.
+pub fn find_short(hay: &str, needle: &str) -> Option<usize> {
     const SHORT: usize = 256;
     if hay.len() > SHORT {
-        return hay.contains(needle);
+        return hay.find(needle);
     }
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
     let Some((&first, _)) = n.split_first() else {
-        return true;
+        return Some(0);
     };
     // Byte strings: a match of UTF-8 in UTF-8 starts and ends at character boundaries, as
-    // `str::contains` finds it.
-    h.len() >= n.len() && h.windows(n.len()).any(|w| w[0] == first && w == n)
+    // `str::find` finds it.
+    if h.len() < n.len() {
+        return None;
+    }
+    h.windows(n.len()).position(|w| w[0] == first && w == n)
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -290,19 +298,21 @@ mod tests {
         /// Any haystack, short or not, and any needle (often a part of it): what `str::contains`
         /// says.
         #[test]
-        fn contains_short_agrees_with_str_contains(
+        fn contains_and_find_short_agree_with_str(
             hay in proptest::prop_oneof!["[abé]{0,12}", "\\PC{0,40}", "[a-c]{250,300}"],
             needle in "[abé]{0,4}",
             cut in 0usize..400,
             len in 0usize..8,
         ) {
             proptest::prop_assert_eq!(contains_short(&hay, &needle), hay.contains(&*needle));
+            proptest::prop_assert_eq!(find_short(&hay, &needle), hay.find(&*needle));
             // A needle taken from the haystack (at character boundaries).
             let chars: Vec<char> = hay.chars().collect();
             let from = cut.min(chars.len());
             let part: String = chars[from..(from + len).min(chars.len())].iter().collect();
             proptest::prop_assert!(contains_short(&hay, &part));
             proptest::prop_assert_eq!(contains_short(&part, &hay), part.contains(&*hay));
+            proptest::prop_assert_eq!(find_short(&hay, &part), hay.find(&*part));
         }
     }
 

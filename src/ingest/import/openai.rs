@@ -8,7 +8,9 @@ use super::build::{
     elem_path, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
 };
 use super::cassette::{self, Interaction};
-use super::cite::{contains_short, resolve_offsets_in, sentence_before, unit_name, Offsets};
+use super::cite::{
+    contains_short, find_short, resolve_offsets_in, sentence_before, unit_name, Offsets,
+};
 use super::lax::{self, lax_object, List, Raw, Str, F64, U64};
 use super::sniff::Head;
 use super::sse;
@@ -293,16 +295,19 @@ impl Conv {
                     let sep = if self.answered { "\n\n" } else { "" };
                     let mut ppath = String::new();
                     elem_path(&mut ppath, path, "content", ci);
-                    self.b.answer_text_at(text, sep, at, &ppath);
                     self.answered = true;
                     if cited {
+                        // The claims' sentences, markers and URLs are ranges of this piece.
+                        let piece = self.b.answer_piece_at(text, sep, at, &ppath);
                         // The answer's offsets are counted once for all its citations.
-                        let offsets = Offsets::new(text);
+                        let offsets = Offsets::new(&piece);
                         let mut apath = String::new();
                         for (ai, a) in part.annotations.items().iter().enumerate() {
                             let apath = elem_path(&mut apath, &ppath, "annotations", ai);
-                            self.annotation(&offsets, a, at, apath);
+                            self.annotation(&piece, &offsets, a, at, apath);
                         }
+                    } else {
+                        self.b.answer_text_at(text, sep, at, &ppath);
                     }
                 }
             }
@@ -534,7 +539,16 @@ impl Conv {
         }
     }
 
-    fn annotation(&mut self, offsets: &Offsets, a: &Annotation, at: Option<Timestamp>, path: &str) {
+    /// A claim from an annotation of `piece` (the answer's piece it annotates; `offsets` counts
+    /// its text).
+    fn annotation(
+        &mut self,
+        piece: &Name,
+        offsets: &Offsets,
+        a: &Annotation,
+        at: Option<Timestamp>,
+        path: &str,
+    ) {
         let text = offsets.text();
         let kind = a.kind.get().unwrap_or("");
         match kind {
@@ -567,7 +581,7 @@ impl Conv {
                     // the sentence before it.
                     (
                         &text[sentence_before(text, r.bytes.start)],
-                        Some(self.b.name(slice.trim())),
+                        Some(piece.slice_of(slice.trim())),
                     )
                 } else {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
@@ -583,27 +597,33 @@ impl Conv {
                         format!("no recorded tool result carried {url}; the claim is unsourced"),
                     );
                 }
-                let jp = json_path(path);
+                // The URL as the marker shows it, when it does (most do: `([site](url))`).
+                let url = match marker
+                    .as_ref()
+                    .and_then(|m| find_short(m, url).map(|i| (m, i)))
+                {
+                    Some((m, i)) => m
+                        .slice(i..i + url.len())
+                        .unwrap_or_else(|| self.b.name(url)),
+                    None => self.b.name(url),
+                };
                 let citation = CitationInfo {
                     kind: self.b.name(kind),
-                    url: Some(self.b.name(url)),
+                    url: Some(url),
                     cited_text: None,
                 };
-                let text = self.b.name(claim.trim());
-                self.b.claim(
+                let text = piece.slice_of(claim.trim());
+                self.b.claim_at(
                     NewClaim {
                         text,
                         call_id,
                         span: None,
                         citation,
                         marker,
-                        json_path: Some(jp.clone()),
+                        json_path: None,
                     },
                     at,
-                    Loc {
-                        line: 0,
-                        path: Some(jp),
-                    },
+                    path,
                 );
             }
             "file_citation" => {
@@ -643,27 +663,23 @@ impl Conv {
                 if call_id.is_none() {
                     self.b.diag(0, 0, path, DiagLevel::Warning, format!("no recorded file search result came from file {file_id}; the claim is unsourced"));
                 }
-                let jp = json_path(path);
                 let citation = CitationInfo {
                     kind: self.b.name(kind),
                     url: a.filename.get().map(|f| self.b.name(f)),
                     cited_text: None,
                 };
-                let text = self.b.name(claim.trim());
-                self.b.claim(
+                let text = piece.slice_of(claim.trim());
+                self.b.claim_at(
                     NewClaim {
                         text,
                         call_id,
                         span: None,
                         citation,
                         marker: None,
-                        json_path: Some(jp.clone()),
+                        json_path: None,
                     },
                     at,
-                    Loc {
-                        line: 0,
-                        path: Some(jp),
-                    },
+                    path,
                 );
             }
             other => self.b.diag(
