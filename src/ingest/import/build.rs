@@ -941,7 +941,14 @@ impl Builder {
                         });
                 let mut citation = c.citation;
                 names.intern(&mut citation.kind);
-                names.intern_opt(&mut citation.url);
+                // A URL that is a range of the answer has no copy of its own to share.
+                if let Some(u) = citation
+                    .url
+                    .as_mut()
+                    .filter(|u| u.offset_in(&text).is_none())
+                {
+                    names.intern(u);
+                }
                 let claim_id = all_ids.slice(id_range).unwrap_or_default();
                 claims.push(Claim {
                     stamp: Stamp {
@@ -1035,15 +1042,41 @@ impl ClaimIdText {
 pub fn claim_id_with(text: &str, norm: &mut String) -> ClaimIdText {
     use sha2::{Digest, Sha256};
     norm.clear();
-    // `str::to_lowercase` lowercases each character on its own but for the Greek capital
-    // sigma (final or not): without one, a single pass into one buffer gives the same bytes.
-    let h = if text.is_ascii() {
-        // ASCII: whitespace is `\t \n \x0b \x0c \r` and space (what `split_whitespace` splits
-        // at), so words are found byte by byte, copied whole and lowercased in place once (a
-        // character pushed at a time cost more than the hash).
-        let gap = |b: u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
-        let bytes = text.as_bytes();
-        norm.reserve(bytes.len());
+    if !normalize_words_fast(text, norm) {
+        norm.clear();
+        normalize_words(text, norm);
+    }
+    let h = Sha256::digest(norm.as_bytes());
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = *b"clm_0000000000";
+    for (i, b) in h[..5].iter().enumerate() {
+        id[4 + 2 * i] = HEX[usize::from(b >> 4)];
+        id[5 + 2 * i] = HEX[usize::from(b & 15)];
+    }
+    ClaimIdText(id)
+}
+
+/// The claim text normalized for its id, `text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// .to_lowercase()`, the quick way when it can be: words split at ASCII whitespace and copied
+/// whole (the whole text at once when it is single-spaced already), ASCII lowercased in place.
+/// False, with `norm` to be cleared, when a character outside ASCII is whitespace or has a
+/// lowercase of its own (then [`normalize_words`] does it).
+fn normalize_words_fast(text: &str, norm: &mut String) -> bool {
+    let bytes = text.as_bytes();
+    norm.reserve(bytes.len());
+    // `\t \n \x0b \x0c \r`: what `split_whitespace` splits at in ASCII, with the space. A
+    // fold, not `any`, so the scan is done a vector at a time.
+    let controls = bytes
+        .iter()
+        .fold(false, |any, &b| any | (b.wrapping_sub(0x09) < 5));
+    let single_spaced = !controls
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && memchr::memmem::find(bytes, b"  ").is_none();
+    if single_spaced {
+        norm.push_str(text);
+    } else {
+        let gap = |b: u8| b == b' ' || b.wrapping_sub(0x09) < 5;
         let mut i = 0;
         while i < bytes.len() {
             while i < bytes.len() && gap(bytes[i]) {
@@ -1057,13 +1090,44 @@ pub fn claim_id_with(text: &str, norm: &mut String) -> ClaimIdText {
                 if !norm.is_empty() {
                     norm.push(' ');
                 }
-                // ASCII: every index is a character boundary.
+                // ASCII gaps: every index here is a character boundary.
                 norm.push_str(&text[start..i]);
             }
         }
-        norm.make_ascii_lowercase();
-        Sha256::digest(norm.as_bytes())
-    } else if !text.contains('\u{3a3}') {
+    }
+    norm.make_ascii_lowercase();
+    // Characters outside ASCII (most are punctuation: quotes, dashes) must be left as they are.
+    let mut rest = norm.as_str();
+    while let Some(i) = rest.bytes().position(|b| !b.is_ascii()) {
+        let Some(c) = rest[i..].chars().next() else {
+            break;
+        };
+        if !kept_as_is(c) {
+            return false;
+        }
+        rest = &rest[i + c.len_utf8()..];
+    }
+    true
+}
+
+/// Whether normalization leaves a character outside ASCII as it is: not whitespace, and its
+/// own lowercase.
+fn kept_as_is(c: char) -> bool {
+    let u = u32::from(c);
+    if (0x2000..=0x206f).contains(&u) {
+        // General Punctuation has no letters; its whitespace is 2000-200A, 2028, 2029, 202F
+        // and 205F.
+        return !(u <= 0x200a || matches!(u, 0x2028 | 0x2029 | 0x202f | 0x205f));
+    }
+    let mut lower = c.to_lowercase();
+    !c.is_whitespace() && lower.next() == Some(c) && lower.next().is_none()
+}
+
+/// [`normalize_words_fast`] for any text.
+fn normalize_words(text: &str, norm: &mut String) {
+    // `str::to_lowercase` lowercases each character on its own but for the Greek capital
+    // sigma (final or not): without one, a single pass into one buffer gives the same bytes.
+    if !text.contains('\u{3a3}') {
         // One pass: runs of ASCII letters are copied whole and lowercased in place, other
         // characters are looked at one by one (`char::is_whitespace` is what `split_whitespace`
         // splits at; a gap becomes one space between words).
@@ -1107,18 +1171,10 @@ pub fn claim_id_with(text: &str, norm: &mut String) -> ClaimIdText {
                 }
             }
         }
-        Sha256::digest(norm.as_bytes())
     } else {
         let joined: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        Sha256::digest(joined.to_lowercase().as_bytes())
-    };
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut id = *b"clm_0000000000";
-    for (i, b) in h[..5].iter().enumerate() {
-        id[4 + 2 * i] = HEX[usize::from(b >> 4)];
-        id[5 + 2 * i] = HEX[usize::from(b & 15)];
+        norm.push_str(&joined.to_lowercase());
     }
-    ClaimIdText(id)
 }
 
 /// Fills the session's lookups, as the native loader does.
@@ -1263,6 +1319,9 @@ mod tests {
                 "\\PC{0,20}",
                 "[ \\t\\x0bA-Z\u{3a3}\u{85}\u{a0}]{0,12}",
                 "[ \\t\\x0b\\x0cAb-z\u{85}\u{a0}\u{2003}\u{3000}\u{c9}\u{e9}\u{130}\u{1e9e}]{0,24}",
+                // Single-spaced text with punctuation outside ASCII (copied whole), near
+                // General Punctuation's whitespace and letters with a lowercase of their own.
+                "[aZ \u{2014}\u{2019}\u{201c}\u{2026}\u{2028}\u{202f}\u{205f}\u{200a}\u{2070}\u{1ffc}\u{1c5}]{0,24}",
             ],
         ) {
             use sha2::{Digest, Sha256};
