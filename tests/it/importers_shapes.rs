@@ -214,3 +214,134 @@ fn anthropic_message_batch_results_are_known_by_content_and_bad_lines_are_named(
         warnings(&v[0])
     );
 }
+
+/// A call's id, tool and result text.
+type CallRead = (String, String, Option<String>);
+
+/// A session's calls and answers, to compare two readings of one trace.
+fn calls_and_answers(s: &Session) -> (Vec<CallRead>, Vec<String>) {
+    let calls = s
+        .calls
+        .iter()
+        .map(|c| {
+            let r = s.result(&c.id).and_then(|r| r.block_text(0));
+            (c.id.to_string(), c.tool().to_owned(), r.map(str::to_owned))
+        })
+        .collect();
+    (
+        calls,
+        s.answers.iter().map(|a| a.text.to_string()).collect(),
+    )
+}
+
+fn export(name: &str) -> Session {
+    load_file_sessions(
+        &super::importers::formats()
+            .join("langfuse-trace-export")
+            .join(name),
+        &LoadOptions::default(),
+    )
+    .remove(0)
+}
+
+#[test]
+fn langfuse_list_of_traces_gives_a_session_per_trace() {
+    // A page of `GET /api/public/traces`: the claude-agent trace with its observations as
+    // objects, the vercel-aisdk trace with only their ids (as the list returns them).
+    let v = load("langfuse-api/traces-page.json");
+    assert_eq!(v.len(), 2);
+    let (full, ids) = (&v[0], &v[1]);
+    let (want_full, want_ids) = (
+        export("claude-agent-2025-12-22.trace.json"),
+        export("vercel-aisdk-2025-11-17.trace.json"),
+    );
+    assert_eq!(full.format(), "langfuse");
+    assert_eq!(full.id(), want_full.id());
+    assert_eq!(calls_and_answers(full), calls_and_answers(&want_full));
+    assert!(!full.calls.is_empty());
+    let users = |s: &Session| {
+        s.turns
+            .iter()
+            .map(|t| t.user.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(users(full), users(&want_full));
+    // Paths point into the list.
+    assert!(full.calls.iter().all(|c| c
+        .json_path
+        .as_deref()
+        .is_some_and(|p| p.starts_with("$.data[0].observations["))));
+    // The trace listed with observation ids: its own input is read, and one warning says why
+    // there is nothing else.
+    assert_eq!(ids.id(), want_ids.id());
+    assert!(ids.calls.is_empty() && ids.answers.is_empty());
+    assert_eq!(
+        users(ids),
+        ["What is the weather like today in San Francisco?"]
+    );
+    assert_eq!(ids.turns[0].json_path.as_deref(), Some("$.data[1].input"));
+    let w = warnings(full);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("traces-page.json: warning: $.data: the file lists observation ids only (3 ids, of 1 trace)")
+            && w[0].contains("GET /api/public/traces/{id}"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        ids.diagnostics.is_empty(),
+        "told once: {:?}",
+        ids.diagnostics
+    );
+    assert!(
+        notes(full).iter().any(|n| n.contains("page 1 of 3")),
+        "{:?}",
+        notes(full)
+    );
+}
+
+#[test]
+fn langfuse_list_of_observations_gives_a_session_per_trace() {
+    // `GET /api/public/observations`: the observations of two traces, interleaved; each names its
+    // trace (`traceId`).
+    let v = load("langfuse-api/observations.json");
+    assert_eq!(v.len(), 2);
+    for (s, name) in v.iter().zip([
+        "claude-agent-2025-12-22.trace.json",
+        "openai-agents-2025-09-30.trace.json",
+    ]) {
+        let want = export(name);
+        assert_eq!(s.format(), "langfuse");
+        assert_eq!(s.id(), want.id(), "{name}");
+        assert_eq!(calls_and_answers(s), calls_and_answers(&want), "{name}");
+        assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    }
+    // Bad items are named by their path; the rest is read.
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(inputs().join("langfuse-api/observations.json")).unwrap(),
+    )
+    .unwrap();
+    let data = doc["data"].as_array_mut().unwrap();
+    data.insert(1, serde_json::json!({"name": "neither"}));
+    data.insert(2, serde_json::json!(7));
+    let text = serde_json::to_string(&doc).unwrap();
+    let v =
+        provscope::ingest::load_any_bytes("o", "o.json", text.as_bytes(), &LoadOptions::default());
+    assert_eq!(v.len(), 2);
+    let errors: Vec<String> = v[0].diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("o.json: error: $.data[1]: an item that is neither a trace"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[1].starts_with("o.json: error: $.data[2]: "),
+        "{}",
+        errors[1]
+    );
+    // An empty page.
+    let v = provscope::ingest::load_any_bytes("e", "e.json", br#"{"data": [], "meta": {"page": 1, "limit": 50, "totalItems": 0, "totalPages": 0}, "htmlPath": 1}"#, &LoadOptions::default());
+    assert_eq!(v.len(), 1);
+    assert!(v[0].diagnostics.iter().any(|d| d.level == DiagLevel::Error));
+}

@@ -1,6 +1,8 @@
 //! Langfuse trace exports ("Download JSON": `{"trace": {...}, "observations": [...]}`, or
-//! `{"observations": [...], "scores": [...]}` from the newer trace view), and a trace of the
-//! public API (`GET /api/public/traces/{id}`: the trace's fields and its `observations`).
+//! `{"observations": [...], "scores": [...]}` from the newer trace view), a trace of the
+//! public API (`GET /api/public/traces/{id}`: the trace's fields and its `observations`), and
+//! the public API's lists (`{"data": [...], "meta": {...}}` of `GET /api/public/traces` or
+//! `GET /api/public/observations`), one session per trace.
 //! Observations keep the source span's attributes in `metadata.attributes`, so they are read
 //! like OTLP spans (see `genai.rs`); `TOOL` observations are tool calls.
 
@@ -22,6 +24,12 @@ const NAME: &str = "langfuse";
 pub fn sniff(h: &Head) -> bool {
     (h.has("trace") && (h.has("observations") || h.text.contains("\"projectId\"")))
         || (h.has("observations") && h.text.contains("\"traceId\""))
+        // A list of the public API (`{"data": [...], "meta": {...}}`) of traces (each with its
+        // `htmlPath` and `observations`) or of observations (each with its `traceId`).
+        || (h.has("data")
+            && (h.text.contains("\"htmlPath\"")
+                || h.text.contains("\"observations\"")
+                || (h.text.contains("\"traceId\"") && h.text.contains("\"startTime\""))))
 }
 
 #[derive(Deserialize)]
@@ -39,6 +47,12 @@ struct Export<'a> {
     timestamp: Str<'a>,
     #[serde(default, borrow)]
     input: Raw<'a>,
+    /// The items of a list of the public API (`GET /api/public/traces`,
+    /// `GET /api/public/observations`) and its page.
+    #[serde(default, borrow)]
+    data: Raw<'a>,
+    #[serde(default, borrow)]
+    meta: Raw<'a>,
 }
 
 lax_object! {
@@ -129,10 +143,11 @@ impl<'de> Deserialize<'de> for Metadata {
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
-    let mut b = Builder::new(NAME, input.name.clone(), input.source.clone());
+    let new = || Builder::new(NAME, input.name.clone(), input.source.clone());
     let doc: Export = match serde_json::from_slice(input.body()) {
         Ok(d) => d,
         Err(e) => {
+            let mut b = new();
             b.diag(
                 e.line() as u64,
                 e.column() as u64,
@@ -146,6 +161,16 @@ pub fn import(input: &Input) -> Vec<Session> {
             return vec![b.finish()];
         }
     };
+    if doc.trace.is_none() && doc.observations.is_empty() {
+        if let Some(Ok(items)) = doc
+            .data
+            .non_null()
+            .map(|d| serde_json::from_str::<Vec<&RawValue>>(d.get()))
+        {
+            return list(input, &items, &doc.meta);
+        }
+    }
+    let mut b = new();
     // The trace: its object, or the document's own fields (a trace of the public API).
     let (trace, input_path) = match doc.trace {
         Some(t) => (t, "trace.input"),
@@ -160,6 +185,181 @@ pub fn import(input: &Input) -> Vec<Session> {
             (t, "input")
         }
     };
+    let observations: Vec<(&RawValue, String)> = doc
+        .observations
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| (*raw, format!("observations[{i}]")))
+        .collect();
+    let ids_only = read_trace(&mut b, &trace, input_path, &observations);
+    if ids_only > 0 {
+        b.diag(
+            0,
+            0,
+            "observations",
+            DiagLevel::Warning,
+            ids_only_message(ids_only, 1),
+        );
+    }
+    vec![b.finish()]
+}
+
+/// A trace's input as JSON: written as a string of JSON, or (as the Vercel AI SDK's traces
+/// hold it) as a string of a JSON string of JSON.
+fn unstring_twice(v: Value) -> Value {
+    match v {
+        Value::String(ref t) if t.starts_with('"') => match serde_json::from_str::<Value>(t) {
+            Ok(inner @ Value::String(_)) => unstring_owned(inner),
+            _ => v,
+        },
+        other => unstring_owned(other),
+    }
+}
+
+/// The sentence for observations given by their ids only.
+fn ids_only_message(ids: usize, traces: usize) -> String {
+    let s = if traces == 1 { "" } else { "s" };
+    format!("the file lists observation ids only ({ids} ids, of {traces} trace{s}), as `GET /api/public/traces` returns them, not the observations: fetch each trace with `GET /api/public/traces/{{id}}`, or its observations with `GET /api/public/observations?traceId=...`, to read its calls and answers")
+}
+
+lax_object! {
+    /// An item of a list of the public API: a trace (`GET /api/public/traces`) or an
+    /// observation (`GET /api/public/observations`, which names its trace).
+    struct ListItem<'a> {
+        id: Str<'a> = "id",
+        name: Str<'a> = "name",
+        timestamp: Str<'a> = "timestamp",
+        input: Raw<'a> = "input",
+        trace_id: Str<'a> = "traceId",
+        observations: Option<Vec<&'a RawValue>> = "observations",
+    }
+}
+
+/// A list of the public API (`{"data": [...], "meta": {...}}`): one session per trace, each read
+/// as a trace file is. Trace items hold their observations (objects, or only their ids);
+/// observation items are grouped by their `traceId`, in the order first seen. What concerns the
+/// file is told once, with its first session.
+fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
+    let new = || Builder::new(NAME, input.name.clone(), input.source.clone());
+    let mut file = new();
+    let mut out = Vec::new();
+    // Observation items by trace id, in the order first seen.
+    let mut groups: Vec<(String, Vec<(&RawValue, String)>)> = Vec::new();
+    let (mut ids_only, mut traces_ids_only) = (0, 0);
+    for (i, raw) in items.iter().enumerate() {
+        let path = format!("data[{i}]");
+        let item: ListItem = match serde_json::from_str(raw.get()) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = format!(
+                    "not a trace or observation ({}); skipped",
+                    strip_pos(&e.to_string())
+                );
+                file.diag(0, 0, &path, DiagLevel::Error, msg);
+                continue;
+            }
+        };
+        match (&item.observations, item.trace_id.get()) {
+            (None, Some(t)) => {
+                let at = match groups.iter().position(|(id, _)| id == t) {
+                    Some(at) => at,
+                    None => {
+                        groups.push((t.to_owned(), Vec::new()));
+                        groups.len() - 1
+                    }
+                };
+                groups[at].1.push((*raw, path));
+            }
+            (obs, _) if item.id.get().is_some() => {
+                let trace = Trace {
+                    id: item.id,
+                    name: item.name,
+                    timestamp: item.timestamp,
+                    input: item.input,
+                    ..Trace::default()
+                };
+                let observations: Vec<(&RawValue, String)> = obs
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(j, r)| (*r, format!("{path}.observations[{j}]")))
+                    .collect();
+                let mut b = new();
+                let ids = read_trace(&mut b, &trace, &format!("{path}.input"), &observations);
+                if ids > 0 {
+                    ids_only += ids;
+                    traces_ids_only += 1;
+                }
+                out.push(b.finish());
+            }
+            _ => file.diag(
+                0,
+                0,
+                &path,
+                DiagLevel::Error,
+                "an item that is neither a trace (with an `id`) nor an observation (with a `traceId`); skipped".into(),
+            ),
+        }
+    }
+    for (trace_id, observations) in &groups {
+        let mut b = new();
+        b.session_id(trace_id);
+        read_trace(&mut b, &Trace::default(), "", observations);
+        out.push(b.finish());
+    }
+    if ids_only > 0 {
+        file.diag(
+            0,
+            0,
+            "data",
+            DiagLevel::Warning,
+            ids_only_message(ids_only, traces_ids_only),
+        );
+    }
+    if items.is_empty() {
+        file.diag(
+            0,
+            0,
+            "data",
+            DiagLevel::Error,
+            "an empty list: no trace to read".into(),
+        );
+    }
+    // A page of a longer list says so.
+    if let Some(m) = meta.value() {
+        let n = |k: &str| m.get(k).and_then(Value::as_u64);
+        if let (Some(page), Some(pages)) = (n("page"), n("totalPages")) {
+            if pages > 1 {
+                file.note(format!("the file is page {page} of {pages} of a list of the public API: the other pages are not in it"));
+            }
+        }
+    }
+    let f = file.finish();
+    match out.first_mut() {
+        Some(first) => {
+            first.diagnostics.splice(0..0, f.diagnostics);
+            if let (Some(i), Some(fi)) = (first.import.as_mut(), f.import) {
+                for n in fi.notes {
+                    if !i.notes.contains(&n) {
+                        i.notes.push(n);
+                    }
+                }
+            }
+        }
+        None => out.push(f),
+    }
+    out
+}
+
+/// Reads one trace into `b`: its fields (`input` at `input_path`, none when it is empty) and
+/// its observations, each at its path. Returns how many observations were only ids (strings),
+/// which are skipped.
+fn read_trace(
+    b: &mut Builder,
+    trace: &Trace,
+    input_path: &str,
+    observations: &[(&RawValue, String)],
+) -> usize {
     if let Some(id) = trace.id.get() {
         b.session_id(id);
     }
@@ -168,9 +368,14 @@ pub fn import(input: &Input) -> Vec<Session> {
     }
     b.agent("langfuse");
     let trace_id = trace.id.get().unwrap_or("");
-    let mut spans = Vec::with_capacity(doc.observations.len());
-    for (i, raw) in doc.observations.iter().enumerate() {
-        let path = format!("observations[{i}]");
+    let mut spans = Vec::with_capacity(observations.len());
+    let mut ids_only = 0;
+    for (raw, path) in observations {
+        if raw.get().starts_with('"') {
+            ids_only += 1;
+            continue;
+        }
+        let path = path.clone();
         let o: Observation = match serde_json::from_str(raw.get()) {
             Ok(v) => v,
             Err(e) => {
@@ -229,7 +434,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     let user = trace
         .input
         .value()
-        .map(unstring_owned)
+        .map(unstring_twice)
         .and_then(|v| match v {
             Value::String(t) => Some(t),
             Value::Object(ref o) => o
@@ -245,6 +450,6 @@ pub fn import(input: &Input) -> Vec<Session> {
             b.turn(u, start, super::build::Loc::path(0, input_path));
         }
     }
-    genai::build(&mut b, &mut spans);
-    vec![b.finish()]
+    genai::build(b, &mut spans);
+    ids_only
 }

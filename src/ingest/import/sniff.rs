@@ -35,13 +35,14 @@ pub fn key_bit(key: &str) -> u32 {
         "id" => 1 << 19,
         "custom_id" => 1 << 20,
         "result" => 1 << 21,
+        "data" => 1 << 22,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 22] = [
+pub(crate) const ASKED_KEYS: [&str; 23] = [
     "event",
     "resourceSpans",
     "trace",
@@ -64,6 +65,7 @@ pub(crate) const ASKED_KEYS: [&str; 22] = [
     "id",
     "custom_id",
     "result",
+    "data",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -479,7 +481,7 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 22);
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 23);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 
