@@ -35,6 +35,12 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
             }
         }
         out.sort();
+        // Generated: a Langfuse API trace whose first keys hold a 200 KiB input.
+        out.push((
+            PathBuf::from("generated/langfuse-long-input.json"),
+            "langfuse",
+            super::importers_shapes::long_input_trace(),
+        ));
         out
     })
 }

@@ -345,3 +345,53 @@ fn langfuse_list_of_observations_gives_a_session_per_trace() {
     assert_eq!(v.len(), 1);
     assert!(v[0].diagnostics.iter().any(|d| d.level == DiagLevel::Error));
 }
+
+/// A trace of the public API (`GET /api/public/traces/{id}`) whose `input`, among its first
+/// keys, is 200 KiB: the claude-agent export's trace fields (without `projectId`, as the
+/// importers' test of the API trace writes them), its prompt padded to 200 KiB, and its
+/// observations last, as the API orders them.
+pub fn long_input_trace() -> Vec<u8> {
+    let path = super::importers::formats()
+        .join("langfuse-trace-export/claude-agent-2025-12-22.trace.json");
+    let export: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut api = export["trace"].clone();
+    let o = api.as_object_mut().unwrap();
+    o.remove("projectId");
+    o.remove("observations");
+    // JSON written as a string, with escapes, as Langfuse stores an SDK's input.
+    let prompt = format!(
+        "What's the weather like in Berlin and New York? {}",
+        "\"pad\" ".repeat(200 * 1024 / 6)
+    );
+    o["input"] = serde_json::json!({"prompt": prompt}).to_string().into();
+    o.insert("observations".into(), export["observations"].clone());
+    let text = serde_json::to_string(&api).unwrap();
+    assert!(text.find("\"observations\"").unwrap() > 200 * 1024);
+    text.into_bytes()
+}
+
+#[test]
+fn langfuse_api_trace_with_a_long_input_first_is_detected() {
+    use provscope::ingest::import::{detect, Detected};
+    let bytes = long_input_trace();
+    assert!(matches!(detect(&bytes), Detected::Import(i) if i.name == "langfuse"));
+    let dir = tempfile::tempdir().unwrap();
+    // Any name: detection reads the content.
+    let p = dir.path().join("trace-export");
+    std::fs::write(&p, &bytes).unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    assert_eq!(v.len(), 1);
+    let s = &v[0];
+    assert_eq!(s.format(), "langfuse");
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let want = export("claude-agent-2025-12-22.trace.json");
+    assert_eq!(s.id(), want.id());
+    assert_eq!(calls_and_answers(s), calls_and_answers(&want));
+    // A directory scan finds it too.
+    let scan = tempfile::tempdir().unwrap();
+    std::fs::write(scan.path().join("api-trace.json"), &bytes).unwrap();
+    let v = provscope::ingest::load_paths(&[scan.path().to_path_buf()], &LoadOptions::default(), 1);
+    assert_eq!(v.sessions.len(), 1);
+    assert_eq!(v.sessions[0].format(), "langfuse");
+}

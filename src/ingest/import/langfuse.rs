@@ -24,6 +24,12 @@ const NAME: &str = "langfuse";
 pub fn sniff(h: &Head) -> bool {
     (h.has("trace") && (h.has("observations") || h.text.contains("\"projectId\"")))
         || (h.has("observations") && h.text.contains("\"traceId\""))
+        // A trace of the public API, judged from its own fields, which come first: its
+        // `observations` follow its `input` and `output`, which may run past the head.
+        || (h.has("id")
+            && h.has("timestamp")
+            && h.has("public")
+            && (h.has("bookmarked") || h.has("projectId")))
         // A list of the public API (`{"data": [...], "meta": {...}}`) of traces (each with its
         // `htmlPath` and `observations`) or of observations (each with its `traceId`).
         || (h.has("data")

@@ -36,13 +36,17 @@ pub fn key_bit(key: &str) -> u32 {
         "custom_id" => 1 << 20,
         "result" => 1 << 21,
         "data" => 1 << 22,
+        "timestamp" => 1 << 23,
+        "public" => 1 << 24,
+        "bookmarked" => 1 << 25,
+        "projectId" => 1 << 26,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 23] = [
+pub(crate) const ASKED_KEYS: [&str; 27] = [
     "event",
     "resourceSpans",
     "trace",
@@ -66,6 +70,10 @@ pub(crate) const ASKED_KEYS: [&str; 23] = [
     "custom_id",
     "result",
     "data",
+    "timestamp",
+    "public",
+    "bookmarked",
+    "projectId",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -80,7 +88,8 @@ pub struct Head<'a> {
     /// The first non-blank line.
     pub first_line: &'a str,
     /// Top-level keys of the first JSON object (of the document, or of the first line),
-    /// with their value when it is a string (borrowed from the head unless it has escapes).
+    /// with their value when it is a string of at most [`MAX_VALUE_BYTES`] (borrowed from the
+    /// head unless it has escapes; a longer value is skipped, not decoded).
     /// Read through [`Head::has`] and [`Head::str`] only, which note what was asked.
     keys: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
     /// The document starts with `[` (a JSON array).
@@ -265,6 +274,15 @@ fn scan_keys(s: &str, first: bool) -> (Keys<'_>, bool) {
             }
             // Strings inside nested values are skipped without being decoded.
             b'"' if depth != 1 => i = skip_string(b, i),
+            // A long value is skipped, not decoded: detection reads short values only (a
+            // `type`, an `id`), and a document's first keys may hold a long text (a trace's
+            // `input`) that runs past the head.
+            b'"' if !expect_key && pending_key.is_some() && long_string(b, i) => {
+                if let Some(k) = pending_key.take() {
+                    out.push((k, None));
+                }
+                i = skip_string(b, i);
+            }
             b'"' => {
                 let (text, next, closed) = string_at(s, i);
                 i = next;
@@ -329,6 +347,20 @@ fn next_structural(b: &[u8], from: usize) -> usize {
         .iter()
         .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
         .map_or(b.len(), |p| at + p)
+}
+
+/// The longest string value [`Head::str`] gives (in bytes, escapes as written): a longer one is
+/// its key's without a value.
+pub const MAX_VALUE_BYTES: usize = 256;
+
+/// True when the JSON string starting at byte `start` (a `"`) is longer than
+/// [`MAX_VALUE_BYTES`] (or cut by the end of `b` after that many bytes).
+fn long_string(b: &[u8], start: usize) -> bool {
+    let from = start + 1;
+    let window = &b[from.min(b.len())..(from + MAX_VALUE_BYTES + 1).min(b.len())];
+    // No closing quote within the window (a quote there may be escaped: then the scan decides).
+    window.len() > MAX_VALUE_BYTES
+        && (!window.contains(&b'"') || skip_string(b, start) - from > MAX_VALUE_BYTES + 1)
 }
 
 /// The index after the JSON string starting at byte `start` (a `"`).
@@ -481,8 +513,56 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 23);
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 27);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
+    }
+
+    #[test]
+    fn a_long_value_is_skipped_and_its_key_kept() {
+        let long = "x\\\"y".repeat(MAX_VALUE_BYTES);
+        for (doc, keys) in [
+            // Long values, with escapes, closed and cut by the head's end.
+            (
+                format!(r#"{{"id": "t", "input": "{long}", "public": false, "z": "1"}}"#),
+                vec!["id", "input", "public", "z"],
+            ),
+            (
+                format!(r#"{{"id": "t", "input": "{long}"#),
+                vec!["id", "input"],
+            ),
+            (
+                format!(r#"{{"input": "{long}\\", "type": "message"}}"#),
+                vec!["input", "type"],
+            ),
+        ] {
+            let h = Head::new(&doc);
+            let got: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
+            assert_eq!(got, keys);
+            assert_eq!(value(&h, "input"), None);
+            assert_eq!(
+                value(&h, "id").or(value(&h, "type")),
+                Some(if doc.contains("message") {
+                    "message"
+                } else {
+                    "t"
+                })
+            );
+        }
+        // Up to the limit, a value is read; one byte more, it is not.
+        let at = "v".repeat(MAX_VALUE_BYTES);
+        assert_eq!(
+            value(&Head::new(&format!(r#"{{"a": "{at}"}}"#)), "a"),
+            Some(at.as_str())
+        );
+        assert_eq!(
+            value(&Head::new(&format!(r#"{{"a": "{at}v"}}"#)), "a"),
+            None
+        );
+        let quoted = format!("{}\\\"", "v".repeat(MAX_VALUE_BYTES - 2));
+        assert_eq!(
+            value(&Head::new(&format!(r#"{{"a": "{quoted}"}}"#)), "a").map(str::len),
+            Some(MAX_VALUE_BYTES - 1)
+        );
     }
 
     #[test]
