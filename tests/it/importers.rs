@@ -242,6 +242,48 @@ fn openai_url_citations_cover_the_rendered_link_and_cite_the_sentence_before() {
 }
 
 #[test]
+fn cited_sentences_markers_and_urls_are_held_as_ranges_of_their_answer() {
+    // A session keeps one copy of an answer's text: its claims' sentences (and OpenAI's
+    // rendered markers and URLs) are ranges of it, whatever piece of the answer they cite.
+    for (rel, claims) in [
+        ("openai-responses/openai-web-search-tool.1.json", 10),
+        ("anthropic-messages/anthropic-web-search-tool.1.json", 3),
+        ("anthropic-messages/prism-text-document-citations-1.json", 2),
+        ("gemini-grounding/prism-search-grounding-1.json", 4),
+        (
+            "gemini-grounding/test_google_model_web_search_tool.yaml",
+            11,
+        ),
+    ] {
+        let s = one(rel);
+        assert_eq!(s.claim_count(), claims, "{rel}");
+        for a in &s.answers {
+            for c in &a.claims {
+                let st = &c.stamp;
+                let at = st.claim_text.offset_in(&a.text);
+                assert!(at.is_some(), "{rel}: {:?} is a copy", st.claim_text);
+                let at = at.unwrap();
+                assert_eq!(
+                    &a.text[at..at + st.claim_text.len()],
+                    st.claim_text.as_str()
+                );
+                if let Some(m) = st.render.as_ref().and_then(|r| r.marker.as_ref()) {
+                    assert!(
+                        m.offset_in(&a.text).is_some(),
+                        "{rel}: marker {m} is a copy"
+                    );
+                    let url = st.citation.as_ref().and_then(|x| x.url.as_ref()).unwrap();
+                    assert!(
+                        url.offset_in(m).is_some(),
+                        "{rel}: {url} is not the marker's"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn openai_citation_of_a_url_no_result_carried_is_unsourced_and_says_why() {
     let s = one("openai-responses/prism-web-search-citations-1.json");
     let c = s.claims().next().unwrap();

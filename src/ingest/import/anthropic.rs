@@ -656,19 +656,23 @@ impl Conv {
                     Some(e) if e != ex => "\n\n",
                     _ => "",
                 };
-                self.b.answer_text_at(text, sep, at, &bpath);
                 self.last_piece = Some(ex);
-                if cited {
+                if cited && !blk.citations.items().is_empty() {
+                    // The block's claims are ranges of its text (no copy of their own).
+                    let piece = self.b.answer_piece_at(text, sep, at, &bpath);
                     for (ci, c) in blk.citations.items().iter().enumerate() {
                         let cpath = elem_path(&mut cpath, &bpath, "citations", ci);
-                        self.citation(text, c, at, cpath);
+                        self.citation(&piece, c, at, cpath);
                     }
+                } else {
+                    self.b.answer_text_at(text, sep, at, &bpath);
                 }
             }
         }
     }
 
-    fn citation(&mut self, claim: &str, c: &Citation, at: Option<Timestamp>, path: &str) {
+    /// A claim from a citation of the text block `claim` (the answer's piece it is).
+    fn citation(&mut self, claim: &Name, c: &Citation, at: Option<Timestamp>, path: &str) {
         let kind = c.kind.get().unwrap_or("").to_owned();
         let cited_text = c.cited_text.get().map(str::to_owned);
         let url = c.url.get().map(|u| self.b.name(u));
@@ -678,7 +682,7 @@ impl Conv {
             cited_text: cited_text.clone(),
         };
         let mut claim_out = NewClaim {
-            text: self.b.name(claim.trim()),
+            text: claim.slice_of(claim.trim()),
             call_id: None,
             span: None,
             citation,

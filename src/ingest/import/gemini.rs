@@ -453,7 +453,8 @@ impl Conv {
         grounding: Option<(&Grounding, &Spelling, String)>,
     ) {
         let parts = content.parts.items();
-        let mut texts: Vec<(usize, Offsets)> = Vec::new();
+        // The answer's text parts, as names when their claims are ranges of them.
+        let mut pieces: Vec<(usize, Name)> = Vec::new();
         let mut search_call: Option<String> = None;
         let mut ppath = String::new();
         for (i, p) in parts.iter().enumerate() {
@@ -463,9 +464,12 @@ impl Conv {
                     continue;
                 }
                 let sep = if self.answered { "\n\n" } else { "" };
-                self.b.answer_text_at(t, sep, at, &ppath);
+                if grounding.is_some() {
+                    pieces.push((i, self.b.answer_piece_at(t, sep, at, &ppath)));
+                } else {
+                    self.b.answer_text_at(t, sep, at, &ppath);
+                }
                 self.answered = true;
-                texts.push((i, Offsets::new(t)));
             } else if let Some(fc) = &p.function_call.0 {
                 let name = fc.name.get().unwrap_or("").to_owned();
                 let id = match fc.id.get() {
@@ -544,6 +548,10 @@ impl Conv {
             }
         }
         if let Some((g, keys, gpath)) = grounding {
+            let texts: Vec<(usize, &Name, Offsets)> = pieces
+                .iter()
+                .map(|(i, n)| (*i, n, Offsets::new(n)))
+                .collect();
             self.grounding(g, keys, &gpath, &texts, search_call, at);
         }
     }
@@ -553,7 +561,7 @@ impl Conv {
         g: &Grounding,
         keys: &Spelling,
         path: &str,
-        texts: &[(usize, Offsets)],
+        texts: &[(usize, &Name, Offsets)],
         call: Option<String>,
         at: Option<Timestamp>,
     ) {
@@ -634,11 +642,13 @@ impl Conv {
             // `partIndex` may be omitted even when the text is not parts[0] (Gemini 3 puts the
             // tool call and response parts first): try the named part, else each text part.
             let named = seg.part_index.0.map(|p| p as usize);
-            let candidates = texts.iter().filter(|(i, _)| named.is_none_or(|p| *i == p));
+            let candidates = texts
+                .iter()
+                .filter(|(i, _, _)| named.is_none_or(|p| *i == p));
             let units = [SpanUnit::Utf8, SpanUnit::Char, SpanUnit::Utf16];
             let mut found = None;
             let mut fallback = None;
-            for (_, o) in candidates {
+            for (_, _, o) in candidates {
                 if let Some(r) = resolve_offsets_in(o, start, end, &units, Some(&check)) {
                     if r.matched != Some(false) {
                         found = Some((o.text(), r));
@@ -714,7 +724,12 @@ impl Conv {
                     url: web.and_then(|w| w.uri.get()).map(|u| self.b.name(u)),
                     cited_text: None,
                 };
-                let text = self.b.name(claim_text.trim());
+                // A range of the answer's part when it is one (not the segment's own text).
+                let claim = claim_text.trim();
+                let text = texts
+                    .iter()
+                    .find_map(|(_, n, _)| n.range_of(claim).and_then(|r| n.slice(r)))
+                    .unwrap_or_else(|| self.b.name(claim));
                 self.b.claim(
                     NewClaim {
                         text,
