@@ -115,6 +115,15 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
     load_found(path, opts, false).unwrap_or_default()
 }
 
+/// How a file is named in diagnostics: its path as text (as `Path::display` shows it; a UTF-8
+/// path is taken as it is, without the formatter).
+fn source_of(path: &Path) -> Arc<str> {
+    match path.to_str() {
+        Some(p) => Arc::from(p),
+        None => Arc::from(path.display().to_string()),
+    }
+}
+
 /// Loads every session of one file, opening and reading it once: its head is read to detect
 /// the format by content, and the loader reads on from there. A file found in a directory scan
 /// (`in_scan`) gives `None` when it holds no session log or known format
@@ -122,7 +131,7 @@ pub fn load_file_sessions(path: &Path, opts: &LoadOptions) -> Vec<Session> {
 /// known format.
 pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<Session>> {
     use super::import::{self, Detected};
-    let source: Arc<str> = Arc::from(path.display().to_string());
+    let source = source_of(path);
     // A directory scan lists regular files only; a named file may be a FIFO or a device, which
     // an open could block on or read for ever.
     let regular = in_scan || std::fs::metadata(path).map_or(true, |m| m.is_file());
@@ -377,7 +386,7 @@ fn unreadable(path: &Path, source: Arc<str>, e: &std::io::Error) -> Session {
 
 /// Loads one provscope session log from a file. Unreadable files give a session with one diagnostic.
 pub fn load_native_file(path: &Path, opts: &LoadOptions) -> Session {
-    let source: Arc<str> = Arc::from(path.display().to_string());
+    let source = source_of(path);
     let name = session_name(path);
     match std::fs::File::open(path) {
         Ok(f) => load_reader(name, source, f, opts),

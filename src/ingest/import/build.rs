@@ -1072,7 +1072,7 @@ fn normalize_words_fast(text: &str, norm: &mut String) -> bool {
     let single_spaced = !controls
         && bytes.first() != Some(&b' ')
         && bytes.last() != Some(&b' ')
-        && memchr::memmem::find(bytes, b"  ").is_none();
+        && DOUBLE_SPACE.find(bytes).is_none();
     if single_spaced {
         norm.push_str(text);
     } else {
@@ -1109,6 +1109,10 @@ fn normalize_words_fast(text: &str, norm: &mut String) -> bool {
     }
     true
 }
+
+/// The searcher for two spaces, made once (not for each claim).
+static DOUBLE_SPACE: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"  "));
 
 /// Whether normalization leaves a character outside ASCII as it is: not whitespace, and its
 /// own lowercase.
