@@ -267,6 +267,10 @@ fn scan_keys(s: &str, first: bool) -> (Keys<'_>, bool) {
             }
             b'}' | b']' => {
                 if depth == 1 {
+                    // The last key, when its value is a number, `true`, `false` or `null`.
+                    if let Some(k) = pending_key.take() {
+                        out.push((k, None));
+                    }
                     return (out, false);
                 }
                 depth = depth.saturating_sub(1);
@@ -515,6 +519,21 @@ mod tests {
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
         assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 27);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
+    }
+
+    #[test]
+    fn a_last_key_is_kept_whatever_its_value() {
+        for (doc, keys) in [
+            (r#"{"a":"1","x":false}"#, vec!["a", "x"]),
+            (r#"{"a": "1", "x": 7 }"#, vec!["a", "x"]),
+            (r#"{"x":null}"#, vec!["x"]),
+            (r#"[{"a":{"b":1},"x":true}]"#, vec!["a", "x"]),
+            (r#"{"a":"1","x":"y"}"#, vec!["a", "x"]),
+        ] {
+            let h = Head::new(doc);
+            let got: Vec<&str> = h.keys.iter().map(|(k, _)| k.as_ref()).collect();
+            assert_eq!(got, keys, "{doc}");
+        }
     }
 
     #[test]
