@@ -30,6 +30,14 @@ pub fn cited(s: &Session, c: &Claim) -> String {
     text[range].to_owned()
 }
 
+/// The notes the importer gave a session.
+pub fn notes(s: &Session) -> Vec<String> {
+    s.import
+        .as_ref()
+        .map(|i| i.notes.iter().map(|n| n.to_string()).collect())
+        .unwrap_or_default()
+}
+
 pub fn errors(s: &Session) -> Vec<String> {
     s.diagnostics
         .iter()

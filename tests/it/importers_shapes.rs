@@ -2,6 +2,7 @@
 //! tests/inputs/ (edited copies of real files, or built from the formats' documentation; see its
 //! SOURCES.md) or generated here.
 
+use crate::importers::notes;
 use provscope::ingest::{load_file_sessions, LoadOptions};
 use provscope::model::{DiagLevel, Session};
 use std::path::{Path, PathBuf};
@@ -21,13 +22,6 @@ fn warnings(s: &Session) -> Vec<String> {
         .filter(|d| d.level == DiagLevel::Warning)
         .map(|d| d.to_string())
         .collect()
-}
-
-fn notes(s: &Session) -> Vec<String> {
-    s.import
-        .as_ref()
-        .map(|i| i.notes.iter().map(|n| n.to_string()).collect())
-        .unwrap_or_default()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! load as the same calls, results, answers and claims as the whole responses, in a file and in
 //! a cassette, from the command line too; cut and broken streams say where and why.
 
-use crate::importers::{errors, formats, one};
+use crate::importers::{errors, formats, notes, one};
 use provscope::ingest::{load_any_bytes, LoadOptions};
 use provscope::model::{Claim, DiagLevel, Session};
 use serde_json::{json, Value};
@@ -199,13 +199,6 @@ fn same_as_whole(s: &Session, whole: &Session, what: &str) {
             .collect::<Vec<_>>()
     };
     assert_eq!(claims(s), claims(whole), "{what}: claims");
-}
-
-fn notes(s: &Session) -> Vec<String> {
-    s.import
-        .as_ref()
-        .map(|i| i.notes.iter().map(|n| n.to_string()).collect())
-        .unwrap_or_default()
 }
 
 #[test]
