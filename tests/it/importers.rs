@@ -1221,6 +1221,14 @@ fn claude_desktop_mcp_log_of_several_servers_gives_a_session_per_server() {
     let got = load_file_sessions(&dir.path().join("mcp.log"), &LoadOptions::default());
     let ids: Vec<&str> = got.iter().map(|s| s.id()).collect();
     assert_eq!(ids, ["claude-desktop:weather", "claude-desktop:forecast"]);
+    // Told apart by name too (summary's and the sessions list's first column); a log of one
+    // server keeps the file's name.
+    let names: Vec<&str> = got.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["mcp#weather", "mcp#forecast"]);
+    assert_eq!(
+        load_file_sessions(&dir.path().join("one.log"), &LoadOptions::default())[0].name,
+        "one"
+    );
     for (s, server) in got.iter().zip(["weather", "forecast"]) {
         assert_eq!(s.format(), "claude-desktop-log");
         assert!(s.calls.iter().all(|c| c.server == server), "{server}");

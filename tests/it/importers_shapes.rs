@@ -245,6 +245,11 @@ fn langfuse_list_of_traces_gives_a_session_per_trace() {
     let v = load("langfuse-api/traces-page.json");
     assert_eq!(v.len(), 2);
     let (full, ids) = (&v[0], &v[1]);
+    // Told apart by name (the file's, then the first 12 characters of the trace id).
+    for s in &v {
+        assert_eq!(s.name, format!("traces-page#{}", &s.id()[..12]));
+    }
+    assert_ne!(full.name, ids.name);
     let (want_full, want_ids) = (
         export("claude-agent-2025-12-22.trace.json"),
         export("vercel-aisdk-2025-11-17.trace.json"),

@@ -331,7 +331,12 @@ pub fn import(input: &Input) -> Vec<Session> {
                 b.note("the log holds the messages of several servers (Claude Desktop's mcp.log): one session per server");
             }
             b.note("the log holds the exact tools/call traffic of one server, and no user messages or answers: one turn per server start, with an empty user message");
-            log.b.finish()
+            let mut s = log.b.finish();
+            // The sessions of one file are told apart by their server.
+            if let (true, Some(server)) = (several, &log.server) {
+                s.name = format!("{}#{server}", s.name);
+            }
+            s
         })
         .collect()
 }

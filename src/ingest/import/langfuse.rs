@@ -340,6 +340,14 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
             }
         }
     }
+    // The sessions of one file are told apart by their trace (as OTLP's conversations are).
+    if out.len() > 1 {
+        for s in &mut out {
+            let id = s.id();
+            let short = id.get(..12).unwrap_or(id);
+            s.name = format!("{}#{short}", input.name);
+        }
+    }
     let f = file.finish();
     match out.first_mut() {
         Some(first) => {
