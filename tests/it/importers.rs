@@ -30,6 +30,27 @@ pub fn cited(s: &Session, c: &Claim) -> String {
     text[range].to_owned()
 }
 
+/// Each call as (id, tool, arguments, its result's first text block), for comparing two
+/// readings of the same calls.
+pub fn call_rows(s: &Session) -> Vec<(String, String, Option<String>, Option<String>)> {
+    s.calls
+        .iter()
+        .map(|c| {
+            let args = c
+                .request
+                .params
+                .arguments
+                .as_ref()
+                .map(|a| a.get().to_owned());
+            let result = s
+                .result(&c.id)
+                .and_then(|r| r.block_text(0))
+                .map(str::to_owned);
+            (c.id.to_string(), c.tool().to_owned(), args, result)
+        })
+        .collect()
+}
+
 /// The notes the importer gave a session.
 pub fn notes(s: &Session) -> Vec<String> {
     s.import
@@ -1104,23 +1125,7 @@ fn gemini_responses_the_python_sdk_wrote_read_as_the_api_wrote_them() {
         assert_eq!(got.format(), "gemini");
         assert!(errors(&got).is_empty(), "{:?}", got.diagnostics);
         assert!(!want.calls.is_empty());
-        let calls = |s: &Session| {
-            let call = |c: &provscope::model::Call| {
-                let r = s
-                    .result(&c.id)
-                    .and_then(|r| r.block_text(0))
-                    .map(str::to_owned);
-                let args = c
-                    .request
-                    .params
-                    .arguments
-                    .as_ref()
-                    .map(|a| a.get().to_owned());
-                (c.id.to_string(), c.tool().to_owned(), args, r)
-            };
-            s.calls.iter().map(call).collect::<Vec<_>>()
-        };
-        assert_eq!(calls(&got), calls(&want));
+        assert_eq!(call_rows(&got), call_rows(&want));
         let answers = |s: &Session| {
             s.answers
                 .iter()
@@ -1189,34 +1194,10 @@ fn claude_desktop_mcp_log_of_several_servers_gives_a_session_per_server() {
     std::fs::write(dir.path().join("mcp.log"), two).unwrap();
     let want = one("claude-desktop-log/mcp-server-weather.log");
     assert!(want.calls.len() >= 3);
-    let calls = |s: &Session| -> Vec<(String, String, String, Option<String>)> {
-        s.calls
-            .iter()
-            .map(|c| {
-                let args = c
-                    .request
-                    .params
-                    .arguments
-                    .as_ref()
-                    .map(|a| a.get().to_owned());
-                let r = s
-                    .result(&c.id)
-                    .and_then(|r| r.block_text(0))
-                    .map(str::to_owned);
-                (
-                    c.id.to_string(),
-                    c.tool().to_owned(),
-                    format!("{args:?}"),
-                    r,
-                )
-            })
-            .collect()
-    };
-    let notes = |s: &Session| s.import.as_ref().unwrap().notes.clone();
     let got = load_file_sessions(&dir.path().join("one.log"), &LoadOptions::default());
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].id(), want.id());
-    assert_eq!(calls(&got[0]), calls(&want));
+    assert_eq!(call_rows(&got[0]), call_rows(&want));
     assert_eq!(notes(&got[0]), notes(&want));
     let got = load_file_sessions(&dir.path().join("mcp.log"), &LoadOptions::default());
     let ids: Vec<&str> = got.iter().map(|s| s.id()).collect();
@@ -1232,7 +1213,7 @@ fn claude_desktop_mcp_log_of_several_servers_gives_a_session_per_server() {
     for (s, server) in got.iter().zip(["weather", "forecast"]) {
         assert_eq!(s.format(), "claude-desktop-log");
         assert!(s.calls.iter().all(|c| c.server == server), "{server}");
-        assert_eq!(calls(s), calls(&want), "{server}");
+        assert_eq!(call_rows(s), call_rows(&want), "{server}");
         assert_eq!(s.turns.len(), want.turns.len(), "{server}");
         let mut n = notes(s);
         assert!(n.iter().any(|x| x.contains("several servers")));
