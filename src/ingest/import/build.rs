@@ -56,9 +56,6 @@ fn json_path_prefix(path: &str) -> &'static str {
 /// A JSON path in its `$` form: `output[3]` and `.output[3]` become `$.output[3]`.
 pub fn json_path(path: &str) -> Name {
     let prefix = json_path_prefix(path);
-    if path.is_empty() {
-        return Name::from("$");
-    }
     // Joined on the stack, so the shared text is the one allocation (not a `String` first).
     let mut buf = [0u8; 192];
     let n = prefix.len() + path.len();
@@ -234,6 +231,37 @@ impl AnswerText {
             AnswerText::One(n) => (n, Vec::new()),
             AnswerText::Many { all, pieces } => (names.get(&all), pieces),
         }
+    }
+}
+
+/// The ids of an answer's claims, written one after another into `ids` (cleared first) with
+/// the range of each in `ranges`, so that one copy holds them all: [`claim_id_with`] of the
+/// claim's text, `.2`, `.3`... after it when an earlier claim of the answer has that id.
+fn claim_ids(
+    claims: &[NewClaim],
+    norm: &mut String,
+    ids: &mut String,
+    ranges: &mut Vec<std::ops::Range<usize>>,
+) {
+    ids.clear();
+    ranges.clear();
+    for c in claims {
+        let base = claim_id_with(&c.text, norm);
+        let base = base.as_str();
+        let taken = |ids: &str, id: &str| ranges.iter().any(|r| ids.get(r.clone()) == Some(id));
+        let start = ids.len();
+        if taken(ids, base) {
+            let mut n = 2;
+            let mut id = format!("{base}.{n}");
+            while taken(ids, &id) {
+                n += 1;
+                id = format!("{base}.{n}");
+            }
+            ids.push_str(&id);
+        } else {
+            ids.push_str(base);
+        }
+        ranges.push(start..ids.len());
     }
 }
 
@@ -870,29 +898,7 @@ impl Builder {
         for (turn, mut a) in self.answers.drain(..) {
             let generated_at = time(a.at, &mut prev);
             let (text, pieces) = a.text.into_name(&mut names);
-            // The claims' ids, in one text for the answer: each id is a range of it (one
-            // copy for all, not one each).
-            ids.clear();
-            id_ranges.clear();
-            for c in &a.claims {
-                let base = claim_id_with(&c.text, &mut norm);
-                let base = base.as_str();
-                let taken =
-                    |ids: &str, id: &str| id_ranges.iter().any(|r| ids.get(r.clone()) == Some(id));
-                let start = ids.len();
-                if taken(&ids, base) {
-                    let mut n = 2;
-                    let mut id = format!("{base}.{n}");
-                    while taken(&ids, &id) {
-                        n += 1;
-                        id = format!("{base}.{n}");
-                    }
-                    ids.push_str(&id);
-                } else {
-                    ids.push_str(base);
-                }
-                id_ranges.push(start..ids.len());
-            }
+            claim_ids(&a.claims, &mut norm, &mut ids, &mut id_ranges);
             let all_ids = if ids.is_empty() {
                 Name::default()
             } else {
