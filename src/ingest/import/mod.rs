@@ -1,6 +1,7 @@
 //! Importers: the logs people already have (API responses and cassettes, Claude Code
-//! transcripts, OpenTelemetry traces, Claude Desktop MCP logs, Langfuse exports), read into the
-//! same `model::Session` the native loader produces, so every check works unchanged.
+//! transcripts, OpenTelemetry traces, Claude Desktop MCP logs, Langfuse exports, Claude Managed
+//! Agents session events), read into the same `model::Session` the native loader produces, so
+//! every check works unchanged.
 //!
 //! A file's format is decided by its content ([`detect`]), never by its name. Each importer is
 //! one file here; `docs/importers.md` says what each maps and what it loses.
@@ -23,6 +24,7 @@ mod gemini;
 mod genai;
 mod langfuse;
 mod lax;
+mod managed_agents;
 mod openai;
 mod otlp;
 mod util;
@@ -208,6 +210,14 @@ pub static IMPORTERS: &[Importer] = &[
         label: "Claude Desktop mcp-server-<name>.log",
         sniff: desktop_log::sniff,
         run: desktop_log::import,
+        streams: true,
+        parses_whole: false,
+    },
+    Importer {
+        name: "anthropic-managed-agents",
+        label: "Claude Managed Agents session events (beta sessions API)",
+        sniff: managed_agents::sniff,
+        run: managed_agents::import,
         streams: true,
         parses_whole: false,
     },
