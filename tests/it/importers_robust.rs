@@ -1,7 +1,7 @@
 //! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
-//! panic (property tests over every real file in tests/formats/ and every input of
-//! tests/inputs/); and every format mixed in one
-//! directory, as a user runs `verify` and `summary` on it.
+//! panic (property tests over every real file in tests/formats/, every input of tests/inputs/
+//! and the inputs the Langfuse and Managed Agents tests generate); and every format mixed in
+//! one directory, as a user runs `verify` and `summary` on it.
 
 use super::importers::formats;
 use proptest::prelude::*;
@@ -41,6 +41,12 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
             "langfuse",
             super::importers_shapes::long_input_trace(),
         ));
+        // Generated: the Managed Agents recording's events in the other shapes read (one a
+        // line, a page of the list, a bare array, the server-sent event stream).
+        for (name, bytes) in super::importers_managed::shapes() {
+            let path = PathBuf::from(format!("generated/managed-agents-{name}"));
+            out.push((path, "anthropic-managed-agents", bytes));
+        }
         out
     })
 }

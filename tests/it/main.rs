@@ -27,6 +27,7 @@ mod hardening;
 mod hostile;
 mod importers;
 mod importers_locations;
+mod importers_managed;
 mod importers_otlp;
 mod importers_robust;
 mod importers_shapes;
