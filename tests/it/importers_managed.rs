@@ -429,3 +429,29 @@ fn summary_and_verify_name_the_importer_and_its_places() {
     );
     assert!(err.contains("\"exa\" = \"T1\""), "{err}");
 }
+
+#[test]
+fn the_sessions_list_shows_the_importer_name_whole() {
+    use provscope::tui::action::{LoadMsg, Msg};
+    use provscope::tui::update::update;
+    let mut app = super::tui_util::app(false);
+    let v = vec![
+        load("anthropic_managed_mcp_tools.jsonl"),
+        load("anthropic_managed_custom_tools.jsonl"),
+    ];
+    update(
+        &mut app,
+        Msg::Load(LoadMsg::Sessions(super::tui_util::loaded(v))),
+    );
+    let s = super::tui_util::screen(&mut app, 160, 30);
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("anthropic_managed"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{s}");
+    for r in rows {
+        assert!(r.contains(" anthropic-managed-agents "), "{r}");
+    }
+    // The other importers' names are not cut either.
+    assert!(s.contains(" provscope "), "{s}");
+}

@@ -64,8 +64,14 @@ pub(super) fn render(f: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         );
         f.render_widget(Paragraph::new(msg), below);
     }
-    // Which importer read each file, when the terminal is wide enough for it.
-    let fmt_w: u16 = if inner.width >= 100 { 18 } else { 0 };
+    // Which importer read each file, when the terminal is wide enough for it: as wide as the
+    // longest importer name listed (`anthropic-managed-agents`), at least 18.
+    let widest = app.sessions.iter().map(|l| l.session.format().len()).max();
+    let fmt_w: u16 = match widest {
+        _ if inner.width < 100 => 0,
+        Some(w) => u16::try_from(w).unwrap_or(18).clamp(18, 32),
+        None => 18,
+    };
     let fixed: u16 = NUM.iter().map(|(_, w)| w + 1).sum::<u16>() + fmt_w + u16::from(fmt_w > 0);
     let name_w = inner.width.saturating_sub(fixed).max(10);
     let mut widths = vec![Constraint::Length(name_w)];
