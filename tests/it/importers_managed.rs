@@ -276,7 +276,14 @@ fn mixed_lines() -> Vec<String> {
         ev(
             json!({"type": "user.message", "id": "sevt_20", "content": [{"type": "text", "text": "again"}]}),
         ),
-        // 19: the file ends in the middle of a record.
+        // 19, 20: a built-in tool whose result a self-hosted environment's worker sent.
+        ev(
+            json!({"type": "agent.tool_use", "id": "sevt_21", "name": "read", "input": {"path": "/etc/hosts"}}),
+        ),
+        ev(
+            json!({"type": "user.tool_result", "id": "sevt_22", "tool_use_id": "sevt_21", "content": [{"type": "text", "text": "127.0.0.1 localhost"}], "is_error": true}),
+        ),
+        // 21: the file ends in the middle of a record.
         "{\"type\": \"agent.message\", \"content\": [".into(),
     ]
 }
@@ -345,10 +352,14 @@ fn managed_agents_bad_lines_are_named_and_the_rest_is_read() {
     // The second session: its turn, and the truncated last line.
     assert_eq!(b.turns.len(), 1);
     assert_eq!(b.turns[0].user, "again");
+    assert_eq!(b.calls[0].server, "anthropic");
+    let r = b.result("sevt_21").unwrap();
+    assert!(r.is_error());
+    assert_eq!(r.block_text(0), Some("127.0.0.1 localhost"));
     let d = diags(b);
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(
-        d[0].starts_with("m.jsonl:19:") && d[0].contains("truncated line"),
+        d[0].starts_with("m.jsonl:21:") && d[0].contains("truncated line"),
         "{}",
         d[0]
     );

@@ -330,7 +330,14 @@ impl Reader<'_> {
                             continue;
                         }
                     };
-                    if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
+                    // A line is parsed once (as a record, which names what is wrong with it)
+                    // unless it decides the file's shape or may be cut short.
+                    let checked = if (first && probe) || !ended {
+                        serde_json::from_str::<IgnoredAny>(text).map(drop)
+                    } else {
+                        Ok(())
+                    };
+                    if let Err(e) = checked {
                         if first && probe {
                             return Pass::NotLines;
                         }
@@ -482,7 +489,11 @@ impl Reader<'_> {
     }
 
     fn bad(&mut self, line: u64, path: &str, e: &serde_json::Error) {
-        let msg = format!("not a record ({}); skipped", strip_pos(&e.to_string()));
+        let e_text = strip_pos(&e.to_string());
+        let msg = match e.classify() {
+            serde_json::error::Category::Data => format!("not a record ({e_text}); skipped"),
+            _ => format!("malformed JSON: {e_text}; skipped"),
+        };
         let column = if line == 0 { 0 } else { e.column() as u64 };
         self.error(line, column, path, msg);
     }
