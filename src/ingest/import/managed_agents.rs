@@ -150,7 +150,7 @@ struct Sess {
     b: Builder,
     /// Its id (`sesn_...`), from the session object.
     id: Option<String>,
-    /// Whether a `user.message` (or a thread's first message) started a turn.
+    /// The turns started (by a `user.message`, or by a thread's first message).
     turns: usize,
     /// Tool uses the user denied (`user.tool_confirmation` with `deny`).
     denied: usize,
