@@ -237,20 +237,19 @@ pub fn sentence_before(text: &str, end: usize) -> Range<usize> {
         .rev()
         .find(|&(_, c)| !matches!(c, '.' | '!' | '?' | ')' | '*' | '"'))
         .map_or(0, |(i, _)| i);
+    // The sentence starts after the last line break or sentence end (`.`, `!` or `?` before a
+    // space) before `search_to`, found with `memrchr` rather than a byte at a time.
     let b = body.as_bytes();
-    let mut start = 0;
-    let mut i = search_to;
-    while i > 0 {
-        let c = b[i - 1];
-        if c == b'\n' {
-            start = i;
+    let after_break = memchr::memrchr(b'\n', &b[..search_to]).map_or(0, |j| j + 1);
+    let mut start = after_break;
+    let mut hi = search_to;
+    while let Some(j) = memchr::memrchr3(b'.', b'!', b'?', &b[after_break..hi]) {
+        let j = after_break + j;
+        if b.get(j + 1) == Some(&b' ') {
+            start = j + 1;
             break;
         }
-        if matches!(c, b'.' | b'!' | b'?') && b.get(i).is_some_and(|n| *n == b' ') {
-            start = i;
-            break;
-        }
-        i -= 1;
+        hi = j;
     }
     let s = &text[start..trimmed_end];
     let lead = s.len() - s.trim_start().len();
@@ -387,5 +386,41 @@ mod tests {
         let t = "Line one\n- item two ";
         assert_eq!(&t[sentence_before(t, t.len())], "- item two");
         assert!(same_text("The grass is green. ", "The grass is green."));
+    }
+
+    /// The sentence start as first written: a byte at a time back from `search_to`.
+    fn sentence_before_bytewise(text: &str, end: usize) -> Range<usize> {
+        let end = floor_boundary(text, end);
+        let body = text[..end].trim_end();
+        let search_to = body
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !matches!(c, '.' | '!' | '?' | ')' | '*' | '"'))
+            .map_or(0, |(i, _)| i);
+        let b = body.as_bytes();
+        let mut start = 0;
+        let mut i = search_to;
+        while i > 0 {
+            let c = b[i - 1];
+            if c == b'\n' || (matches!(c, b'.' | b'!' | b'?') && b.get(i) == Some(&b' ')) {
+                start = i;
+                break;
+            }
+            i -= 1;
+        }
+        let s = &text[start..body.len()];
+        (start + s.len() - s.trim_start().len())..body.len()
+    }
+
+    proptest::proptest! {
+        /// Texts of sentence ends, line breaks, quotes and characters outside ASCII, cut
+        /// anywhere: the same sentence as the bytewise scan.
+        #[test]
+        fn sentence_before_agrees_with_a_bytewise_scan(
+            text in "[a .!?\n)\"*\u{e9}\u{2014}]{0,60}",
+            end in 0usize..70,
+        ) {
+            proptest::prop_assert_eq!(sentence_before(&text, end), sentence_before_bytewise(&text, end));
+        }
     }
 }
