@@ -20,7 +20,23 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Name(arcstr::Substr);
 
+/// A [`Name`] of a text known when compiling (`name_literal!("2.0")`), usable in a `static`:
+/// it is never counted, so its copies cost no atomic operation to make or drop (a block type
+/// or key that every record of every session holds).
+#[macro_export]
+macro_rules! name_literal {
+    ($text:literal) => {
+        $crate::model::Name::from_literal(arcstr::literal_substr!($text))
+    };
+}
+
 impl Name {
+    /// What [`name_literal!`] makes: a name of a static text.
+    #[doc(hidden)]
+    pub const fn from_literal(text: arcstr::Substr) -> Name {
+        Name(text)
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -232,7 +248,12 @@ fn hash_text(s: &str) -> u64 {
 
 impl Names {
     /// Makes `n` the shared copy of its text (it becomes the shared copy if it is the first).
+    /// A static name ([`name_literal!`]) is left as it is: it has no copy to share, and its text
+    /// is not hashed (the type and key of every link block).
     pub fn intern(&mut self, n: &mut Name) {
+        if arcstr::ArcStr::is_static(n.0.parent()) {
+            return;
+        }
         let table = self.table(n);
         match table.get(n.as_str()) {
             Some(a) => {

@@ -1216,15 +1216,15 @@ fn index(s: &mut Session) {
     idx.index_labels_and_contexts(&s.labels, &s.contexts);
 }
 
-/// The `jsonrpc` of every recorded call and result, made once (each session's table then shares
-/// it).
-static JSONRPC: LazyLock<Name> = LazyLock::new(|| Name::from("2.0"));
-/// The `method` of every recorded call, made once.
-static TOOLS_CALL: LazyLock<Name> = LazyLock::new(|| Name::from("tools/call"));
-/// The type of a text block, made once (each session's table then shares it).
-static TEXT: LazyLock<Name> = LazyLock::new(|| Name::from("text"));
-/// The type of a link block, made once.
-static RESOURCE_LINK: LazyLock<Name> = LazyLock::new(|| Name::from("resource_link"));
+/// The `jsonrpc` of every recorded call and result, a static text (each session's table then
+/// shares it).
+static JSONRPC: Name = crate::name_literal!("2.0");
+/// The `method` of every recorded call, a static text.
+static TOOLS_CALL: Name = crate::name_literal!("tools/call");
+/// The type of a text block, a static text (each session's table then shares it).
+static TEXT: Name = crate::name_literal!("text");
+/// The type of a link block, a static text.
+static RESOURCE_LINK: Name = crate::name_literal!("resource_link");
 
 /// A text content block.
 pub fn text_block(text: String) -> ContentBlock {
@@ -1255,9 +1255,9 @@ pub fn raw_string(text: &str) -> Option<Box<RawValue>> {
 
 /// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
 pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
-    // The two keys, made once for every link of every session (not a copy per block).
-    static URI: LazyLock<Name> = LazyLock::new(|| Name::from("uri"));
-    static NAME: LazyLock<Name> = LazyLock::new(|| Name::from("name"));
+    // The two keys, static texts shared by every link of every session (not a copy per block).
+    static URI: Name = crate::name_literal!("uri");
+    static NAME: Name = crate::name_literal!("name");
     // Sized exactly: a session may hold thousands of links, and a first `push` reserves four.
     let mut extra = Vec::with_capacity(1 + usize::from(title.is_some()));
     if let Some(v) = raw_string(url) {

@@ -607,8 +607,10 @@ impl Conv {
                         .unwrap_or_else(|| self.b.name(url)),
                     None => self.b.name(url),
                 };
+                // A static text: every claim of every answer holds it.
+                static URL_CITATION: Name = crate::name_literal!("url_citation");
                 let citation = CitationInfo {
-                    kind: self.b.name(kind),
+                    kind: URL_CITATION.clone(),
                     url: Some(url),
                     cited_text: None,
                 };
