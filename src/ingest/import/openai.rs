@@ -16,7 +16,7 @@ use super::sniff::Head;
 use super::sse;
 use super::util::{self, s, time_secs};
 use super::Input;
-use crate::model::{CitationInfo, ContentBlock, DiagLevel, Name, Session, SpanUnit, Timestamp};
+use crate::model::{CitationInfo, DiagLevel, Name, Session, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
@@ -412,26 +412,27 @@ impl Conv {
                     json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
-                let mut content: Vec<ContentBlock> = action
-                    .sources
-                    .items()
-                    .iter()
-                    .filter_map(|x| x.url.get())
-                    .map(|u| link_block(u, None))
-                    .collect();
-                if let Some(u) = action.url.get() {
-                    content.push(link_block(u, None));
-                }
+                // Sized exactly (a `collect` through `filter_map` grows from four, doubling, and
+                // the result is shrunk again when the session is built).
+                let urls = || {
+                    action
+                        .sources
+                        .items()
+                        .iter()
+                        .filter_map(|x| x.url.get())
+                        .chain(action.url.get())
+                };
+                let mut content = Vec::with_capacity(urls().count());
+                content.extend(urls().map(|u| link_block(u, None)));
                 if content.is_empty() {
                     self.b.note("web_search_call items carry their sources only when the request sets include: [\"web_search_call.action.sources\"]; url_citation annotations of other URLs are unsourced");
                 }
                 // Every block links to one of these URLs (what `record` would read back from
                 // each block's `uri`).
-                let urls = action.sources.items().iter().filter_map(|x| x.url.get());
                 // One copy of the call id for all its links (and the claims that cite them).
                 let shared = Name::from(id);
                 self.linked.reserve(content.len());
-                for u in urls.chain(action.url.get()) {
+                for u in urls() {
                     self.linked.insert(strip_utm(u).to_owned(), shared.clone());
                 }
                 self.b.result(NewResult {
