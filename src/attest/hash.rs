@@ -35,10 +35,28 @@ pub fn sha256_hex(parts: &[&[u8]]) -> String {
 /// Lowercase hex of a SHA-256 digest, written into one buffer of its size (`hex::encode`
 /// collects the digits a `char` at a time into a growing `String`).
 pub fn hex_lower(digest: &[u8; 32]) -> String {
-    let mut buf = [0u8; 64];
-    // Cannot fail: the buffer is exactly twice the digest's length.
-    let _ = hex::encode_to_slice(digest, &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    Hex::of(digest).as_str().to_owned()
+}
+
+/// Lowercase hex of a SHA-256 digest, held without an allocation (for a caller that keeps a
+/// shared copy of it, or none).
+#[derive(Clone, Copy)]
+pub struct Hex([u8; 64]);
+
+impl Hex {
+    /// The hex of `digest`.
+    pub fn of(digest: &[u8; 32]) -> Hex {
+        let mut buf = [0u8; 64];
+        // Cannot fail: the buffer is exactly twice the digest's length.
+        let _ = hex::encode_to_slice(digest, &mut buf);
+        Hex(buf)
+    }
+
+    /// The hex digits as text.
+    pub fn as_str(&self) -> &str {
+        // Always ASCII: hex digits.
+        std::str::from_utf8(&self.0).unwrap_or("")
+    }
 }
 
 /// SHA-256 of the concatenation of `parts`.
@@ -110,6 +128,17 @@ pub fn canonical_arguments(arguments: Option<&RawValue>) -> Result<Vec<u8>, Hash
 /// (absent arguments hash as `{}`).
 pub fn arguments_hash(arguments: Option<&RawValue>) -> Result<String, HashError> {
     Ok(sha256_hex(&[&canonical_arguments(arguments)?]))
+}
+
+/// [`arguments_hash`] with the canonical JSON written into `buf` (cleared first), so that the
+/// calls of a session reuse one buffer, and the hash returned without an allocation.
+pub fn arguments_hash_with(
+    arguments: Option<&RawValue>,
+    buf: &mut Vec<u8>,
+) -> Result<Hex, HashError> {
+    buf.clear();
+    canonical_arguments_into(arguments, buf)?;
+    Ok(Hex::of(&sha256(&[buf])))
 }
 
 /// True when `stamp_hash` names `full_hash`: equal, or an abbreviation of at least 6 hex digits

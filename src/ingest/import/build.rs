@@ -752,15 +752,18 @@ impl Builder {
         // Per call id: when it was issued, its server, tool and arguments hash, its request id.
         let mut call_time: HashMap<Name, (Timestamp, Name, Name, Name, RpcId)> =
             HashMap::with_capacity_and_hasher(self.calls.len(), Default::default());
+        // The canonical JSON of each call's arguments, written into one buffer for all.
+        let mut canonical = Vec::new();
         for PendingCall { call: c, turn } in self.calls.drain(..) {
             let issued_at = time(c.at, &mut prev);
             let hash = match &c.arguments {
-                Some(a) => crate::attest::hash::arguments_hash(Some(a)).unwrap_or_default(),
+                Some(a) => crate::attest::hash::arguments_hash_with(Some(a), &mut canonical).ok(),
                 None => {
                     no_args += 1;
-                    String::new()
+                    None
                 }
             };
+            let hash = hash.as_ref().map_or("", crate::attest::hash::Hex::as_str);
             let (server, tool) = (names.get(&c.server), names.get(&c.tool));
             // Call ids are unique in a session: the records that repeat one share this copy
             // through `call_time` (no table lookup).
@@ -776,7 +779,7 @@ impl Builder {
                     issued_at,
                     server.clone(),
                     tool.clone(),
-                    names.get(&hash),
+                    names.get(hash),
                     rpc_id.clone(),
                 ),
             );
