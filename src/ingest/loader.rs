@@ -189,12 +189,16 @@ pub fn load_found(path: &Path, opts: &LoadOptions, in_scan: bool) -> Option<Vec<
     }
     let name = session_name(path);
     Some(match detected {
-        Detected::Native | Detected::JsonLike if whole => {
-            vec![load_reader(name, source, &bytes[..], opts)]
-        }
-        Detected::Native | Detected::JsonLike => {
-            vec![load_reader(name, source, (&bytes[..]).chain(&file), opts)]
-        }
+        Detected::Native if whole => vec![load_reader(name, source, &bytes[..], opts)],
+        Detected::Native => vec![load_reader(name, source, (&bytes[..]).chain(&file), opts)],
+        Detected::JsonLike if whole => vec![json_like(
+            load_reader(name, source, &bytes[..], opts),
+            &bytes,
+        )],
+        Detected::JsonLike => vec![json_like(
+            load_reader(name, source, (&bytes[..]).chain(&file), opts),
+            &bytes,
+        )],
         // Large files of line formats are streamed (memory stays low) unless the bytes must be
         // hashed as read; a file shorter than the detection head was read whole already.
         Detected::Import(imp) if imp.streams && !opts.hash_content && !whole => import::run(
@@ -278,9 +282,11 @@ fn load_whole(
 ) -> Vec<Session> {
     use super::import::{self, Detected};
     match detected {
-        Detected::Native | Detected::JsonLike => {
-            vec![load_reader(session_name(path), source, bytes, opts)]
-        }
+        Detected::Native => vec![load_reader(session_name(path), source, bytes, opts)],
+        Detected::JsonLike => vec![json_like(
+            load_reader(session_name(path), source, bytes, opts),
+            bytes,
+        )],
         Detected::Import(imp) => {
             let mut all = import::run(
                 imp,
@@ -319,6 +325,49 @@ fn unknown_file(path: &Path, source: Arc<str>) -> Session {
         &source,
         "not a known session or trace format (see docs/importers.md for the formats provscope reads)".into(),
     ));
+    s
+}
+
+/// A JSON file that detection did not recognise, read as a session log (a damaged log still
+/// loads what it can): when nothing was read and its first bytes (`head`) name no `event`, it
+/// is no session log at all. That is said once, with the keys its first object has, and the
+/// session's format is `unknown`, instead of each line's "`event` is missing".
+fn json_like(mut s: Session, head: &[u8]) -> Session {
+    let nothing_read = s.header.is_none()
+        && s.turns.is_empty()
+        && s.calls.is_empty()
+        && s.results.is_empty()
+        && s.contexts.is_empty()
+        && s.answers.is_empty()
+        && s.envelopes.is_empty()
+        && s.labels.is_empty();
+    // An empty file is an empty log (one being written, say), not a file of another format;
+    // a file whose first bytes name an `event` is a damaged log, reported line by line.
+    if !nothing_read
+        || head.iter().all(u8::is_ascii_whitespace)
+        || memchr::memmem::find(head, b"\"event\"").is_some()
+    {
+        return s;
+    }
+    let keys = super::import::first_object_keys(head, 8);
+    let keys = if keys.is_empty() {
+        "no keys".to_owned()
+    } else {
+        keys.iter()
+            .map(|k| {
+                // A key is the file's text: shown short (the diagnostic is escaped when printed).
+                let short: String = k.chars().take(40).collect();
+                format!("`{short}`")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // One error for the file, not one per line as if it were a damaged session log.
+    s.diagnostics = vec![file_diag(
+        &s.source,
+        format!("not a provscope session log (no `event` in its first lines) nor a format provscope imports: its first object has {keys} (see docs/importers.md for the formats provscope reads)"),
+    )];
+    s.import = Some(unknown_format());
     s
 }
 

@@ -230,6 +230,45 @@ fn a_named_file_of_no_known_format_is_reported() {
         rows[0]["format"], "unknown",
         "not listed as a provscope log"
     );
+    // A one-line JSON document (or JSON lines) of no known format: one error naming its
+    // first keys (escaped: they are the file's text), listed as `unknown`.
+    let notes = dir.path().join("notes.json");
+    std::fs::write(
+        &notes,
+        "{\"id\":\"x\",\"kind\":\"note\",\"k\\u001b[2J\":1,\"items\":[]}\n{\"id\":\"y\"}\n",
+    )
+    .unwrap();
+    let o = provscope(&["summary", "--format", "json", notes.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches(": error:").count(), 1, "{err}");
+    assert!(
+        err.contains("not a provscope session log (no `event` in its first lines) nor a format provscope imports: its first object has `id`, `kind`, `k"),
+        "{err}"
+    );
+    assert!(err.contains("`items`"), "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "the key's escape is not printed raw: {err}"
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["format"], "unknown");
+    // A damaged session log whose first line lacks its `event` is still read line by line.
+    std::fs::write(
+        &notes,
+        "{\"x\":1}\n{\"event\":\"turn\",\"turn\":1,\"at\":\"2026-01-01T00:00:00Z\",\"user\":\"hi\"}\n",
+    )
+    .unwrap();
+    let o = provscope(&["summary", "--format", "json", notes.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(":1:7: error: required field `event` is missing"),
+        "{err}"
+    );
+    assert!(!err.contains("not a provscope session log"), "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["format"], "provscope");
+    std::fs::remove_file(&notes).unwrap();
     std::fs::remove_file(&schema).unwrap();
     std::fs::write(dir.path().join("package.json"), "{\"name\":\"x\"}").unwrap();
     std::fs::remove_file(&p).unwrap();

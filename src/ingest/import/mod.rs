@@ -350,6 +350,15 @@ pub fn detect_in(text: &str) -> Detected {
     }
 }
 
+/// The top-level keys of the first JSON object of a head (of the document, or of its first
+/// line), at most `max` of them: what a file that no importer recognised holds, for its
+/// diagnostic.
+pub fn first_object_keys(head: &[u8], max: usize) -> Vec<String> {
+    let text = head_text(head);
+    let h = Head::new(&text);
+    h.key_names().take(max).map(str::to_owned).collect()
+}
+
 /// Detects the format of a file on disk (reads its first 64 KiB).
 pub fn detect_file(path: &Path) -> std::io::Result<Detected> {
     open_head(path).map(|h| detect(&h.bytes))

@@ -152,6 +152,12 @@ impl<'a> Head<'a> {
         })
     }
 
+    /// The names of the keys read, in document order: for telling a user what a file holds,
+    /// not for detection (detection reads keys through [`Head::has`] and [`Head::str`]).
+    pub fn key_names(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(|(k, _)| &**k)
+    }
+
     /// The bits ([`key_bit`]) of the keys read.
     pub fn key_bits(&self) -> u32 {
         self.keys.iter().fold(0, |bits, (k, _)| bits | key_bit(k))
