@@ -1256,10 +1256,22 @@ pub fn raw_string(text: &str) -> Option<Box<RawValue>> {
     serde_json::value::to_raw_value(text).ok()
 }
 
+/// The `uri` key of every link block of every session, a static text (not a copy per block).
+static URI: Name = crate::name_literal!("uri");
+
+/// A `resource_link` content block for a URL given as a raw JSON string as written in the
+/// source (copied as it is: the source's parse checked it).
+pub fn link_block_raw(url: &RawValue) -> ContentBlock {
+    ContentBlock {
+        kind: RESOURCE_LINK.clone(),
+        extra: vec![(URI.clone(), url.to_owned())],
+        ..ContentBlock::default()
+    }
+}
+
 /// A `resource_link` content block for a URL (no citable text: a citation of it has no span).
 pub fn link_block(url: &str, title: Option<&str>) -> ContentBlock {
-    // The two keys, static texts shared by every link of every session (not a copy per block).
-    static URI: Name = crate::name_literal!("uri");
+    // The key of a title, a static text shared by every link of every session.
     static NAME: Name = crate::name_literal!("name");
     // Sized exactly: a session may hold thousands of links, and a first `push` reserves four.
     let mut extra = Vec::with_capacity(1 + usize::from(title.is_some()));

@@ -5,7 +5,8 @@
 
 use super::api::{self, ApiFile};
 use super::build::{
-    elem_path, json_path, link_block, text_block, Builder, Loc, NewCall, NewClaim, NewResult,
+    elem_path, json_path, link_block, link_block_raw, text_block, Builder, Loc, NewCall, NewClaim,
+    NewResult,
 };
 use super::cassette::{self, Interaction};
 use super::cite::{
@@ -18,6 +19,7 @@ use super::util::{self, s, time_secs};
 use super::Input;
 use crate::model::{CitationInfo, DiagLevel, Name, Session, SpanUnit, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 lax_object! {
@@ -86,9 +88,23 @@ lax_object! {
 }
 
 lax_object! {
-    /// One of a web search call's `action.sources`.
+    /// One of a web search call's `action.sources` (its URL raw: see [`source_url`]).
     struct Source<'a> {
-        url: Str<'a> = "url",
+        url: Raw<'a> = "url",
+    }
+}
+
+/// A web search source's URL: its text, and its raw JSON string when that is the text quoted
+/// as it is (no escape), which its link block then keeps as written (a copy, not a second
+/// parse to check it: the document's parse did). `None` when the URL is not a string.
+fn source_url<'a>(url: &Raw<'a>) -> Option<(std::borrow::Cow<'a, str>, Option<&'a RawValue>)> {
+    let raw = url.0?;
+    let text = raw.get();
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => Some((inner.into(), Some(raw))),
+        _ => serde_json::from_str::<String>(text)
+            .ok()
+            .map(|s| (s.into(), None)),
     }
 }
 
@@ -412,18 +428,20 @@ impl Conv {
                     json_path: Some(jp.clone()),
                     ..NewCall::default()
                 });
+                let urls: Vec<_> = action
+                    .sources
+                    .items()
+                    .iter()
+                    .filter_map(|x| source_url(&x.url))
+                    .chain(action.url.get().map(|u| (u.into(), None)))
+                    .collect();
                 // Sized exactly (a `collect` through `filter_map` grows from four, doubling, and
                 // the result is shrunk again when the session is built).
-                let urls = || {
-                    action
-                        .sources
-                        .items()
-                        .iter()
-                        .filter_map(|x| x.url.get())
-                        .chain(action.url.get())
-                };
-                let mut content = Vec::with_capacity(urls().count());
-                content.extend(urls().map(|u| link_block(u, None)));
+                let mut content = Vec::with_capacity(urls.len());
+                content.extend(urls.iter().map(|(u, raw)| match raw {
+                    Some(raw) => link_block_raw(raw),
+                    None => link_block(u, None),
+                }));
                 if content.is_empty() {
                     self.b.note("web_search_call items carry their sources only when the request sets include: [\"web_search_call.action.sources\"]; url_citation annotations of other URLs are unsourced");
                 }
@@ -432,7 +450,7 @@ impl Conv {
                 // One copy of the call id for all its links (and the claims that cite them).
                 let shared = Name::from(id);
                 self.linked.reserve(content.len());
-                for u in urls() {
+                for (u, _) in &urls {
                     self.linked.insert(strip_utm(u).to_owned(), shared.clone());
                 }
                 self.b.result(NewResult {
@@ -722,4 +740,43 @@ fn strip_utm(url: &str) -> &str {
     url.strip_suffix("?utm_source=openai")
         .or_else(|| url.strip_suffix("&utm_source=openai"))
         .unwrap_or(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url_of(json: &str) -> Option<(String, Option<String>)> {
+        let raw: &RawValue = serde_json::from_str(json).unwrap();
+        source_url(&Raw(Some(raw))).map(|(u, r)| (u.into_owned(), r.map(|r| r.get().to_owned())))
+    }
+
+    #[test]
+    fn a_source_url_is_kept_as_written_unless_it_has_an_escape() {
+        assert_eq!(
+            url_of(r#""https://a.example/x?q=1""#),
+            Some((
+                "https://a.example/x?q=1".into(),
+                Some(r#""https://a.example/x?q=1""#.into())
+            ))
+        );
+        // An escape: decoded, and the link's raw string written anew.
+        assert_eq!(
+            url_of(r#""https:\/\/a.example\/x""#),
+            Some(("https://a.example/x".into(), None))
+        );
+        assert_eq!(url_of(r#""""#), Some((String::new(), Some(r#""""#.into()))));
+        assert_eq!(url_of("3"), None);
+        assert_eq!(url_of("null"), None);
+        // Its link block reads back the same URL either way.
+        for json in [r#""https://a.example/x""#, r#""https:\/\/a.example\/x""#] {
+            let raw: &RawValue = serde_json::from_str(json).unwrap();
+            let (u, r) = source_url(&Raw(Some(raw))).unwrap();
+            let b = r.map_or_else(|| link_block(&u, None), link_block_raw);
+            assert_eq!(
+                crate::ingest::import::build::block_uri(&b).as_deref(),
+                Some("https://a.example/x")
+            );
+        }
+    }
 }
