@@ -625,6 +625,18 @@ impl Builder {
             .unwrap_or_default()
     }
 
+    /// [`Builder::answer_piece_at`] at a place of a line file (its line and JSON path).
+    pub fn answer_piece_in(
+        &mut self,
+        text: &str,
+        sep: &str,
+        at: Option<Timestamp>,
+        loc: Loc,
+    ) -> Name {
+        self.answer_piece(text, sep, at, || loc, true)
+            .unwrap_or_default()
+    }
+
     fn answer_piece(
         &mut self,
         text: &str,

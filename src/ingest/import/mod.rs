@@ -26,6 +26,7 @@ mod langfuse;
 mod lax;
 mod managed_agents;
 mod openai;
+mod openai_chat;
 mod otlp;
 mod util;
 
@@ -196,6 +197,15 @@ pub static IMPORTERS: &[Importer] = &[
         run: openai::import,
         streams: false,
         parses_whole: true,
+    },
+    Importer {
+        name: "openai-chat",
+        label:
+            "OpenAI Chat Completions response, request, request/response records or VCR cassette",
+        sniff: openai_chat::sniff,
+        run: openai_chat::import,
+        streams: false,
+        parses_whole: false,
     },
     Importer {
         name: "gemini",

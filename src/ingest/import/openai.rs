@@ -109,11 +109,12 @@ fn source_url<'a>(url: &Raw<'a>) -> Option<(std::borrow::Cow<'a, str>, Option<&'
 }
 
 const NAME: &str = "openai-responses";
-const HOSTS: &[&str] = &["api.openai.com", "openai.azure.com"];
+pub(super) const HOSTS: &[&str] = &["api.openai.com", "openai.azure.com"];
 
 pub fn sniff(h: &Head) -> bool {
     if h.is_cassette() {
-        return cassette::mentions(h.text, HOSTS);
+        // A cassette of Chat Completions calls only is `openai-chat`'s.
+        return cassette::mentions(h.text, HOSTS) && !super::openai_chat::chat_cassette(h.text);
     }
     if h.is_sse() {
         // Every event of a Responses stream is a `response.*` event.
@@ -571,82 +572,20 @@ impl Conv {
         let text = offsets.text();
         let kind = a.kind.get().unwrap_or("");
         match kind {
-            "url_citation" => {
-                let url = a.url.get().unwrap_or("");
-                let title = a.title.get();
-                let (Some(start), Some(end)) = (a.start_index.0, a.end_index.0) else {
-                    return self.b.diag(
-                        0,
-                        0,
-                        path,
-                        DiagLevel::Error,
-                        "a url_citation without start_index and end_index; skipped".into(),
-                    );
-                };
-                let check = |t: &str| {
-                    contains_short(t, url)
-                        || title.is_some_and(|x| !x.is_empty() && contains_short(t, x))
-                };
-                let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
-                let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
-                    return self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"));
-                };
-                let slice = &text[r.bytes.clone()];
-                let (claim, marker) = if r.matched == Some(true) {
-                    if r.unit != SpanUnit::Char {
-                        self.b.diag(0, 0, path, DiagLevel::Warning, format!("offsets {start}..{end} match the citation only as {}, not characters", unit_name(r.unit)));
-                    }
-                    // The offsets cover the citation as rendered ("([site](url))"): the claim is
-                    // the sentence before it.
-                    (
-                        &text[sentence_before(text, r.bytes.start)],
-                        Some(piece.slice_of(slice.trim())),
-                    )
-                } else {
-                    self.b.diag(0, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
-                    (slice, None)
-                };
-                let call_id = self.result_with_url(url);
-                if call_id.is_none() {
-                    self.b.diag(
-                        0,
-                        0,
-                        path,
-                        DiagLevel::Warning,
-                        format!("no recorded tool result carried {url}; the claim is unsourced"),
-                    );
-                }
-                // The URL as the marker shows it, when it does (most do: `([site](url))`).
-                let url = match marker
-                    .as_ref()
-                    .and_then(|m| find_short(m, url).map(|i| (m, i)))
-                {
-                    Some((m, i)) => m
-                        .slice(i..i + url.len())
-                        .unwrap_or_else(|| self.b.name(url)),
-                    None => self.b.name(url),
-                };
-                // A static text: every claim of every answer holds it.
-                static URL_CITATION: Name = crate::name_literal!("url_citation");
-                let citation = CitationInfo {
-                    kind: URL_CITATION.clone(),
-                    url: Some(url),
-                    cited_text: None,
-                };
-                let text = piece.slice_of(claim.trim());
-                self.b.claim_at(
-                    NewClaim {
-                        text,
-                        call_id,
-                        span: None,
-                        citation,
-                        marker,
-                        json_path: None,
-                    },
-                    at,
-                    path,
-                );
-            }
+            "url_citation" => url_citation(
+                &mut self.b,
+                &self.linked,
+                piece,
+                offsets,
+                UrlCitation {
+                    url: a.url.get().unwrap_or(""),
+                    title: a.title.get(),
+                    start: a.start_index.0,
+                    end: a.end_index.0,
+                },
+                at,
+                (0, path),
+            ),
             "file_citation" => {
                 let file_id = a.file_id.get().unwrap_or("");
                 let Some(index) = a.index.0 else {
@@ -727,16 +666,127 @@ impl Conv {
         }
         self.b.result(r);
     }
+}
 
-    /// The call of the latest result with a block linking to `url` (as `Builder::find_result`
-    /// would find it, `utm_source` aside).
-    fn result_with_url(&self, url: &str) -> Option<Name> {
-        self.linked.get(strip_utm(url)).cloned()
+/// What a `url_citation` annotation says (Responses: the annotation's own fields; Chat
+/// Completions: those of its `url_citation` object).
+pub(super) struct UrlCitation<'t> {
+    pub url: &'t str,
+    pub title: Option<&'t str>,
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+}
+
+/// A claim from a `url_citation` of `piece` (the answer's piece it annotates; `offsets` counts
+/// its text), citing the call whose result `linked` says carried the URL. The offsets cover the
+/// citation as rendered (`([site](url))`): the claim is the sentence before it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn url_citation(
+    b: &mut Builder,
+    linked: &HashMap<String, Name>,
+    piece: &Name,
+    offsets: &Offsets,
+    c: UrlCitation,
+    at: Option<Timestamp>,
+    loc: (u64, &str),
+) {
+    // In a line file (Chat Completions records one a line), the line too.
+    let (line, path) = loc;
+    let UrlCitation {
+        url,
+        title,
+        start,
+        end,
+    } = c;
+    let text = offsets.text();
+    let (Some(start), Some(end)) = (start, end) else {
+        return b.diag(
+            line,
+            0,
+            path,
+            DiagLevel::Error,
+            "a url_citation without start_index and end_index; skipped".into(),
+        );
+    };
+    let check = |t: &str| {
+        contains_short(t, url) || title.is_some_and(|x| !x.is_empty() && contains_short(t, x))
+    };
+    let units = [SpanUnit::Char, SpanUnit::Utf16, SpanUnit::Utf8];
+    let Some(r) = resolve_offsets_in(offsets, start, end, &units, Some(&check)) else {
+        return b.diag(
+            line,
+            0,
+            path,
+            DiagLevel::Warning,
+            format!("offsets {start}..{end} do not fit the answer text; the annotation is skipped"),
+        );
+    };
+    let slice = &text[r.bytes.clone()];
+    let (claim, marker) = if r.matched == Some(true) {
+        if r.unit != SpanUnit::Char {
+            b.diag(
+                line,
+                0,
+                path,
+                DiagLevel::Warning,
+                format!(
+                    "offsets {start}..{end} match the citation only as {}, not characters",
+                    unit_name(r.unit)
+                ),
+            );
+        }
+        // The offsets cover the citation as rendered ("([site](url))"): the claim is
+        // the sentence before it.
+        (
+            &text[sentence_before(text, r.bytes.start)],
+            Some(piece.slice_of(slice.trim())),
+        )
+    } else {
+        b.diag(line, 0, path, DiagLevel::Warning, format!("the answer text at {start}..{end} does not show the cited URL in characters, UTF-16 or UTF-8 units; it is taken as the claim itself"));
+        (slice, None)
+    };
+    let call_id = linked.get(strip_utm(url)).cloned();
+    if call_id.is_none() {
+        b.diag(
+            line,
+            0,
+            path,
+            DiagLevel::Warning,
+            format!("no recorded tool result carried {url}; the claim is unsourced"),
+        );
     }
+    // The URL as the marker shows it, when it does (most do: `([site](url))`).
+    let url = match marker
+        .as_ref()
+        .and_then(|m| find_short(m, url).map(|i| (m, i)))
+    {
+        Some((m, i)) => m.slice(i..i + url.len()).unwrap_or_else(|| b.name(url)),
+        None => b.name(url),
+    };
+    // A static text: every claim of every answer holds it.
+    static URL_CITATION: Name = crate::name_literal!("url_citation");
+    let citation = CitationInfo {
+        kind: URL_CITATION.clone(),
+        url: Some(url),
+        cited_text: None,
+    };
+    let text = piece.slice_of(claim.trim());
+    b.claim_at(
+        NewClaim {
+            text,
+            call_id,
+            span: None,
+            citation,
+            marker,
+            json_path: None,
+        },
+        at,
+        path,
+    );
 }
 
 /// OpenAI appends `utm_source=openai` to cited URLs that the search sources list without it.
-fn strip_utm(url: &str) -> &str {
+pub(super) fn strip_utm(url: &str) -> &str {
     url.strip_suffix("?utm_source=openai")
         .or_else(|| url.strip_suffix("&utm_source=openai"))
         .unwrap_or(url)

@@ -40,13 +40,17 @@ pub fn key_bit(key: &str) -> u32 {
         "public" => 1 << 24,
         "bookmarked" => 1 << 25,
         "projectId" => 1 << 26,
+        "messages" => 1 << 27,
+        "model" => 1 << 28,
+        "request" => 1 << 29,
+        "response" => 1 << 30,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 27] = [
+pub(crate) const ASKED_KEYS: [&str; 31] = [
     "event",
     "resourceSpans",
     "trace",
@@ -74,6 +78,10 @@ pub(crate) const ASKED_KEYS: [&str; 27] = [
     "public",
     "bookmarked",
     "projectId",
+    "messages",
+    "model",
+    "request",
+    "response",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -523,7 +531,7 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 27);
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 31);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 

@@ -1,0 +1,813 @@
+//! OpenAI Chat Completions: a response (`{"object":"chat.completion",...}`), a request body
+//! (`{"model","messages"}`), a logging proxy's `{"request","response"}` records (one, a JSON
+//! list, or one a line), a stream of `chat.completion.chunk`s (server-sent events, lines or a
+//! list), or a VCR cassette of `/chat/completions` calls. Assistant `tool_calls` are calls,
+//! `tool` messages their results; `url_citation` annotations become derived stamps as the
+//! Responses importer makes them ([`super::openai::url_citation`]).
+
+use super::api::{self, ApiFile};
+use super::build::{elem_path, json_path, raw_string, Builder, Loc, NewCall, NewResult};
+use super::cassette::Interaction;
+use super::cite::Offsets;
+use super::lax::{lax_object, Raw, Str, F64};
+use super::openai::{strip_utm, url_citation, UrlCitation, HOSTS};
+use super::sniff::Head;
+use super::sse;
+use super::util::{self, s, time_secs};
+use super::Input;
+use crate::ingest::strip_pos;
+use crate::model::{DiagLevel, Name, Session, Timestamp};
+use rustc_hash::FxHashMap as HashMap;
+use serde_json::{Map, Value};
+
+lax_object! {
+    /// A chat completion: the fields the importer reads.
+    struct Completion<'a> {
+        object: Str<'a> = "object",
+        id: Str<'a> = "id",
+        model: Str<'a> = "model",
+        created: F64 = "created",
+        choices: Raw<'a> = "choices",
+        error: Raw<'a> = "error",
+    }
+}
+
+const NAME: &str = "openai-chat";
+const ENDPOINT: &str = "/chat/completions";
+
+/// Whether a cassette's head records Chat Completions calls and no Responses call.
+pub(super) fn chat_cassette(head: &str) -> bool {
+    head.contains(ENDPOINT) && !head.contains("/responses")
+}
+
+/// Whether a head looks like an Anthropic Messages request (its `messages` hold `tool_use` and
+/// `tool_result` blocks, or it names an Anthropic version), which is not a Chat Completions one.
+fn anthropic_like(head: &str) -> bool {
+    head.contains("\"tool_use\"")
+        || head.contains("\"tool_result\"")
+        || head.contains("\"anthropic_version\"")
+}
+
+pub fn sniff(h: &Head) -> bool {
+    if h.is_cassette() {
+        return super::cassette::mentions(h.text, HOSTS) && chat_cassette(h.text);
+    }
+    if h.is_sse() {
+        return h.str("object") == Some("chat.completion.chunk");
+    }
+    match h.str("object") {
+        Some(o) => o == "chat.completion" || o == "chat.completion.chunk",
+        None if h.has("messages") => h.has("model") && !anthropic_like(h.text),
+        None => {
+            h.has("request")
+                && h.has("response")
+                && (h.text.contains("\"chat.completion\"")
+                    || (h.text.contains("\"messages\"") && !anthropic_like(h.text)))
+        }
+    }
+}
+
+struct Chat {
+    b: Builder,
+    /// Each URL a recorded result carried (`utm_source` stripped), with its call: what a
+    /// `url_citation` cites.
+    linked: HashMap<String, Name>,
+    /// The messages of the last request read: a later request repeats them.
+    prev: Vec<Value>,
+    /// A response was read after the last request: the next request repeats its message.
+    echo: bool,
+    /// Whether the current turn's answer already has text from an earlier message.
+    answered: bool,
+    /// The line of the record being read (0 in a one-document file).
+    line: u64,
+    /// Whether a request was read (else the file has no user message and no tool results).
+    requests: usize,
+    /// Chunks of a streamed response not yet put together: (line, path, chunk).
+    chunks: Vec<(u64, String, Value)>,
+}
+
+pub fn import(input: &Input) -> Vec<Session> {
+    let mut c = Chat {
+        b: Builder::new(NAME, input.name.clone(), input.source.clone()),
+        linked: HashMap::default(),
+        prev: Vec::new(),
+        echo: false,
+        answered: false,
+        line: 0,
+        requests: 0,
+        chunks: Vec::new(),
+    };
+    let text = match input.text.map_or_else(|| util::utf8(input.bytes), Ok) {
+        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t),
+        Err(e) => {
+            let msg = format!("invalid UTF-8 at byte {}; not read", e.valid_up_to() + 1);
+            c.b.diag(0, 0, "", DiagLevel::Error, msg);
+            return vec![c.b.finish()];
+        }
+    };
+    if super::sniff::starts_as_cassette(text) || sse::starts_as_sse(text) {
+        api::read(&mut c, input);
+    } else {
+        c.read_json(text);
+    }
+    if c.requests == 0 {
+        c.b.note(NO_REQUEST_NOTE);
+    }
+    vec![c.b.finish()]
+}
+
+/// The note on a file without a request.
+const NO_REQUEST_NOTE: &str = "the file holds no request: no user message and no tool results (a response holds only the model's message; the tool messages are in the next request)";
+
+impl ApiFile for Chat {
+    type Response<'a> = Completion<'a>;
+    const HOSTS: &'static [&'static str] = HOSTS;
+    const ENDPOINT: &'static str = ENDPOINT;
+    const RESPONSE_NOTE: &'static str = NO_REQUEST_NOTE;
+
+    fn builder(&mut self) -> &mut Builder {
+        &mut self.b
+    }
+
+    fn request(&mut self, body: &Value, it: &Interaction, path: &str) {
+        self.read_request(body, path, it.date);
+    }
+
+    fn response(&mut self, r: &Completion<'_>, path: &str, at: Option<Timestamp>) {
+        self.read_completion(r, path, at);
+    }
+
+    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
+        let mut out = sse::Assembled::default();
+        let chunks = events.into_iter().map(|e| (e.line, e.data)).collect();
+        for (line, v, problem) in join_chunks(chunks) {
+            if let Some(message) = problem {
+                out.problems.push(sse::Problem { line, message });
+            }
+            out.responses.push((line, v));
+        }
+        out
+    }
+}
+
+impl Chat {
+    /// Reads a JSON document, or JSON lines (one record a line).
+    fn read_json(&mut self, text: &str) {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => {
+                if let Value::Array(items) = &v {
+                    if items.is_empty() {
+                        let msg = "an empty JSON array: nothing to read".to_owned();
+                        return self.b.diag(0, 0, "", DiagLevel::Error, msg);
+                    }
+                    self.b.note("the file is a JSON array: each element is read in order, as the requests and responses of one conversation");
+                    for (i, item) in items.iter().enumerate() {
+                        self.record(item, &format!("[{i}]"));
+                    }
+                } else {
+                    self.record(&v, "");
+                }
+            }
+            Err(e) if is_lines(text) => self.read_lines(text, &e),
+            Err(e) => {
+                let msg = format!(
+                    "malformed JSON: {}; nothing read",
+                    strip_pos(&e.to_string())
+                );
+                self.b.diag(
+                    e.line() as u64,
+                    e.column() as u64,
+                    "",
+                    DiagLevel::Error,
+                    msg,
+                );
+            }
+        }
+        self.flush_chunks();
+    }
+
+    /// Reads one record a line; a line that is no JSON is an error at its line and column.
+    fn read_lines(&mut self, text: &str, _first: &serde_json::Error) {
+        for (i, l) in text.lines().enumerate() {
+            let line = i as u64 + 1;
+            if l.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(l) {
+                Ok(v) => {
+                    self.line = line;
+                    self.record(&v, "");
+                }
+                Err(e) => {
+                    let msg = format!(
+                        "malformed JSON: {}; line skipped",
+                        strip_pos(&e.to_string())
+                    );
+                    self.b
+                        .diag(line, e.column() as u64, "", DiagLevel::Error, msg);
+                }
+            }
+        }
+        self.line = 0;
+    }
+
+    /// One record: a response, a chunk, a request body or a `{request, response}` pair.
+    fn record(&mut self, v: &Value, path: &str) {
+        let object = s(v, "object");
+        if object == Some("chat.completion.chunk") {
+            self.chunks.push((self.line, path.to_owned(), v.clone()));
+            return;
+        }
+        self.flush_chunks();
+        if !v.is_object() {
+            return self.b.diag(
+                self.line,
+                0,
+                path,
+                DiagLevel::Error,
+                "not a JSON object; skipped".into(),
+            );
+        }
+        if object == Some("chat.completion") {
+            api::response_value(self, v, path, None);
+        } else if v.get("messages").is_some() {
+            self.read_request(v, path, None);
+        } else if v.get("request").is_some() || v.get("response").is_some() {
+            let at = ["timestamp", "created_at", "startTime", "start_time"]
+                .iter()
+                .find_map(|k| s(v, k))
+                .and_then(util::time_str);
+            if let Some(req) = v.get("request").map(body) {
+                self.read_request(&req, &format!("{path}.request"), at);
+            }
+            if let Some(resp) = v.get("response").map(body) {
+                let rpath = format!("{path}.response");
+                match &resp {
+                    Value::Array(items)
+                        if items.first().and_then(|c| s(c, "object"))
+                            == Some("chat.completion.chunk") =>
+                    {
+                        let chunks = items.iter().map(|c| (self.line, c.clone())).collect();
+                        for (_, c, problem) in join_chunks(chunks) {
+                            if let Some(p) = problem {
+                                self.b.diag(self.line, 0, &rpath, DiagLevel::Warning, p);
+                            }
+                            api::response_value(self, &c, &rpath, at);
+                        }
+                    }
+                    _ => api::response_value(self, &resp, &rpath, at),
+                }
+            }
+        } else if v.get("error").is_some() {
+            self.b.diag(
+                self.line,
+                0,
+                &format!("{path}.error"),
+                DiagLevel::Warning,
+                "the API answered with an error; no response in this record".into(),
+            );
+        } else {
+            self.b.diag(self.line, 0, path, DiagLevel::Error, "not a Chat Completions response (`object` \"chat.completion\"), request (`messages`) or {request, response} record; skipped".into());
+        }
+    }
+
+    /// Puts the chunks read so far together into the responses they stream, and reads them.
+    fn flush_chunks(&mut self) {
+        if self.chunks.is_empty() {
+            return;
+        }
+        let chunks = std::mem::take(&mut self.chunks);
+        let paths: Vec<(u64, String)> = chunks.iter().map(|(l, p, _)| (*l, p.clone())).collect();
+        self.b.note("the file holds streamed chunks (chat.completion.chunk): the chunks of each response are joined into it (deltas appended), and its JSON paths are those of the joined response, under its first chunk's place");
+        let joined = join_chunks(chunks.into_iter().map(|(l, _, v)| (l, v)).collect());
+        for (first, v, problem) in joined {
+            // The place of the response's first chunk.
+            let (line, path) = paths
+                .iter()
+                .find(|(l, _)| *l == first)
+                .cloned()
+                .unwrap_or_default();
+            self.line = line;
+            if let Some(p) = problem {
+                self.b.diag(line, 0, &path, DiagLevel::Warning, p);
+            }
+            api::response_value(self, &v, &path, None);
+        }
+    }
+
+    fn loc(&self, path: &str) -> Loc {
+        Loc::path(self.line, path)
+    }
+
+    fn read_request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
+        self.requests += 1;
+        if let Some(m) = s(req, "model") {
+            self.b.model(m);
+        }
+        let Some(msgs) = req.get("messages").and_then(Value::as_array) else {
+            return self.b.diag(
+                self.line,
+                0,
+                &format!("{path}.messages"),
+                DiagLevel::Error,
+                "required field `messages` is missing or not a list".into(),
+            );
+        };
+        // A later request repeats the earlier messages, then the answer it was given: only
+        // what follows is new.
+        let common = msgs
+            .iter()
+            .zip(&self.prev)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut from = common;
+        if common == self.prev.len()
+            && self.echo
+            && msgs.get(from).and_then(|m| s(m, "role")) == Some("assistant")
+        {
+            // The response's message, replayed: its calls are known already (by id), and its
+            // text is the answer already read.
+            from += 1;
+        }
+        let mut mpath = String::new();
+        for (i, m) in msgs.iter().enumerate().skip(from) {
+            let mpath = elem_path(&mut mpath, path, "messages", i);
+            self.message(m, at, mpath);
+        }
+        self.prev = msgs.clone();
+        self.echo = false;
+    }
+
+    fn message(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
+        match s(m, "role") {
+            Some("user") => {
+                let text = content_text(m.get("content"));
+                self.b.turn(&text, at, self.loc(path));
+                self.answered = false;
+            }
+            Some("assistant") => {
+                let text = content_text(m.get("content"));
+                let text = if text.is_empty() {
+                    s(m, "refusal").unwrap_or("").to_owned()
+                } else {
+                    text
+                };
+                if !text.is_empty() {
+                    let sep = if self.answered { "\n\n" } else { "" };
+                    self.answered = true;
+                    self.b.answer_text(&text, sep, at, self.loc(path));
+                }
+                self.tool_calls(m, at, path);
+            }
+            Some("tool") => {
+                let Some(id) = s(m, "tool_call_id") else {
+                    return self.b.diag(
+                        self.line,
+                        0,
+                        &format!("{path}.tool_call_id"),
+                        DiagLevel::Error,
+                        "a tool message without `tool_call_id`; skipped".into(),
+                    );
+                };
+                if self.b.has_result(id) {
+                    return;
+                }
+                let content = m.get("content").map(util::blocks).unwrap_or_default();
+                // The URLs the result's text carries: what a url_citation may cite.
+                let shared = Name::from(id);
+                for blk in &content {
+                    for u in blk.citable_text().into_iter().flat_map(urls_in) {
+                        self.linked.insert(strip_utm(u).to_owned(), shared.clone());
+                    }
+                }
+                self.b.result(NewResult {
+                    call_id: id.to_owned(),
+                    content,
+                    at,
+                    line: self.line,
+                    json_path: Some(json_path(path)),
+                    ..NewResult::default()
+                });
+            }
+            Some("system" | "developer") => {
+                self.b
+                    .note("system and developer messages (instructions) are not read");
+            }
+            Some("function") => {
+                self.b
+                    .note("deprecated `function` messages (no call id) are not read");
+            }
+            _ => self.b.diag(
+                self.line,
+                0,
+                &format!("{path}.role"),
+                DiagLevel::Warning,
+                "a message without a known `role`; skipped".into(),
+            ),
+        }
+    }
+
+    /// The calls of an assistant message's `tool_calls`.
+    fn tool_calls(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
+        let mut tpath = String::new();
+        for (i, tc) in util::arr(m, "tool_calls").iter().enumerate() {
+            let tpath = elem_path(&mut tpath, path, "tool_calls", i);
+            let Some(id) = s(tc, "id") else {
+                self.b.diag(
+                    self.line,
+                    0,
+                    &format!("{tpath}.id"),
+                    DiagLevel::Error,
+                    "a tool call without `id`; skipped".into(),
+                );
+                continue;
+            };
+            if self.b.has_call(id) {
+                continue;
+            }
+            let kind = s(tc, "type").unwrap_or("function");
+            let (tool, arguments) = match kind {
+                "custom" => {
+                    let c = tc.get("custom").unwrap_or(&Value::Null);
+                    let input = s(c, "input").and_then(raw_string);
+                    (s(c, "name").unwrap_or(""), input)
+                }
+                _ => {
+                    let f = tc.get("function").unwrap_or(&Value::Null);
+                    let arguments = match f.get("arguments").map(util::raw_args) {
+                        Some(Ok(r)) => Some(r),
+                        Some(Err(e)) => {
+                            // The position is the argument string's, not the file's.
+                            self.b.diag(
+                                self.line,
+                                0,
+                                &format!("{tpath}.function.arguments"),
+                                DiagLevel::Warning,
+                                strip_pos(&e),
+                            );
+                            None
+                        }
+                        None => None,
+                    };
+                    (s(f, "name").unwrap_or(""), arguments)
+                }
+            };
+            self.b.call(NewCall {
+                id: id.into(),
+                server: "app".into(),
+                tool: tool.into(),
+                arguments,
+                at,
+                line: self.line,
+                json_path: Some(json_path(tpath)),
+                ..NewCall::default()
+            });
+        }
+    }
+
+    fn read_completion(&mut self, r: &Completion, path: &str, date: Option<Timestamp>) {
+        if r.object.get() != Some("chat.completion") {
+            if r.error.0.is_some() {
+                self.b.diag(
+                    self.line,
+                    0,
+                    &format!("{path}.error"),
+                    DiagLevel::Warning,
+                    "the API answered with an error; no response here".into(),
+                );
+            } else {
+                self.b.diag(
+                    self.line,
+                    0,
+                    &format!("{path}.object"),
+                    DiagLevel::Error,
+                    "not a chat completion (`object` is not \"chat.completion\"); skipped".into(),
+                );
+            }
+            return;
+        }
+        if let Some(id) = r.id.get() {
+            self.b.session_id(id);
+        }
+        if let Some(m) = r.model.get() {
+            self.b.model(m);
+        }
+        let at = r.created.0.and_then(time_secs).or(date);
+        let choices = r.choices.value();
+        let Some(choice) = choices.as_ref().and_then(Value::as_array).and_then(|c| {
+            if c.len() > 1 {
+                self.b
+                    .note("only the first of a response's choices is read (`n` > 1)");
+            }
+            c.first()
+        }) else {
+            return self.b.diag(
+                self.line,
+                0,
+                &format!("{path}.choices"),
+                DiagLevel::Error,
+                "required field `choices` is missing, empty or not a list".into(),
+            );
+        };
+        let mpath = format!("{path}.choices[0].message");
+        let Some(m) = choice.get("message").filter(|m| m.is_object()) else {
+            return self.b.diag(
+                self.line,
+                0,
+                &mpath,
+                DiagLevel::Error,
+                "a choice without a `message`; skipped".into(),
+            );
+        };
+        let text = content_text(m.get("content"));
+        let text = if text.is_empty() {
+            s(m, "refusal").unwrap_or("").to_owned()
+        } else {
+            text
+        };
+        let annotations = util::arr(m, "annotations");
+        if !text.is_empty() || !annotations.is_empty() {
+            let sep = if self.answered { "\n\n" } else { "" };
+            self.answered = true;
+            let cpath = format!("{mpath}.content");
+            // The claims' sentences, markers and URLs are ranges of this piece.
+            let piece = self.b.answer_piece_in(&text, sep, at, self.loc(&cpath));
+            let offsets = Offsets::new(&piece);
+            let mut apath = String::new();
+            for (ai, a) in annotations.iter().enumerate() {
+                let apath = elem_path(&mut apath, &mpath, "annotations", ai);
+                match s(a, "type") {
+                    Some("url_citation") => {
+                        let c = a.get("url_citation").unwrap_or(a);
+                        let n = |k: &str| c.get(k).and_then(Value::as_u64);
+                        url_citation(
+                            &mut self.b,
+                            &self.linked,
+                            &piece,
+                            &offsets,
+                            UrlCitation {
+                                url: s(c, "url").unwrap_or(""),
+                                title: s(c, "title"),
+                                start: n("start_index"),
+                                end: n("end_index"),
+                            },
+                            at,
+                            (self.line, apath),
+                        );
+                    }
+                    other => self.b.diag(
+                        self.line,
+                        0,
+                        &format!("{apath}.type"),
+                        DiagLevel::Warning,
+                        format!(
+                            "annotation type `{}` is not a citation provscope reads; skipped",
+                            other.unwrap_or("")
+                        ),
+                    ),
+                }
+            }
+        }
+        self.tool_calls(m, at, &mpath);
+        self.echo = true;
+    }
+}
+
+/// A record's body: an object as it is; a JSON text (a proxy that logs bodies as strings) read.
+fn body(v: &Value) -> Value {
+    match v {
+        Value::String(t) => serde_json::from_str(t).unwrap_or(Value::Null),
+        Value::Object(o) if o.len() == 1 && o.get("body").is_some_and(Value::is_object) => {
+            o["body"].clone()
+        }
+        other => other.clone(),
+    }
+}
+
+/// Whether a text that is not one JSON document is JSON lines: its first line that is not
+/// blank is a JSON object of its own.
+fn is_lines(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| serde_json::from_str::<Map<String, Value>>(l).is_ok())
+}
+
+/// A message's text: its `content` string, or the `text` of its parts joined with newlines.
+fn content_text(c: Option<&Value>) -> String {
+    match c {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| s(p, "text").or_else(|| s(p, "refusal")))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The `http(s)://` URLs in a text, each up to a space, a quote, a bracket or `<`/`>`, without
+/// a trailing `.`, `,`, `;` or `:`.
+fn urls_in(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        let at = rest.find("http")?;
+        let from = &rest[at..];
+        if !(from.starts_with("https://") || from.starts_with("http://")) {
+            rest = &from[4..];
+            continue;
+        }
+        let end = from
+            .find(|c: char| c.is_whitespace() || "\"'<>()[]{}\\`".contains(c))
+            .unwrap_or(from.len());
+        rest = &from[end..];
+        let url = from[..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        if url.len() > "https://".len() {
+            return Some(url);
+        }
+    })
+}
+
+/// The responses a stream of chunks makes, in order: chunks of one `id` are joined (each
+/// choice's `delta` content appended, tool calls by `index`, their `arguments` appended,
+/// annotations gathered; `created`, `model` and `usage` kept), each with the line of its first
+/// chunk and a problem when the stream ends before a `finish_reason`.
+fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
+    #[derive(Default)]
+    struct Open {
+        line: u64,
+        id: Option<String>,
+        head: Map<String, Value>,
+        role: Option<String>,
+        content: String,
+        refusal: String,
+        tool_calls: std::collections::BTreeMap<u64, Value>,
+        annotations: Vec<Value>,
+        finish: Option<Value>,
+    }
+    fn close(o: Open, out: &mut Vec<(u64, Value, Option<String>)>) {
+        let mut message = Map::new();
+        message.insert(
+            "role".into(),
+            Value::String(o.role.unwrap_or_else(|| "assistant".into())),
+        );
+        message.insert(
+            "content".into(),
+            if o.content.is_empty() {
+                Value::Null
+            } else {
+                Value::String(o.content)
+            },
+        );
+        if !o.refusal.is_empty() {
+            message.insert("refusal".into(), Value::String(o.refusal));
+        }
+        if !o.tool_calls.is_empty() {
+            message.insert(
+                "tool_calls".into(),
+                Value::Array(o.tool_calls.into_values().collect()),
+            );
+        }
+        if !o.annotations.is_empty() {
+            message.insert("annotations".into(), Value::Array(o.annotations));
+        }
+        let problem = o.finish.is_none().then(|| {
+            "the stream ends before a chunk with a `finish_reason`: the response is read as far as it came".to_owned()
+        });
+        let mut r = o.head;
+        r.insert("object".into(), Value::String("chat.completion".into()));
+        r.insert(
+            "choices".into(),
+            serde_json::json!([{"index": 0, "message": message, "finish_reason": o.finish.unwrap_or(Value::Null)}]),
+        );
+        out.push((o.line, Value::Object(r), problem));
+    }
+    let mut out = Vec::new();
+    let mut open: Option<Open> = None;
+    for (line, c) in chunks {
+        let id = s(&c, "id").map(str::to_owned);
+        if open.as_ref().is_some_and(|o| {
+            o.id != id || (o.finish.is_some() && !util::arr(&c, "choices").is_empty())
+        }) {
+            if let Some(o) = open.take() {
+                close(o, &mut out);
+            }
+        }
+        let o = open.get_or_insert_with(|| Open {
+            line,
+            id: id.clone(),
+            ..Open::default()
+        });
+        for key in [
+            "id",
+            "created",
+            "model",
+            "system_fingerprint",
+            "service_tier",
+            "usage",
+        ] {
+            if let Some(v) = c.get(key).filter(|v| !v.is_null()) {
+                o.head.insert(key.into(), v.clone());
+            }
+        }
+        // Only the first choice is read (as in a whole response).
+        let Some(choice) = util::arr(&c, "choices")
+            .iter()
+            .find(|ch| ch.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        else {
+            continue;
+        };
+        if let Some(f) = choice.get("finish_reason").filter(|f| !f.is_null()) {
+            o.finish = Some(f.clone());
+        }
+        let Some(d) = choice.get("delta") else {
+            continue;
+        };
+        if let Some(r) = s(d, "role") {
+            o.role = Some(r.to_owned());
+        }
+        if let Some(t) = s(d, "content") {
+            o.content.push_str(t);
+        }
+        if let Some(t) = s(d, "refusal") {
+            o.refusal.push_str(t);
+        }
+        o.annotations
+            .extend(util::arr(d, "annotations").iter().cloned());
+        for tc in util::arr(d, "tool_calls") {
+            let i = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let entry = o
+                .tool_calls
+                .entry(i)
+                .or_insert_with(|| serde_json::json!({"type": "function", "function": {"name": "", "arguments": ""}}));
+            for key in ["id", "type"] {
+                if let Some(v) = tc.get(key).filter(|v| v.is_string()) {
+                    entry[key] = v.clone();
+                }
+            }
+            if let Some(f) = tc.get("function") {
+                if let Some(n) = s(f, "name") {
+                    let name = format!("{}{n}", entry["function"]["name"].as_str().unwrap_or(""));
+                    entry["function"]["name"] = Value::String(name);
+                }
+                if let Some(a) = s(f, "arguments") {
+                    let args = format!(
+                        "{}{a}",
+                        entry["function"]["arguments"].as_str().unwrap_or("")
+                    );
+                    entry["function"]["arguments"] = Value::String(args);
+                }
+            }
+        }
+    }
+    if let Some(o) = open.take() {
+        close(o, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_found_in_text_and_json() {
+        let t = r#"{"url": "https://a.example/x?q=1", "b": "see https://b.example/y. and (https://c.example/z)"} http://"#;
+        let got: Vec<&str> = urls_in(t).collect();
+        assert_eq!(
+            got,
+            [
+                "https://a.example/x?q=1",
+                "https://b.example/y",
+                "https://c.example/z"
+            ]
+        );
+        assert_eq!(urls_in("no links, httpx").count(), 0);
+    }
+
+    #[test]
+    fn chunks_join_into_a_response() {
+        let c = |v: Value| (1, v);
+        let chunks = vec![
+            c(
+                serde_json::json!({"id": "a", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}}]}),
+            ),
+            c(
+                serde_json::json!({"id": "a", "choices": [{"index": 0, "delta": {"content": "lo", "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\"x\""}}]}}]}),
+            ),
+            c(
+                serde_json::json!({"id": "a", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]}, "finish_reason": "stop"}]}),
+            ),
+            c(
+                serde_json::json!({"id": "b", "choices": [{"index": 0, "delta": {"content": "cut"}}]}),
+            ),
+        ];
+        let out = join_chunks(chunks);
+        assert_eq!(out.len(), 2);
+        let m = &out[0].1["choices"][0]["message"];
+        assert_eq!(m["content"], "Hello");
+        assert_eq!(m["tool_calls"][0]["id"], "call_1");
+        assert_eq!(m["tool_calls"][0]["function"]["arguments"], "{\"x\": 1}");
+        assert_eq!(out[0].1["object"], "chat.completion");
+        assert!(out[0].2.is_none() && out[1].2.is_some());
+    }
+}
