@@ -1,6 +1,6 @@
 //! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
 //! panic (property tests over every real file in tests/formats/, every input of tests/inputs/
-//! and the inputs the Langfuse and Managed Agents tests generate); and every format mixed in
+//! and the inputs the Langfuse, Managed Agents and Chat Completions tests generate); and every format mixed in
 //! one directory, as a user runs `verify` and `summary` on it.
 
 use super::importers::formats;
@@ -46,6 +46,12 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
         for (name, bytes) in super::importers_managed::shapes() {
             let path = PathBuf::from(format!("generated/managed-agents-{name}"));
             out.push((path, "anthropic-managed-agents", bytes));
+        }
+        // Generated: the Chat Completions proxy records as a JSON list and one record alone,
+        // and the streamed response's chunks one a line.
+        for (name, bytes) in super::importers_chat::shapes() {
+            let path = PathBuf::from(format!("generated/openai-chat-{name}"));
+            out.push((path, "openai-chat", bytes));
         }
         out
     })

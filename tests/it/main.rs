@@ -26,6 +26,7 @@ mod golden;
 mod hardening;
 mod hostile;
 mod importers;
+mod importers_chat;
 mod importers_locations;
 mod importers_managed;
 mod importers_otlp;

@@ -1,0 +1,504 @@
+//! OpenAI Chat Completions (`openai-chat`): the inputs of tests/inputs/openai-chat/ (hand-written
+//! from OpenAI's API reference: a response with tool calls, a search model's response with
+//! `url_citation` annotations, a request body holding a conversation, a logging proxy's
+//! `{request, response}` records one a line, a streamed response), the same records in the other
+//! shapes a user saves them in, and bad input.
+
+use crate::importers::{call_rows, notes};
+use provscope::ingest::import::{self, Detected};
+use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
+use provscope::model::{DiagLevel, Session};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Command;
+
+const FORMAT: &str = "openai-chat";
+
+fn dir() -> PathBuf {
+    super::importers_shapes::inputs().join("openai-chat")
+}
+
+fn load(name: &str) -> Session {
+    let mut v = load_file_sessions(&dir().join(name), &LoadOptions::default());
+    assert_eq!(v.len(), 1, "{name}");
+    v.remove(0)
+}
+
+fn bytes(name: &str, data: &[u8]) -> Session {
+    let mut v = load_any_bytes(name, name, data, &LoadOptions::default());
+    assert_eq!(v.len(), 1, "{name}");
+    v.remove(0)
+}
+
+fn diags(s: &Session) -> Vec<String> {
+    s.diagnostics.iter().map(|d| d.to_string()).collect()
+}
+
+fn warnings(s: &Session) -> Vec<String> {
+    s.diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Warning)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+fn records() -> Vec<Value> {
+    std::fs::read_to_string(dir().join("proxy-log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The proxy's records and the streamed response in the other shapes the importer reads:
+/// (file name, bytes).
+pub fn shapes() -> Vec<(&'static str, Vec<u8>)> {
+    let recs = records();
+    let sse = std::fs::read_to_string(dir().join("stream-tool-call.sse")).unwrap();
+    let chunks: String = sse
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| d.starts_with('{'))
+        .map(|d| format!("{d}\n"))
+        .collect();
+    vec![
+        (
+            "records.json",
+            serde_json::to_string_pretty(&recs).unwrap().into_bytes(),
+        ),
+        (
+            "record.json",
+            serde_json::to_string_pretty(&recs[1]).unwrap().into_bytes(),
+        ),
+        ("chunks.jsonl", chunks.into_bytes()),
+    ]
+}
+
+/// The arguments of a call, as JSON.
+fn args(s: &Session, id: &str) -> Value {
+    let c = s.call(id).unwrap();
+    serde_json::from_str(c.request.params.arguments.as_deref().unwrap().get()).unwrap()
+}
+
+#[test]
+fn every_input_is_detected_by_its_content() {
+    for e in std::fs::read_dir(dir()).unwrap() {
+        let p = e.unwrap().path();
+        let d = import::detect(&std::fs::read(&p).unwrap());
+        assert_eq!(format!("{d:?}"), "Import(openai-chat)", "{}", p.display());
+    }
+    for (name, b) in shapes() {
+        assert_eq!(
+            format!("{:?}", import::detect(&b)),
+            "Import(openai-chat)",
+            "{name}"
+        );
+    }
+    // An Anthropic Messages request (`tool_use`/`tool_result` blocks) is no Chat Completions
+    // request; a Responses response, a bare `messages` list without a model, are not either.
+    for (doc, not) in [
+        (
+            json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}]}),
+            true,
+        ),
+        (
+            json!({"id": "resp_1", "object": "response", "created_at": 1, "output": []}),
+            true,
+        ),
+        (
+            json!({"messages": [{"role": "user", "content": "hi"}]}),
+            true,
+        ),
+        (
+            json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}),
+            false,
+        ),
+    ] {
+        let d = import::detect(doc.to_string().as_bytes());
+        let chat = matches!(d, Detected::Import(i) if i.name == FORMAT);
+        assert_eq!(chat, !not, "{doc}: {d:?}");
+    }
+    assert_eq!(
+        format!(
+            "{:?}",
+            import::detect(br#"{"id": "resp_1", "object": "response", "output": []}"#)
+        ),
+        "Import(openai-responses)"
+    );
+}
+
+#[test]
+fn a_response_gives_its_tool_calls_with_their_arguments_hashed() {
+    let s = load("completion-tool-calls.json");
+    assert_eq!(s.format(), FORMAT);
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(&s));
+    assert_eq!(s.id(), "chatcmpl-C0aFq9dTg2s8VbGk1nQ5rL7mZx3Yw");
+    let h = s.header.as_ref().unwrap();
+    assert_eq!(h.model.as_deref(), Some("gpt-4.1-2025-04-14"));
+    let rows = call_rows(&s);
+    let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "call_Kq1t0dGq3WmXl2W0sJ4cQ9aB",
+            "call_V7pN2xY8bR4sT6uW1zA3cD5e"
+        ]
+    );
+    assert_eq!(
+        args(&s, "call_Kq1t0dGq3WmXl2W0sJ4cQ9aB"),
+        json!({"location": "Paris, France", "unit": "celsius"})
+    );
+    assert_eq!(
+        args(&s, "call_V7pN2xY8bR4sT6uW1zA3cD5e"),
+        json!({"location": "Bogotá, Colombia", "unit": "celsius"})
+    );
+    for c in &s.calls {
+        assert_eq!((c.server.as_str(), c.tool()), ("app", "get_weather"));
+        // Issued at `created`.
+        assert_eq!(c.issued_at.to_string(), "2025-07-31T17:00:00Z");
+        assert!(c
+            .json_path
+            .as_deref()
+            .unwrap()
+            .starts_with("$.choices[0].message.tool_calls["));
+    }
+    // A response holds no tool output and no user message: one empty turn, and the notes say so.
+    assert!(s.results.is_empty());
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(s.turns[0].user.as_str(), "");
+    let n = notes(&s).join("\n");
+    assert!(n.contains("no request"), "{n}");
+}
+
+#[test]
+fn a_bad_arguments_string_is_a_diagnostic_not_a_hash() {
+    let text = std::fs::read_to_string(dir().join("completion-tool-calls.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] =
+        json!("{\"location\": \"Paris");
+    let s = bytes("bad.json", v.to_string().as_bytes());
+    // The place and the reason; then the builder's word on a call without arguments.
+    let w = warnings(&s);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].contains("$.choices[0].message.tool_calls[0].function.arguments")
+            && w[0].contains("not JSON"),
+        "{w:?}"
+    );
+    assert!(w[1].contains("no arguments hash"), "{w:?}");
+    // The call is kept, without arguments (no hash of anything made up); the other is whole.
+    assert_eq!(s.calls.len(), 2);
+    let c = s.call("call_Kq1t0dGq3WmXl2W0sJ4cQ9aB").unwrap();
+    assert!(c.request.params.arguments.is_none());
+    assert_eq!(
+        args(&s, "call_V7pN2xY8bR4sT6uW1zA3cD5e")["location"],
+        "Bogotá, Colombia"
+    );
+}
+
+#[test]
+fn a_search_models_citations_are_claims_of_the_sentence_before_them() {
+    let s = load("completion-web-search.json");
+    assert_eq!(s.format(), FORMAT);
+    assert_eq!(s.answers.len(), 1);
+    let a = &s.answers[0];
+    assert!(a.text.starts_with("The Eiffel Tower is 330 metres tall"));
+    let claims: Vec<(&str, Option<&str>, Option<&str>)> = a
+        .claims
+        .iter()
+        .map(|c| {
+            let st = &c.stamp;
+            (
+                st.claim_text.as_str(),
+                st.render.as_ref().and_then(|r| r.marker.as_deref()),
+                st.citation.as_ref().and_then(|c| c.url.as_deref()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            (
+                "The Eiffel Tower is 330 metres tall since a new antenna was added in 2022",
+                Some("([toureiffel.paris](https://www.toureiffel.paris/en/the-monument/key-figures?utm_source=openai))"),
+                Some("https://www.toureiffel.paris/en/the-monument/key-figures?utm_source=openai"),
+            ),
+            (
+                "It was built by Gustave Eiffel’s company for the Exposition Universelle of 1889, on the Champ‑de‑Mars",
+                Some("([britannica.com](https://www.britannica.com/topic/Eiffel-Tower-Paris-France?utm_source=openai))"),
+                Some("https://www.britannica.com/topic/Eiffel-Tower-Paris-France?utm_source=openai"),
+            ),
+        ]
+    );
+    for c in &a.claims {
+        // Derived from the API's citation, and unsourced: the file holds no result with the URL.
+        assert!(c.stamp.origin.is_none());
+        assert_eq!(
+            c.stamp.citation.as_ref().unwrap().kind.as_str(),
+            "url_citation"
+        );
+        assert_eq!(
+            format!("{:?}", c.stamp.provenance()),
+            "Derived",
+            "{:?}",
+            c.stamp
+        );
+    }
+    let w = warnings(&s);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[0].contains("$.choices[0].message.annotations[0]") && w[0].contains("unsourced"));
+}
+
+#[test]
+fn a_request_body_gives_the_conversations_turns_calls_and_results() {
+    let s = load("request-conversation.json");
+    assert_eq!(s.format(), FORMAT);
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(&s));
+    let users: Vec<&str> = s.turns.iter().map(|t| t.user.as_str()).collect();
+    assert_eq!(
+        users,
+        [
+            "What's the weather in Paris and Bogotá right now?",
+            "Should I pack an umbrella for Paris?"
+        ]
+    );
+    assert_eq!(s.turns[0].json_path.as_deref(), Some("$.messages[1]"));
+    let rows = call_rows(&s);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0].3.as_deref(),
+        Some("{\"location\": \"Paris, France\", \"temperature\": 18, \"unit\": \"celsius\", \"conditions\": \"light rain\"}")
+    );
+    // A tool message's content as parts.
+    assert!(rows[1].3.as_deref().unwrap().contains("Bogotá"));
+    for c in &s.calls {
+        assert_eq!(c.turn, 1);
+        let r = s.result(&c.id).unwrap();
+        assert_eq!(r.tag.call_id, c.id);
+        assert_eq!(r.tag.tool.as_str(), "get_weather");
+        assert_eq!(
+            r.tag.arguments_hash.as_str(),
+            provscope::attest::hash::arguments_hash(c.request.params.arguments.as_deref()).unwrap()
+        );
+        assert_eq!(r.tag.ttl_seconds, None);
+        assert!(r.json_path.as_deref().unwrap().starts_with("$.messages["));
+    }
+    assert_eq!(s.answers.len(), 1);
+    assert_eq!(
+        s.answers[0].text.as_str(),
+        "It's 18 °C with light rain in Paris, and 14 °C and cloudy in Bogotá."
+    );
+    assert!(s.answers[0].claims.is_empty(), "nothing invented");
+    let n = notes(&s).join("\n");
+    assert!(n.contains("default_ttl_seconds"), "{n}");
+}
+
+/// The proxy's three records as one session: what every shape of them gives.
+fn check_proxy_session(s: &Session, lines: bool) {
+    assert_eq!(s.format(), FORMAT);
+    let users: Vec<&str> = s.turns.iter().map(|t| t.user.as_str()).collect();
+    assert_eq!(
+        users,
+        [
+            "When did the James Webb Space Telescope launch, and where is it now?",
+            "How far is that in miles?"
+        ]
+    );
+    // The call is read once, although records 2 and 3 repeat it in their history.
+    let rows = call_rows(s);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let id = "call_3hX9mQ2vT8kL1pR6sN4wB0yZ";
+    assert_eq!((rows[0].0.as_str(), rows[0].1.as_str()), (id, "search_web"));
+    assert_eq!(
+        args(s, id),
+        json!({"query": "James Webb Space Telescope launch date L2 orbit"})
+    );
+    let r = s.result(id).unwrap();
+    assert!(r.block_text(0).unwrap().contains("science.nasa.gov"));
+    assert_eq!(r.tag.fetched_at.to_string(), "2025-08-01T12:00:06Z");
+    // Two answers: the cited one of turn 1 (its history copy in record 3 not read again) and
+    // turn 2's.
+    let answers: Vec<&str> = s.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert!(answers[0].starts_with("The James Webb Space Telescope launched on 25 December 2021"));
+    assert_eq!(answers[1], "About 930,000 miles (1.5 million km).");
+    let claims = &s.answers[0].claims;
+    assert_eq!(claims.len(), 2);
+    // The NASA page was in the search result: the stamp's origin is that call, with its
+    // tool and arguments hash.
+    let o = claims[0].stamp.origin.as_ref().unwrap();
+    assert_eq!(o.tool_call_id.as_str(), id);
+    assert_eq!((o.server.as_str(), o.tool.as_str()), ("app", "search_web"));
+    assert_eq!(o.arguments_hash, r.tag.arguments_hash);
+    assert_eq!(
+        claims[0].stamp.claim_text.as_str(),
+        "The James Webb Space Telescope launched on 25 December 2021 on an Ariane 5 from Kourou"
+    );
+    // The ESA page was not: unsourced, with a warning at the annotation (and its line).
+    assert!(claims[1].stamp.origin.is_none());
+    let w = warnings(s);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("https://www.esa.int/") && w[0].contains("unsourced"));
+    let at = if lines {
+        ":2: warning: $.response.choices[0].message.annotations[1]"
+    } else {
+        "$[1].response.choices[0].message.annotations[1]"
+    };
+    assert!(w[0].contains(at), "{w:?}");
+    assert!(
+        s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
+        "{:?}",
+        diags(s)
+    );
+}
+
+#[test]
+fn a_proxys_records_give_one_conversation_each_call_once() {
+    let s = load("proxy-log.jsonl");
+    check_proxy_session(&s, true);
+    // Lines: every record keeps its line.
+    assert_eq!(s.turns[1].line, 3);
+    assert_eq!(s.calls[0].line, 1);
+    let (name, list) = shapes().remove(0);
+    check_proxy_session(&bytes(name, &list), false);
+}
+
+#[test]
+fn one_record_gives_its_request_and_response() {
+    let (name, one) = shapes().remove(1);
+    let s = bytes(name, &one);
+    assert_eq!(s.format(), FORMAT);
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(s.calls.len(), 1);
+    assert_eq!(s.results.len(), 1);
+    assert_eq!(s.answers[0].claims.len(), 2);
+    assert!(s.answers[0].claims[0].stamp.origin.is_some());
+    assert!(!notes(&s).iter().any(|n| n.contains("no request")));
+}
+
+#[test]
+fn a_streamed_response_is_joined_from_its_chunks() {
+    for s in [load("stream-tool-call.sse"), {
+        let (name, b) = shapes().remove(2);
+        bytes(name, &b)
+    }] {
+        assert_eq!(s.format(), FORMAT);
+        assert!(
+            s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
+            "{:?}",
+            diags(&s)
+        );
+        assert_eq!(s.id(), "chatcmpl-C2xStreAm0123456789abcdefXYZ");
+        let id = "call_s7T2uV9wX1yZ3aB5cD7eF9gH";
+        assert_eq!(s.calls.len(), 1);
+        assert_eq!(s.calls[0].tool(), "get_weather");
+        assert_eq!(args(&s, id), json!({"location": "Lisbon"}));
+    }
+    // Cut before its last chunk: what came, and a warning.
+    let sse = std::fs::read_to_string(dir().join("stream-tool-call.sse")).unwrap();
+    let cut = &sse[..sse.find("\"finish_reason\": \"tool_calls\"").unwrap()];
+    let cut = &cut[..cut.rfind("data:").unwrap()];
+    let s = bytes("cut.sse", cut.as_bytes());
+    assert_eq!(s.calls.len(), 1);
+    assert!(
+        warnings(&s).iter().any(|w| w.contains("finish_reason")),
+        "{:?}",
+        diags(&s)
+    );
+}
+
+#[test]
+fn bad_records_are_reported_and_the_rest_loads() {
+    let text = std::fs::read_to_string(dir().join("proxy-log.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    // Line 3 cut short, and a line that is no record.
+    lines[2].truncate(40);
+    lines.push("{\"hello\": 1}".into());
+    let s = bytes("bad.jsonl", lines.join("\n").as_bytes());
+    let errs: Vec<String> = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert!(
+        errs[0].contains("bad.jsonl:3:40: error: malformed JSON"),
+        "{errs:?}"
+    );
+    assert!(
+        errs[1].contains("bad.jsonl:4: error:") && errs[1].contains("not a Chat Completions"),
+        "{errs:?}"
+    );
+    // Records 1 and 2 still load.
+    assert_eq!(s.calls.len(), 1);
+    assert_eq!(s.answers[0].claims.len(), 2);
+    // A document cut short: one error at its line and column.
+    let doc = std::fs::read_to_string(dir().join("completion-web-search.json")).unwrap();
+    let s = bytes("cut.json", &doc.as_bytes()[..300]);
+    let errs: Vec<String> = diags(&s);
+    assert!(
+        errs.iter()
+            .any(|e| e.starts_with("cut.json:") && e.contains("malformed JSON")),
+        "{errs:?}"
+    );
+    // A response without choices; a request whose messages are no list.
+    let s = bytes(
+        "x.json",
+        br#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1}"#,
+    );
+    assert!(diags(&s)
+        .iter()
+        .any(|d| d.contains("$.choices") && d.contains("`choices`")));
+    let s = bytes(
+        "y.json",
+        br#"{"model": "gpt-4o", "messages": {"role": "user"}}"#,
+    );
+    assert!(diags(&s)
+        .iter()
+        .any(|d| d.contains("$.messages") && d.contains("`messages`")));
+}
+
+fn provscope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run provscope")
+}
+
+#[test]
+fn summary_names_the_importer() {
+    let d = dir();
+    let d = d.to_str().unwrap();
+    let o = provscope(&["summary", "--format", "json", d]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 5);
+    for r in &rows {
+        assert_eq!(r["format"], FORMAT, "{r}");
+        assert_eq!(r["errors"], 0, "{r}");
+    }
+    let o = provscope(&["summary", dir().join("proxy-log.jsonl").to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let row = out.lines().find(|l| l.starts_with("proxy-log")).unwrap();
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    // SESSION FORMAT TURNS CALLS RESULTS CLAIMS
+    assert_eq!(
+        cols[..6],
+        ["proxy-log", FORMAT, "2", "1", "1", "2"],
+        "{out}"
+    );
+    // verify points at the unsourced citation's line and path.
+    let o = provscope(&["verify", dir().join("proxy-log.jsonl").to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("proxy-log.jsonl:2:$.response.choices[0].message.annotations[1]"),
+        "{out}"
+    );
+}
