@@ -6,6 +6,15 @@ use provscope::model::span::resolve;
 use provscope::model::{Claim, Provenance, RpcId, Session, SpanUnit};
 use std::path::{Path, PathBuf};
 
+/// `provscope ARGS...` run as a process, without colour.
+pub fn provscope(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_provscope"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run provscope")
+}
+
 pub fn formats() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats")
 }

@@ -4,13 +4,12 @@
 //! `{request, response}` records one a line, a streamed response), the same records in the other
 //! shapes a user saves them in, and bad input.
 
-use crate::importers::{call_rows, notes};
+use crate::importers::{call_rows, notes, provscope};
 use provscope::ingest::import::{self, Detected};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::{DiagLevel, Session};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::Command;
 
 const FORMAT: &str = "openai-chat";
 
@@ -457,14 +456,6 @@ fn bad_records_are_reported_and_the_rest_loads() {
     assert!(diags(&s)
         .iter()
         .any(|d| d.contains("$.messages") && d.contains("`messages`")));
-}
-
-fn provscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_provscope"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run provscope")
 }
 
 #[test]

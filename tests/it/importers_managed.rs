@@ -4,12 +4,11 @@
 //! event list, a bare array, the server-sent event stream), and events of every kind with bad
 //! lines among them.
 
-use crate::importers::{call_rows, notes};
+use crate::importers::{call_rows, notes, provscope};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::Session;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::Command;
 
 const FORMAT: &str = "anthropic-managed-agents";
 
@@ -393,14 +392,6 @@ fn managed_agents_documents_that_break_are_one_error() {
     assert_eq!(v[0].calls.len(), 1);
     assert_eq!(v[0].calls[0].json_path.as_deref(), Some("$.data[6]"));
     assert!(notes(&v[0]).iter().any(|n| n.contains("`next_page`")));
-}
-
-fn provscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_provscope"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run provscope")
 }
 
 #[test]

@@ -3,13 +3,12 @@
 //! and the inputs the Langfuse, Managed Agents and Chat Completions tests generate); and every format mixed in
 //! one directory, as a user runs `verify` and `summary` on it.
 
-use super::importers::formats;
+use super::importers::{formats, provscope};
 use proptest::prelude::*;
 use provscope::ingest::import::{self, Input, IMPORTERS};
 use provscope::ingest::{load_any_bytes, LoadOptions};
 use provscope::model::{DiagLevel, Session};
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every real file, and the edited and built inputs of tests/inputs/: (path, format name,
@@ -134,14 +133,6 @@ proptest! {
                 "{} read {} as {} silently", importer.name, f.0.display(), f.1);
         }
     }
-}
-
-fn provscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_provscope"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run provscope")
 }
 
 #[test]
