@@ -168,7 +168,7 @@ impl Chat {
                     self.record(&v, "");
                 }
             }
-            Err(e) if is_lines(text) => self.read_lines(text, &e),
+            Err(_) if is_lines(text) => self.read_lines(text),
             Err(e) => {
                 let msg = format!(
                     "malformed JSON: {}; nothing read",
@@ -187,7 +187,7 @@ impl Chat {
     }
 
     /// Reads one record a line; a line that is no JSON is an error at its line and column.
-    fn read_lines(&mut self, text: &str, _first: &serde_json::Error) {
+    fn read_lines(&mut self, text: &str) {
         for (i, l) in text.lines().enumerate() {
             let line = i as u64 + 1;
             if l.trim().is_empty() {
