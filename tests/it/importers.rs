@@ -68,6 +68,20 @@ pub fn notes(s: &Session) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Every diagnostic of a session, as printed.
+pub fn diags(s: &Session) -> Vec<String> {
+    s.diagnostics.iter().map(|d| d.to_string()).collect()
+}
+
+/// The warnings of a session, as printed.
+pub fn warnings(s: &Session) -> Vec<String> {
+    s.diagnostics
+        .iter()
+        .filter(|d| d.level == provscope::model::DiagLevel::Warning)
+        .map(|d| d.to_string())
+        .collect()
+}
+
 pub fn errors(s: &Session) -> Vec<String> {
     s.diagnostics
         .iter()

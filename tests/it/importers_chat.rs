@@ -4,7 +4,7 @@
 //! `{request, response}` records one a line, a streamed response), the same records in the other
 //! shapes a user saves them in, and bad input.
 
-use crate::importers::{call_rows, notes, provscope};
+use crate::importers::{call_rows, diags, notes, provscope, warnings};
 use provscope::ingest::import::{self, Detected};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::{DiagLevel, Session};
@@ -27,18 +27,6 @@ fn bytes(name: &str, data: &[u8]) -> Session {
     let mut v = load_any_bytes(name, name, data, &LoadOptions::default());
     assert_eq!(v.len(), 1, "{name}");
     v.remove(0)
-}
-
-fn diags(s: &Session) -> Vec<String> {
-    s.diagnostics.iter().map(|d| d.to_string()).collect()
-}
-
-fn warnings(s: &Session) -> Vec<String> {
-    s.diagnostics
-        .iter()
-        .filter(|d| d.level == DiagLevel::Warning)
-        .map(|d| d.to_string())
-        .collect()
 }
 
 fn records() -> Vec<Value> {

@@ -4,7 +4,7 @@
 //! event list, a bare array, the server-sent event stream), and events of every kind with bad
 //! lines among them.
 
-use crate::importers::{call_rows, notes, provscope};
+use crate::importers::{call_rows, diags, notes, provscope};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::Session;
 use serde_json::{json, Value};
@@ -20,10 +20,6 @@ fn load(name: &str) -> Session {
     let mut v = load_file_sessions(&dir().join(name), &LoadOptions::default());
     assert_eq!(v.len(), 1, "{name}");
     v.remove(0)
-}
-
-fn diags(s: &Session) -> Vec<String> {
-    s.diagnostics.iter().map(|d| d.to_string()).collect()
 }
 
 /// The events a recording's stream delivered (the payloads of its `events.stream` lines).

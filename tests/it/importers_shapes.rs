@@ -2,7 +2,7 @@
 //! tests/inputs/ (edited copies of real files, or built from the formats' documentation; see its
 //! SOURCES.md) or generated here.
 
-use crate::importers::notes;
+use crate::importers::{notes, warnings};
 use provscope::ingest::{load_file_sessions, LoadOptions};
 use provscope::model::{DiagLevel, Session};
 use std::path::{Path, PathBuf};
@@ -14,14 +14,6 @@ pub fn inputs() -> PathBuf {
 
 fn load(rel: &str) -> Vec<Session> {
     load_file_sessions(&inputs().join(rel), &LoadOptions::default())
-}
-
-fn warnings(s: &Session) -> Vec<String> {
-    s.diagnostics
-        .iter()
-        .filter(|d| d.level == DiagLevel::Warning)
-        .map(|d| d.to_string())
-        .collect()
 }
 
 #[test]
