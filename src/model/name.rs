@@ -267,6 +267,17 @@ impl Names {
         }
     }
 
+    /// Makes `n` the shared copy of its text unless the table holds the text already, a static
+    /// name ([`name_literal!`]) too: the names [`Names::get`] then makes of that text are
+    /// copies of the static one, which cost no atomic count to copy or drop (an importer's
+    /// server and tool names, which every call, result and citation of a session holds).
+    pub fn seed(&mut self, n: &Name) {
+        let table = self.table(n);
+        if !table.contains(n.as_str()) {
+            table.insert(n.clone());
+        }
+    }
+
     /// The table a text is held in.
     fn table(&mut self, text: &str) -> &mut rustc_hash::FxHashSet<Name> {
         if text.len() >= LONG {
@@ -533,6 +544,22 @@ impl Names {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeded_static_names_are_what_get_returns_and_a_held_text_is_kept() {
+        static OPENAI: Name = crate::name_literal!("openai");
+        let mut names = Names::default();
+        let earlier = names.get("web_search");
+        static WEB_SEARCH: Name = crate::name_literal!("web_search");
+        names.seed(&OPENAI);
+        names.seed(&WEB_SEARCH);
+        let n = names.get("openai");
+        assert!(Name::ptr_eq(&n, &OPENAI));
+        assert!(arcstr::ArcStr::is_static(n.0.parent()));
+        // A text the table held before it was seeded keeps its copy.
+        assert!(Name::ptr_eq(&names.get("web_search"), &earlier));
+        assert_eq!(names.len(), 2);
+    }
 
     #[test]
     fn interned_names_share_one_copy_and_read_as_their_text() {

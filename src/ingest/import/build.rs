@@ -385,6 +385,15 @@ impl Builder {
         }
     }
 
+    /// Names an importer gives many records (its built-in servers and tools), as static texts
+    /// ([`name_literal!`](crate::name_literal)): the records made of those texts hold copies
+    /// of these, which cost no atomic count to copy or drop ([`Names::seed`]).
+    pub fn known_names(&mut self, names: &[&Name]) {
+        for n in names {
+            self.names.seed(n);
+        }
+    }
+
     /// The session's shared copy of `text` (a name a record of the built session will hold).
     pub fn name(&mut self, text: &str) -> Name {
         self.names.get(text)

@@ -143,6 +143,12 @@ pub fn import(input: &Input) -> Vec<Session> {
         seen_inputs: 0,
         answered: false,
     };
+    // The built-in tools' server and names, held by each of their calls, results and
+    // citations.
+    static OPENAI: Name = crate::name_literal!("openai");
+    static WEB_SEARCH: Name = crate::name_literal!("web_search");
+    static FILE_SEARCH: Name = crate::name_literal!("file_search");
+    c.b.known_names(&[&OPENAI, &WEB_SEARCH, &FILE_SEARCH]);
     api::read(&mut c, input);
     vec![c.b.finish()]
 }
