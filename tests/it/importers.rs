@@ -763,6 +763,38 @@ fn cassettes_read_only_their_apis_generation_endpoint() {
     );
 }
 
+#[test]
+fn an_openai_string_input_replayed_as_a_message_is_one_turn() {
+    // The OpenAI SDK's history pattern: the first request's `input` is a string, the next one
+    // sends it again as `input[0]`, then the answer, then the new message.
+    let resp = |id: &str, text: &str| {
+        serde_json::json!({"id":id,"object":"response","created_at":1751120168,"model":"gpt-4.1-nano","status":"completed","error":null,
+            "output":[{"type":"message","id":format!("msg_{id}"),"role":"assistant","status":"completed",
+                "content":[{"type":"output_text","text":text,"annotations":[]}]}]})
+    };
+    let first = "Come up with an adjective in English.";
+    let bytes = cassette_of(&[
+        (
+            "https://api.openai.com/v1/responses",
+            Some(serde_json::json!({"model":"gpt-4.1-nano","input":first})),
+            resp("resp_1", "Luminous"),
+        ),
+        (
+            "https://api.openai.com/v1/responses",
+            Some(serde_json::json!({"model":"gpt-4.1-nano","input":[
+                {"role":"user","content":first},
+                {"role":"assistant","content":[{"type":"output_text","text":"Luminous"}]},
+                {"role":"user","content":"Why that word?"}]})),
+            resp("resp_2", "It evokes light."),
+        ),
+    ]);
+    let s = load_any_bytes("o", "o.yaml", &bytes, &LoadOptions::default()).remove(0);
+    let users: Vec<&str> = s.turns.iter().map(|t| t.user.as_str()).collect();
+    assert_eq!(users, [first, "Why that word?"]);
+    let answers: Vec<&str> = s.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(answers, ["Luminous", "It evokes light."]);
+}
+
 /// A Gemini answer streamed without `alt=sse`: a JSON array of chunks, the text split across
 /// them and the grounding metadata in the last.
 fn streamed_chunks(doc: &serde_json::Value, pieces: usize) -> serde_json::Value {

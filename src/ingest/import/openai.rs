@@ -185,7 +185,8 @@ impl Conv {
             Some(Value::String(t)) => {
                 self.b.turn(t, at, Loc::path(0, &format!("{path}.input")));
                 self.answered = false;
-                self.seen_inputs = 0;
+                // A string is one user message: the next request replays it as `input[0]`.
+                self.seen_inputs = 1;
             }
             Some(Value::Array(items)) => {
                 let from = if items.len() > self.seen_inputs {
