@@ -1,6 +1,6 @@
 //! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
 //! panic (property tests over every real file in tests/formats/, every input of tests/inputs/
-//! and the inputs the Langfuse, Managed Agents and Chat Completions tests generate); and every format mixed in
+//! and the inputs the Langfuse, Managed Agents, Chat Completions and cassette tests generate); and every format mixed in
 //! one directory, as a user runs `verify` and `summary` on it.
 
 use super::importers::{formats, provscope};
@@ -51,6 +51,12 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
         for (name, bytes) in super::importers_chat::shapes() {
             let path = PathBuf::from(format!("generated/openai-chat-{name}"));
             out.push((path, "openai-chat", bytes));
+        }
+        // Generated: the real gzip cassette without headers, with a deflate body, with a `br`
+        // one.
+        for (name, bytes) in super::importers_vcr::shapes() {
+            let path = PathBuf::from(format!("generated/openai-responses-{name}"));
+            out.push((path, "openai-responses", bytes));
         }
         out
     })

@@ -33,6 +33,7 @@ mod importers_otlp;
 mod importers_robust;
 mod importers_shapes;
 mod importers_sse;
+mod importers_vcr;
 mod otlp;
 mod peers;
 mod playbook;
