@@ -1,8 +1,9 @@
 //! OpenAI Chat Completions (`openai-chat`): the inputs of tests/inputs/openai-chat/ (hand-written
 //! from OpenAI's API reference: a response with tool calls, a search model's response with
 //! `url_citation` annotations, a request body holding a conversation, a logging proxy's
-//! `{request, response}` records one a line, a streamed response), the same records in the other
-//! shapes a user saves them in, and bad input.
+//! `{request, response}` records one a line, a streamed response; the same for the deprecated
+//! `function_call` and `function` messages, and a real VCR cassette of them), the same records in
+//! the other shapes a user saves them in, and bad input.
 
 use crate::importers::{call_rows, diags, notes, provscope, warnings};
 use provscope::ingest::import::{self, Detected};
@@ -58,7 +59,34 @@ pub fn shapes() -> Vec<(&'static str, Vec<u8>)> {
             serde_json::to_string_pretty(&recs[1]).unwrap().into_bytes(),
         ),
         ("chunks.jsonl", chunks.into_bytes()),
+        (
+            "legacy-records.json",
+            serde_json::to_string_pretty(&legacy_records())
+                .unwrap()
+                .into_bytes(),
+        ),
+        ("legacy-chunks.jsonl", legacy_chunks().into_bytes()),
     ]
+}
+
+/// The records of the legacy proxy log (`function_call` and `function` messages).
+fn legacy_records() -> Vec<Value> {
+    std::fs::read_to_string(dir().join("legacy-function-proxy.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The legacy stream's chunks, one a line.
+fn legacy_chunks() -> String {
+    std::fs::read_to_string(dir().join("legacy-stream-function-call.sse"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| d.starts_with('{'))
+        .map(|d| format!("{d}\n"))
+        .collect()
 }
 
 /// The arguments of a call, as JSON.
@@ -458,7 +486,7 @@ fn summary_names_the_importer() {
         String::from_utf8_lossy(&o.stderr)
     );
     let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.len(), 9);
     for r in &rows {
         assert_eq!(r["format"], FORMAT, "{r}");
         assert_eq!(r["errors"], 0, "{r}");
@@ -480,4 +508,346 @@ fn summary_names_the_importer() {
         out.contains("proxy-log.jsonl:2:$.response.choices[0].message.annotations[1]"),
         "{out}"
     );
+}
+
+// The deprecated `function_call` / `function` messages (no call id).
+
+const W: &str = "get_current_weather";
+
+/// The result text of call `id`.
+fn result_text(s: &Session, id: &str) -> String {
+    s.result(id)
+        .and_then(|r| r.block_text(0))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_request_body_gives_its_legacy_function_calls_and_results() {
+    let s = load("legacy-function-request.json");
+    assert_eq!(s.format(), FORMAT);
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(&s));
+    // Each call's id is its function's name and its message's place in `messages`.
+    let rows = call_rows(&s);
+    let ids: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.1.as_str())).collect();
+    assert_eq!(
+        ids,
+        [
+            ("get_current_weather#2", W),
+            ("get_current_weather#4", W),
+            ("get_weather_alerts#8", "get_weather_alerts")
+        ]
+    );
+    assert_eq!(
+        args(&s, "get_current_weather#2"),
+        json!({"location": "Boston, MA"})
+    );
+    assert_eq!(
+        args(&s, "get_current_weather#4"),
+        json!({"location": "Oslo, Norway", "unit": "celsius"})
+    );
+    // Each `function` message is the result of the call before it of the same name.
+    assert!(result_text(&s, "get_current_weather#2").contains("\"Boston, MA\""));
+    assert!(result_text(&s, "get_current_weather#4").contains("\"Oslo, Norway\""));
+    assert_eq!(result_text(&s, "get_weather_alerts#8"), "[]");
+    for c in &s.calls {
+        assert_eq!(c.server.as_str(), "app");
+        let r = s.result(&c.id).unwrap();
+        assert_eq!(r.tag.call_id, c.id);
+        assert_eq!(r.tag.tool, c.request.params.name);
+        assert!(!r.tag.arguments_hash.is_empty());
+        assert_eq!(
+            r.tag.arguments_hash.as_str(),
+            provscope::attest::hash::arguments_hash(c.request.params.arguments.as_deref()).unwrap()
+        );
+    }
+    assert_eq!(
+        s.call("get_current_weather#4")
+            .unwrap()
+            .json_path
+            .as_deref(),
+        Some("$.messages[4].function_call")
+    );
+    assert_eq!(
+        s.result("get_current_weather#4")
+            .unwrap()
+            .json_path
+            .as_deref(),
+        Some("$.messages[5]")
+    );
+    // Two turns; the calls in the turn of their user message.
+    let users: Vec<&str> = s.turns.iter().map(|t| t.user.as_str()).collect();
+    assert_eq!(
+        users,
+        [
+            "What's the weather like in Boston and in Oslo?",
+            "Thanks. Any weather alerts for Massachusetts?"
+        ]
+    );
+    let turns: Vec<u32> = s.calls.iter().map(|c| c.turn).collect();
+    assert_eq!(turns, [1, 1, 2]);
+    assert_eq!(s.answers.len(), 1);
+    assert!(!notes(&s).iter().any(|n| n.contains("function")));
+}
+
+/// The legacy proxy's four records as one session: what every shape of them gives.
+fn check_legacy_proxy_session(s: &Session) {
+    assert_eq!(s.format(), FORMAT);
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(s));
+    // Each response's call once (its replays in the next requests are the same call), with the
+    // id of the place its message takes in the conversation.
+    let rows = call_rows(s);
+    let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(ids, ["get_current_weather#2", "get_current_weather#6"]);
+    assert_eq!(s.results.len(), 2);
+    assert!(result_text(s, "get_current_weather#2").contains("\"Boston, MA\""));
+    assert!(result_text(s, "get_current_weather#6").contains("\"Oslo, Norway\""));
+    // Called at the response's `created`; the result arrives with the next request.
+    let c = s.call("get_current_weather#6").unwrap();
+    assert_eq!(c.issued_at.to_string(), "2023-07-04T09:12:31Z");
+    assert_eq!(c.turn, 2);
+    let r = s.result("get_current_weather#6").unwrap();
+    assert_eq!(r.tag.fetched_at.to_string(), "2023-07-04T09:12:33.655Z");
+    let users: Vec<&str> = s.turns.iter().map(|t| t.user.as_str()).collect();
+    assert_eq!(
+        users,
+        ["What's the weather like in Boston?", "And in Oslo?"]
+    );
+    let answers: Vec<&str> = s.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(
+        answers,
+        [
+            "It's 72 °F in Boston right now, sunny and windy.",
+            "In Oslo it's 4 °C and cloudy."
+        ]
+    );
+}
+
+#[test]
+fn a_proxys_legacy_records_give_each_call_once_with_a_stable_id() {
+    let s = load("legacy-function-proxy.jsonl");
+    check_legacy_proxy_session(&s);
+    assert_eq!(s.calls[1].line, 3);
+    assert_eq!(
+        s.calls[1].json_path.as_deref(),
+        Some("$.response.choices[0].message.function_call")
+    );
+    assert_eq!(s.results[1].line, 4);
+    assert_eq!(
+        s.results[1].json_path.as_deref(),
+        Some("$.request.messages[7]")
+    );
+    let (name, list) = shapes().remove(3);
+    check_legacy_proxy_session(&bytes(name, &list));
+    // A history rewritten before the calls (another system message): read again from the
+    // start (its user messages are turns again, as for `tool_calls`), and still each call
+    // once, each result once.
+    let mut recs = legacy_records();
+    recs[3]["request"]["messages"][0]["content"] = json!("You are terse.");
+    let lines: Vec<String> = recs.iter().map(Value::to_string).collect();
+    let s = bytes("rewritten.jsonl", lines.join("\n").as_bytes());
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["get_current_weather#2", "get_current_weather#6"]);
+    let results: Vec<&str> = s.results.iter().map(|r| r.call_id()).collect();
+    assert_eq!(results, ["get_current_weather#2", "get_current_weather#6"]);
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(&s));
+    // Only the requests (each replays the calls before it): the same calls and results.
+    let reqs: Vec<String> = legacy_records()
+        .iter()
+        .map(|r| r["request"].to_string())
+        .collect();
+    let s = bytes("requests.jsonl", reqs.join("\n").as_bytes());
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["get_current_weather#2", "get_current_weather#6"]);
+    assert_eq!(s.results.len(), 2);
+}
+
+#[test]
+fn a_stream_of_function_call_pieces_is_one_call() {
+    for s in [load("legacy-stream-function-call.sse"), {
+        let (name, b) = shapes().remove(4);
+        bytes(name, &b)
+    }] {
+        assert_eq!(s.format(), FORMAT);
+        assert!(
+            s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
+            "{:?}",
+            diags(&s)
+        );
+        assert_eq!(s.id(), "chatcmpl-7Vm0I8bkjxgSTReAmFunC0613xyz");
+        // A response alone: the first place of a conversation.
+        let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["get_current_weather#0"]);
+        assert_eq!(s.calls[0].tool(), W);
+        assert_eq!(
+            args(&s, "get_current_weather#0"),
+            json!({"location": "Boston, MA"})
+        );
+        assert!(s.results.is_empty());
+    }
+    // Cut before the chunk with the `finish_reason`: the call as far as it came, and a warning.
+    let sse = std::fs::read_to_string(dir().join("legacy-stream-function-call.sse")).unwrap();
+    let cut = &sse[..sse.find("\"finish_reason\": \"function_call\"").unwrap()];
+    let cut = &cut[..cut.rfind("data:").unwrap()];
+    let s = bytes("cut.sse", cut.as_bytes());
+    assert_eq!(s.calls.len(), 1);
+    assert!(
+        warnings(&s).iter().any(|w| w.contains("finish_reason")),
+        "{:?}",
+        diags(&s)
+    );
+}
+
+#[test]
+fn a_real_cassette_of_legacy_function_calls_is_read() {
+    // gpt-fn's recording: a 400 (the model did not know `functions`), then the same request
+    // answered twice by gpt-3.5-turbo-0613 with a `function_call`.
+    let s = load("gpt-fn-test_function_completion.yaml");
+    assert_eq!(s.format(), FORMAT);
+    assert!(
+        s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
+        "{:?}",
+        diags(&s)
+    );
+    // Two answers to the same request at the same place: two calls, the second `.2`.
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["book_a_flight#2", "book_a_flight#2.2"]);
+    assert_eq!(
+        args(&s, "book_a_flight#2"),
+        json!({"date": "2022-10-15", "destination": "London"})
+    );
+    assert_eq!(
+        args(&s, "book_a_flight#2.2"),
+        json!({"date": "2022-10-10", "destination": "London"})
+    );
+    assert_eq!(s.calls[0].server.as_str(), "app");
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(
+        s.turns[0].user.as_str(),
+        "I want to book a flight to London."
+    );
+    assert!(s.results.is_empty());
+}
+
+#[test]
+fn a_function_message_is_paired_with_the_latest_unanswered_call_of_its_name() {
+    let body = json!({"model": "gpt-3.5-turbo-0613", "messages": [
+        {"role": "user", "content": "Weather in Boston, then in Oslo"},
+        {"role": "assistant", "content": null, "function_call": {"name": W, "arguments": "{\"location\": \"Boston\"}"}},
+        {"role": "assistant", "content": null, "function_call": {"name": "get_time", "arguments": "{}"}},
+        {"role": "assistant", "content": null, "function_call": {"name": W, "arguments": "{\"location\": \"Oslo\"}"}},
+        {"role": "function", "name": W, "content": "Oslo: 4 C"},
+        {"role": "function", "name": "get_time", "content": "12:00"},
+        {"role": "function", "name": W, "content": "Boston: 72 F"},
+        {"role": "function", "name": "lookup", "content": "no call asked for this"},
+        {"role": "function", "content": "no name"}
+    ]});
+    let s = bytes("pairs.json", body.to_string().as_bytes());
+    assert_eq!(result_text(&s, "get_current_weather#3"), "Oslo: 4 C");
+    assert_eq!(result_text(&s, "get_time#2"), "12:00");
+    assert_eq!(result_text(&s, "get_current_weather#1"), "Boston: 72 F");
+    // A `function` message no call asked for: kept, as the result of no call, with a warning
+    // at its path; one without `name` is an error and skipped.
+    let w = warnings(&s);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("$.messages[7]") && w[0].contains("`lookup`") && w[0].contains("lookup#7"),
+        "{w:?}"
+    );
+    assert_eq!(result_text(&s, "lookup#7"), "no call asked for this");
+    assert!(s.call("lookup#7").is_none());
+    let e: Vec<String> = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.level == DiagLevel::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("$.messages[8].name"), "{e:?}");
+    assert_eq!(s.calls.len(), 3);
+    assert_eq!(s.results.len(), 4);
+    // A next request that sends the result without replaying the response's message: the
+    // result of the response's call, still unanswered.
+    let completion = json!({"id": "chatcmpl-1", "object": "chat.completion", "created": 1688461923,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+            "function_call": {"name": W, "arguments": "{\"location\": \"Boston\"}"}},
+            "finish_reason": "function_call"}]});
+    let user = json!({"role": "user", "content": "Weather in Boston?"});
+    let lines = [
+        json!({"request": {"model": "gpt-3.5-turbo-0613", "messages": [user]}, "response": completion}),
+        json!({"request": {"model": "gpt-3.5-turbo-0613", "messages": [user,
+            {"role": "function", "name": W, "content": "Boston: 72 F"}]}}),
+    ]
+    .map(|v| v.to_string())
+    .join("\n");
+    let s = bytes("unreplayed.jsonl", lines.as_bytes());
+    assert!(s.diagnostics.is_empty(), "{:?}", diags(&s));
+    assert_eq!(s.calls[0].id.as_str(), "get_current_weather#1");
+    assert_eq!(result_text(&s, "get_current_weather#1"), "Boston: 72 F");
+    assert_eq!(s.results.len(), 1);
+}
+
+#[test]
+fn a_bad_legacy_arguments_string_is_a_diagnostic_not_a_hash() {
+    let text = std::fs::read_to_string(dir().join("legacy-function-request.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["messages"][2]["function_call"]["arguments"] = json!("{\"location\": \"Bost");
+    let s = bytes("bad.json", v.to_string().as_bytes());
+    let w = warnings(&s);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].contains("$.messages[2].function_call.arguments") && w[0].contains("not JSON"),
+        "{w:?}"
+    );
+    assert!(w[1].contains("no arguments hash"), "{w:?}");
+    // The call is kept, without arguments, and still gets its result.
+    let c = s.call("get_current_weather#2").unwrap();
+    assert!(c.request.params.arguments.is_none());
+    assert!(result_text(&s, "get_current_weather#2").contains("Boston"));
+    assert_eq!(s.calls.len(), 3);
+}
+
+#[test]
+fn verify_and_summary_read_legacy_function_calls() {
+    let f = dir().join("legacy-function-request.json");
+    let f = f.to_str().unwrap();
+    let o = provscope(&["summary", "--format", "json", f]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!(r["format"], FORMAT, "{r}");
+    assert_eq!(
+        (&r["turns"], &r["calls"], &r["results"]),
+        (&json!(2), &json!(3), &json!(3)),
+        "{r}"
+    );
+    assert_eq!(r["errors"], 0, "{r}");
+    // verify: no input error; an orphan function message's warning names its path.
+    let o = provscope(&["verify", f]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains(": error:"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("orphan.json");
+    std::fs::write(
+        &p,
+        json!({"model": "gpt-3.5-turbo", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "function", "name": "lookup\u{1b}[2J", "content": "x"}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let o = provscope(&["verify", p.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("orphan.json: warning: $.messages[1]") && err.contains("no unanswered"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}'), "the name is escaped: {err}");
 }

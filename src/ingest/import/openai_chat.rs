@@ -2,7 +2,9 @@
 //! (`{"model","messages"}`), a logging proxy's `{"request","response"}` records (one, a JSON
 //! list, or one a line), a stream of `chat.completion.chunk`s (server-sent events, lines or a
 //! list), or a VCR cassette of `/chat/completions` calls. Assistant `tool_calls` are calls,
-//! `tool` messages their results; `url_citation` annotations become derived stamps as the
+//! `tool` messages their results; so are the deprecated `function_call` (no id: one is made
+//! from the function's name and the message's place in the conversation, `<name>#<index>`)
+//! and the `function` message after it; `url_citation` annotations become derived stamps as the
 //! Responses importer makes them ([`super::openai::url_citation`]).
 
 use super::api::{self, ApiFile};
@@ -84,6 +86,14 @@ struct Chat {
     requests: usize,
     /// Chunks of a streamed response not yet put together: (line, path, chunk).
     chunks: Vec<(u64, String, Value)>,
+    /// The place in the conversation of the next message: the length of the last request's
+    /// `messages`, one more after each response (whose message a next request replays there).
+    conv_len: usize,
+    /// The ids made for legacy `function_call`s (which have none), by the message's place in
+    /// the conversation and the function's name: each with its `arguments` as written.
+    legacy: HashMap<(usize, String), Vec<(String, String)>>,
+    /// Legacy calls of responses that no `function` message answered yet: (id, name).
+    open: Vec<(String, String)>,
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
@@ -96,6 +106,9 @@ pub fn import(input: &Input) -> Vec<Session> {
         line: 0,
         requests: 0,
         chunks: Vec::new(),
+        conv_len: 0,
+        legacy: HashMap::default(),
+        open: Vec::new(),
     };
     let text = match input.text.map_or_else(|| util::utf8(input.bytes), Ok) {
         Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t),
@@ -332,13 +345,16 @@ impl Chat {
         let mut mpath = String::new();
         for (i, m) in msgs.iter().enumerate().skip(from) {
             let mpath = elem_path(&mut mpath, path, "messages", i);
-            self.message(m, at, mpath);
+            self.message(m, at, mpath, &msgs[..i]);
         }
         self.prev = msgs.clone();
+        self.conv_len = msgs.len();
         self.echo = false;
     }
 
-    fn message(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
+    /// One message of a request; `history` holds the messages before it (its index in the
+    /// conversation is `history.len()`).
+    fn message(&mut self, m: &Value, at: Option<Timestamp>, path: &str, history: &[Value]) {
         match s(m, "role") {
             Some("user") => {
                 let text = content_text(m.get("content"));
@@ -358,6 +374,7 @@ impl Chat {
                     self.b.answer_text(&text, sep, at, self.loc(path));
                 }
                 self.tool_calls(m, at, path);
+                self.legacy_call(m, at, path, (history.len(), true));
             }
             Some("tool") => {
                 let Some(id) = s(m, "tool_call_id") else {
@@ -372,31 +389,13 @@ impl Chat {
                 if self.b.has_result(id) {
                     return;
                 }
-                let content = m.get("content").map(util::blocks).unwrap_or_default();
-                // The URLs the result's text carries: what a url_citation may cite.
-                let shared = Name::from(id);
-                for blk in &content {
-                    for u in blk.citable_text().into_iter().flat_map(urls_in) {
-                        self.linked.insert(strip_utm(u).to_owned(), shared.clone());
-                    }
-                }
-                self.b.result(NewResult {
-                    call_id: id.to_owned(),
-                    content,
-                    at,
-                    line: self.line,
-                    json_path: Some(json_path(path)),
-                    ..NewResult::default()
-                });
+                self.result(id, m, at, path);
             }
             Some("system" | "developer") => {
                 self.b
                     .note("system and developer messages (instructions) are not read");
             }
-            Some("function") => {
-                self.b
-                    .note("deprecated `function` messages (no call id) are not read");
-            }
+            Some("function") => self.function_message(m, at, path, history),
             _ => self.b.diag(
                 self.line,
                 0,
@@ -404,6 +403,167 @@ impl Chat {
                 DiagLevel::Warning,
                 "a message without a known `role`; skipped".into(),
             ),
+        }
+    }
+
+    /// The result of call `id`: a `tool` or `function` message's `content` (a string or text
+    /// parts); the URLs its text carries are what a `url_citation` may cite.
+    fn result(&mut self, id: &str, m: &Value, at: Option<Timestamp>, path: &str) {
+        let content = m.get("content").map(util::blocks).unwrap_or_default();
+        let shared = Name::from(id);
+        for blk in &content {
+            for u in blk.citable_text().into_iter().flat_map(urls_in) {
+                self.linked.insert(strip_utm(u).to_owned(), shared.clone());
+            }
+        }
+        self.open.retain(|(o, _)| o != id);
+        self.b.result(NewResult {
+            call_id: id.to_owned(),
+            content,
+            at,
+            line: self.line,
+            json_path: Some(json_path(path)),
+            ..NewResult::default()
+        });
+    }
+
+    /// The arguments of a function (`function` of a tool call, or a legacy `function_call`) at
+    /// `path`: its `arguments` string parsed (an object as it is); a string that is no JSON is
+    /// a warning and no arguments.
+    fn arguments(&mut self, f: &Value, path: &str) -> Option<Box<serde_json::value::RawValue>> {
+        match f.get("arguments").map(util::raw_args) {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                // The position is the argument string's, not the file's.
+                self.b.diag(
+                    self.line,
+                    0,
+                    &format!("{path}.arguments"),
+                    DiagLevel::Warning,
+                    strip_pos(&e),
+                );
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// The id of the legacy `function_call` of the message at place `pos` of the conversation
+    /// named `name` with these `arguments`: the latest one made there (a later request replays
+    /// it there), else none.
+    fn legacy_id(&self, pos: usize, name: &str, arguments: &str) -> Option<&str> {
+        let made = self.legacy.get(&(pos, name.to_owned()))?;
+        made.iter()
+            .rev()
+            .find(|(a, _)| a == arguments)
+            .map(|(_, id)| id.as_str())
+    }
+
+    /// An assistant message's legacy `function_call` (`name`, `arguments`; no id), at place
+    /// `pos` of the conversation: a call of server `app` whose id is made from the function's
+    /// name and that place, `<name>#<pos>` (`.2`, `.3` after it when another call was already
+    /// read there), so that the same call replayed by a later request is the same call. A
+    /// request's message (`replayed`) that holds the same call at the same place as one read
+    /// before is that call; a response's message is always a new call (the same request sent
+    /// twice gets two answers). Returns the id and name of a call it made.
+    fn legacy_call(
+        &mut self,
+        m: &Value,
+        at: Option<Timestamp>,
+        path: &str,
+        (pos, replayed): (usize, bool),
+    ) -> Option<(String, String)> {
+        let fc = m.get("function_call").filter(|f| f.is_object())?;
+        let name = s(fc, "name").unwrap_or("");
+        let written = legacy_arguments(fc);
+        if replayed && self.legacy_id(pos, name, &written).is_some() {
+            return None;
+        }
+        let base = format!("{name}#{pos}");
+        let mut id = base.clone();
+        let mut n = 1;
+        while self.b.has_call(&id) {
+            n += 1;
+            id = format!("{base}.{n}");
+        }
+        let fpath = format!("{path}.function_call");
+        let arguments = self.arguments(fc, &fpath);
+        self.legacy
+            .entry((pos, name.to_owned()))
+            .or_default()
+            .push((written, id.clone()));
+        self.b.call(NewCall {
+            id: id.clone(),
+            server: "app".into(),
+            tool: name.into(),
+            arguments,
+            at,
+            line: self.line,
+            json_path: Some(json_path(&fpath)),
+            ..NewCall::default()
+        });
+        Some((id, name.to_owned()))
+    }
+
+    /// A legacy `function` message (`name`, `content`; no call id): the result of the latest
+    /// unanswered `function_call` of that name: in the request's messages before it
+    /// (`history`), else of a response read before. Without one it is kept as the result of
+    /// no call (`<name>#<its place>`) with a warning.
+    fn function_message(
+        &mut self,
+        m: &Value,
+        at: Option<Timestamp>,
+        path: &str,
+        history: &[Value],
+    ) {
+        let Some(name) = s(m, "name") else {
+            return self.b.diag(
+                self.line,
+                0,
+                &format!("{path}.name"),
+                DiagLevel::Error,
+                "a function message without `name`; skipped".into(),
+            );
+        };
+        let id = match answered_call(history, name) {
+            Some((k, written)) => self
+                .legacy_id(k, name, &written)
+                .or_else(|| {
+                    // Replayed with its arguments written otherwise: the latest call made there.
+                    self.legacy
+                        .get(&(k, name.to_owned()))
+                        .and_then(|made| made.last())
+                        .map(|(_, id)| id.as_str())
+                })
+                .map(str::to_owned),
+            None => None,
+        };
+        let id = id.or_else(|| {
+            self.open
+                .iter()
+                .rposition(|(_, n)| n == name)
+                .map(|i| self.open.remove(i).0)
+        });
+        match id {
+            Some(id) => {
+                if !self.b.has_result(&id) {
+                    self.result(&id, m, at, path);
+                }
+            }
+            None => {
+                let id = format!("{name}#{}", history.len());
+                if self.b.has_result(&id) {
+                    return;
+                }
+                self.b.diag(
+                    self.line,
+                    0,
+                    path,
+                    DiagLevel::Warning,
+                    format!("a function message for `{name}` with no unanswered `function_call` of that name before it: kept as the result of no call (`{id}`)"),
+                );
+                self.result(&id, m, at, path);
+            }
         }
     }
 
@@ -434,21 +594,7 @@ impl Chat {
                 }
                 _ => {
                     let f = tc.get("function").unwrap_or(&Value::Null);
-                    let arguments = match f.get("arguments").map(util::raw_args) {
-                        Some(Ok(r)) => Some(r),
-                        Some(Err(e)) => {
-                            // The position is the argument string's, not the file's.
-                            self.b.diag(
-                                self.line,
-                                0,
-                                &format!("{tpath}.function.arguments"),
-                                DiagLevel::Warning,
-                                strip_pos(&e),
-                            );
-                            None
-                        }
-                        None => None,
-                    };
+                    let arguments = self.arguments(f, &format!("{tpath}.function"));
                     (s(f, "name").unwrap_or(""), arguments)
                 }
             };
@@ -569,8 +715,49 @@ impl Chat {
             }
         }
         self.tool_calls(m, at, &mpath);
+        if let Some((id, name)) = self.legacy_call(m, at, &mpath, (self.conv_len, false)) {
+            // Answered by a `function` message of a later request.
+            self.open.push((id, name));
+        }
+        self.conv_len += 1;
         self.echo = true;
     }
+}
+
+/// A legacy `function_call`'s `arguments` as written (a string as it is, anything else as
+/// JSON text): what tells two calls of one name at one place apart.
+fn legacy_arguments(fc: &Value) -> String {
+    match fc.get("arguments") {
+        Some(Value::String(t)) => t.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+/// The legacy `function_call` of `name` that a `function` message after `history` answers:
+/// the latest one before it not answered by a `function` message of that name in between, as
+/// (its place, its `arguments` as written).
+fn answered_call(history: &[Value], name: &str) -> Option<(usize, String)> {
+    let mut answered = 0usize;
+    for (k, m) in history.iter().enumerate().rev() {
+        match s(m, "role") {
+            Some("function") if s(m, "name") == Some(name) => answered += 1,
+            Some("assistant") => {
+                let Some(fc) = m
+                    .get("function_call")
+                    .filter(|f| s(f, "name") == Some(name))
+                else {
+                    continue;
+                };
+                if answered == 0 {
+                    return Some((k, legacy_arguments(fc)));
+                }
+                answered -= 1;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A record's body: an object as it is; a JSON text (a proxy that logs bodies as strings) read.
@@ -628,9 +815,10 @@ fn urls_in(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The responses a stream of chunks makes, in order: chunks of one `id` are joined (each
-/// choice's `delta` content appended, tool calls by `index`, their `arguments` appended,
-/// annotations gathered; `created`, `model` and `usage` kept), each with the line of its first
-/// chunk and a problem when the stream ends before a `finish_reason`.
+/// choice's `delta` content appended, tool calls by `index`, their `arguments` appended, a
+/// legacy `function_call`'s `name` and `arguments` appended, annotations gathered; `created`,
+/// `model` and `usage` kept), each with the line of its first chunk and a problem when the
+/// stream ends before a `finish_reason`.
 fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
     #[derive(Default)]
     struct Open {
@@ -641,6 +829,8 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
         content: String,
         refusal: String,
         tool_calls: std::collections::BTreeMap<u64, Value>,
+        /// A legacy `function_call`: its `name` and `arguments` pieces appended.
+        function_call: Option<(String, String)>,
         annotations: Vec<Value>,
         finish: Option<Value>,
     }
@@ -665,6 +855,12 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
             message.insert(
                 "tool_calls".into(),
                 Value::Array(o.tool_calls.into_values().collect()),
+            );
+        }
+        if let Some((name, arguments)) = o.function_call {
+            message.insert(
+                "function_call".into(),
+                serde_json::json!({"name": name, "arguments": arguments}),
             );
         }
         if !o.annotations.is_empty() {
@@ -733,6 +929,15 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
         }
         o.annotations
             .extend(util::arr(d, "annotations").iter().cloned());
+        if let Some(f) = d.get("function_call").filter(|f| f.is_object()) {
+            let (name, arguments) = o.function_call.get_or_insert_with(Default::default);
+            if let Some(n) = s(f, "name") {
+                name.push_str(n);
+            }
+            if let Some(a) = s(f, "arguments") {
+                arguments.push_str(a);
+            }
+        }
         for tc in util::arr(d, "tool_calls") {
             let i = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
             let entry = o
