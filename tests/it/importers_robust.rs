@@ -47,7 +47,9 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
             out.push((path, "anthropic-managed-agents", bytes));
         }
         // Generated: the Chat Completions proxy records as a JSON list and one record alone,
-        // and the streamed response's chunks one a line.
+        // and the streamed response's chunks one a line; the same for the deprecated
+        // `function_call` and `function` messages (their records as a list, their chunks one a
+        // line).
         for (name, bytes) in super::importers_chat::shapes() {
             let path = PathBuf::from(format!("generated/openai-chat-{name}"));
             out.push((path, "openai-chat", bytes));
