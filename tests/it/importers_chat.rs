@@ -851,3 +851,85 @@ fn verify_and_summary_read_legacy_function_calls() {
     );
     assert!(!err.contains('\u{1b}'), "the name is escaped: {err}");
 }
+
+/// What a session says of its calls and results: (id, tool, arguments, turn) and (call id,
+/// text).
+type CallsAndResults = (
+    Vec<(String, String, Option<String>, u32)>,
+    Vec<(String, String)>,
+);
+
+fn calls_and_results(s: &Session) -> CallsAndResults {
+    let calls = s
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.id.to_string(),
+                c.tool().to_owned(),
+                c.request
+                    .params
+                    .arguments
+                    .as_ref()
+                    .map(|a| a.get().to_owned()),
+                c.turn,
+            )
+        })
+        .collect();
+    let results = s
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.call_id().to_owned(),
+                r.block_text(0).unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    (calls, results)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..Default::default() })]
+
+    /// A conversation of legacy function calls (calls, results, orphan results and questions in
+    /// any order) read as its last request alone, or as a proxy's records (each call the
+    /// response to a request of the messages before it, each request replaying the history),
+    /// gives the same calls with the same ids, and the same results.
+    #[test]
+    fn legacy_ids_are_the_same_in_a_request_and_in_a_proxys_records(
+        steps in proptest::collection::vec((0u8..3, 0usize..2, 0u8..3), 1..14)
+    ) {
+        let names = ["lookup", "fetch"];
+        let mut msgs = vec![json!({"role": "user", "content": "q"})];
+        for (i, (kind, n, arg)) in steps.iter().enumerate() {
+            msgs.push(match kind {
+                0 => json!({"role": "user", "content": format!("q{i}")}),
+                1 => json!({"role": "assistant", "content": null, "function_call":
+                    {"name": names[*n], "arguments": format!("{{\"x\": {arg}}}")}}),
+                _ => json!({"role": "function", "name": names[*n], "content": format!("r{i}")}),
+            });
+        }
+        let whole = json!({"model": "gpt-3.5-turbo-0613", "messages": msgs});
+        let alone = bytes("alone.json", whole.to_string().as_bytes());
+        let mut lines = Vec::new();
+        for (i, m) in msgs.iter().enumerate() {
+            if m["role"] == "assistant" {
+                lines.push(json!({
+                    "request": {"model": "gpt-3.5-turbo-0613", "messages": msgs[..i]},
+                    "response": {"id": format!("chatcmpl-{i}"), "object": "chat.completion",
+                        "created": 1688461923 + i,
+                        "choices": [{"index": 0, "message": m, "finish_reason": "function_call"}]}
+                }).to_string());
+            }
+        }
+        lines.push(json!({"request": whole, "response": {"id": "chatcmpl-end",
+            "object": "chat.completion", "created": 1688462000,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "done"},
+                "finish_reason": "stop"}]}}).to_string());
+        let records = bytes("records.jsonl", lines.join("\n").as_bytes());
+        proptest::prop_assert_eq!(calls_and_results(&alone), calls_and_results(&records));
+        proptest::prop_assert!(alone.diagnostics.iter().all(|d| d.level != DiagLevel::Error));
+        proptest::prop_assert!(records.diagnostics.iter().all(|d| d.level != DiagLevel::Error));
+    }
+}
