@@ -15,6 +15,18 @@ pub fn provscope(args: &[&str]) -> std::process::Output {
         .expect("run provscope")
 }
 
+/// The rows of `provscope summary --format json PATH`, which must exit 0.
+pub fn summary_rows(path: &str) -> Vec<serde_json::Value> {
+    let o = provscope(&["summary", "--format", "json", path]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("summary's JSON")
+}
+
 pub fn formats() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats")
 }

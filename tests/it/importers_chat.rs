@@ -5,7 +5,7 @@
 //! `function_call` and `function` messages, and a real VCR cassette of them), the same records in
 //! the other shapes a user saves them in, and bad input.
 
-use crate::importers::{call_rows, diags, notes, provscope, warnings};
+use crate::importers::{call_rows, diags, notes, provscope, summary_rows, warnings};
 use provscope::ingest::import::{self, Detected};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::{DiagLevel, Session};
@@ -28,6 +28,15 @@ fn bytes(name: &str, data: &[u8]) -> Session {
     let mut v = load_any_bytes(name, name, data, &LoadOptions::default());
     assert_eq!(v.len(), 1, "{name}");
     v.remove(0)
+}
+
+/// The stream `file` of the inputs cut before the chunk that holds `marker`: what a client
+/// whose connection broke there kept.
+fn cut_stream(file: &str, marker: &str) -> Session {
+    let sse = std::fs::read_to_string(dir().join(file)).unwrap();
+    let cut = &sse[..sse.find(marker).unwrap()];
+    let cut = &cut[..cut.rfind("data:").unwrap()];
+    bytes("cut.sse", cut.as_bytes())
 }
 
 fn records() -> Vec<Value> {
@@ -410,10 +419,7 @@ fn a_streamed_response_is_joined_from_its_chunks() {
         assert_eq!(args(&s, id), json!({"location": "Lisbon"}));
     }
     // Cut before its last chunk: what came, and a warning.
-    let sse = std::fs::read_to_string(dir().join("stream-tool-call.sse")).unwrap();
-    let cut = &sse[..sse.find("\"finish_reason\": \"tool_calls\"").unwrap()];
-    let cut = &cut[..cut.rfind("data:").unwrap()];
-    let s = bytes("cut.sse", cut.as_bytes());
+    let s = cut_stream("stream-tool-call.sse", "\"finish_reason\": \"tool_calls\"");
     assert_eq!(s.calls.len(), 1);
     assert!(
         warnings(&s).iter().any(|w| w.contains("finish_reason")),
@@ -478,14 +484,7 @@ fn bad_records_are_reported_and_the_rest_loads() {
 fn summary_names_the_importer() {
     let d = dir();
     let d = d.to_str().unwrap();
-    let o = provscope(&["summary", "--format", "json", d]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = summary_rows(d);
     assert_eq!(rows.len(), 9);
     for r in &rows {
         assert_eq!(r["format"], FORMAT, "{r}");
@@ -686,10 +685,10 @@ fn a_stream_of_function_call_pieces_is_one_call() {
         assert!(s.results.is_empty());
     }
     // Cut before the chunk with the `finish_reason`: the call as far as it came, and a warning.
-    let sse = std::fs::read_to_string(dir().join("legacy-stream-function-call.sse")).unwrap();
-    let cut = &sse[..sse.find("\"finish_reason\": \"function_call\"").unwrap()];
-    let cut = &cut[..cut.rfind("data:").unwrap()];
-    let s = bytes("cut.sse", cut.as_bytes());
+    let s = cut_stream(
+        "legacy-stream-function-call.sse",
+        "\"finish_reason\": \"function_call\"",
+    );
     assert_eq!(s.calls.len(), 1);
     assert!(
         warnings(&s).iter().any(|w| w.contains("finish_reason")),
@@ -811,14 +810,7 @@ fn a_bad_legacy_arguments_string_is_a_diagnostic_not_a_hash() {
 fn verify_and_summary_read_legacy_function_calls() {
     let f = dir().join("legacy-function-request.json");
     let f = f.to_str().unwrap();
-    let o = provscope(&["summary", "--format", "json", f]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = summary_rows(f);
     assert_eq!(rows.len(), 1);
     let r = &rows[0];
     assert_eq!(r["format"], FORMAT, "{r}");

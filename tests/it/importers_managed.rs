@@ -4,7 +4,7 @@
 //! event list, a bare array, the server-sent event stream), and events of every kind with bad
 //! lines among them.
 
-use crate::importers::{call_rows, diags, notes, provscope};
+use crate::importers::{call_rows, diags, notes, provscope, summary_rows};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::Session;
 use serde_json::{json, Value};
@@ -394,14 +394,7 @@ fn managed_agents_documents_that_break_are_one_error() {
 fn summary_and_verify_name_the_importer_and_its_places() {
     let d = dir();
     let d = d.to_str().unwrap();
-    let o = provscope(&["summary", "--format", "json", d]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = summary_rows(d);
     assert_eq!(rows.len(), 2);
     for r in &rows {
         assert_eq!(r["format"], FORMAT, "{r}");

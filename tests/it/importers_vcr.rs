@@ -3,7 +3,7 @@
 //! bodies that cannot be read (bad base64, broken gzip, an unsupported coding, a gzip bomb),
 //! each a warning at its interaction's path, with every other interaction still read.
 
-use crate::importers::{diags, provscope, warnings};
+use crate::importers::{diags, provscope, summary_rows, warnings};
 use base64::Engine;
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
 use provscope::model::Session;
@@ -73,13 +73,7 @@ fn a_real_gzip_cassette_reads_its_turns_and_answers() {
 
     let path = input(HISTORY);
     let path = path.to_str().unwrap();
-    let out = provscope(&["summary", "--format", "json", path]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = summary_rows(path);
     assert_eq!(v[0]["format"], "openai-responses");
     assert_eq!(v[0]["turns"], 2);
     assert_eq!(v[0]["warnings"], 0);
