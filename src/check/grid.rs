@@ -206,6 +206,7 @@ pub(crate) fn verdicts(
                 turn: c.turn,
                 claim_text: c.stamp.claim_text.clone(),
                 call_id: c.stamp.origin.as_ref().map(|o| o.tool_call_id.clone()),
+                provenance: c.stamp.provenance(),
                 source_verdict: source,
                 fact_verdict: fact,
                 fact_source: label.and_then(|l| l.source.clone()),

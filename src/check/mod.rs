@@ -67,6 +67,8 @@ pub struct SessionReport {
     pub name: String,
     /// The log file.
     pub file: String,
+    /// The importer that read the file (`docs/importers.md`), `provscope` for a session log.
+    pub format: &'static str,
     /// Every finding, in turn order.
     pub findings: Vec<Finding>,
     /// One verdict per claim, in turn order.
@@ -449,6 +451,7 @@ pub(crate) fn run<'s>(
         session_id: s.id().to_owned(),
         name: s.name.clone(),
         file: s.source.to_string(),
+        format: s.format(),
         findings,
         claims,
         metrics,

@@ -21,6 +21,9 @@ pub struct ClaimVerdict {
     pub claim_text: Name,
     /// Cited call, if any.
     pub call_id: Option<Name>,
+    /// Who made the stamp: the log's producer (`declared`) or an importer from the API's own
+    /// citations (`derived`).
+    pub provenance: crate::model::Provenance,
     /// Source axis.
     pub source_verdict: SourceVerdict,
     /// Fact axis.

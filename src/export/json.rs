@@ -6,7 +6,7 @@ use crate::check::{
     ClaimVerdict, Evidence, FactVerdict, Finding, Kind, Metrics, Quadrant, SessionReport, Severity,
     SourceVerdict,
 };
-use crate::model::{Diagnostic, Name, Timestamp};
+use crate::model::{Diagnostic, Name, Provenance, Timestamp};
 use crate::pipeline::Outcome;
 use serde::Serialize;
 
@@ -50,6 +50,7 @@ pub struct ClaimDoc<'a> {
     turn: u32,
     claim_text: &'a str,
     call_id: Option<&'a str>,
+    provenance: Provenance,
     source_verdict: SourceVerdict,
     fact_verdict: FactVerdict,
     fact_source: Option<&'a str>,
@@ -64,6 +65,7 @@ pub struct SessionDoc<'a> {
     session_id: &'a str,
     name: &'a str,
     file: &'a str,
+    format: &'static str,
     metrics: &'a Metrics,
     claims: Vec<ClaimDoc<'a>>,
     session_findings: Vec<FindingDoc<'a>>,
@@ -88,6 +90,7 @@ fn claim<'a>(r: &'a SessionReport, c: &'a ClaimVerdict) -> ClaimDoc<'a> {
         turn: c.turn,
         claim_text: &c.claim_text,
         call_id: c.call_id.as_deref(),
+        provenance: c.provenance,
         source_verdict: c.source_verdict,
         fact_verdict: c.fact_verdict,
         fact_source: c.fact_source.as_deref(),
@@ -103,6 +106,7 @@ pub fn session<'a>(r: &'a SessionReport, diagnostics: &'a [Diagnostic]) -> Sessi
         session_id: &r.session_id,
         name: &r.name,
         file: &r.file,
+        format: r.format,
         metrics: &r.metrics,
         claims: r.claims.iter().map(|c| claim(r, c)).collect(),
         session_findings: r

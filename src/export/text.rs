@@ -80,6 +80,10 @@ pub fn write_session<W: Write>(
     let shown: Vec<&Finding> = r.findings.iter().filter(|f| f.severity <= min).collect();
     let m = &r.metrics;
     t.paint(Paint::Bold, &crate::text::one_line(&r.name))?;
+    // Which importer read an imported file (a session log says nothing).
+    if r.format != "provscope" {
+        write!(t, "  ({})", r.format)?;
+    }
     writeln!(
         t,
         "  {} claims, citation precision {}, wrong-source rate {}",

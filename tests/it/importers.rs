@@ -1397,3 +1397,64 @@ fn anthropic_response_the_python_sdk_wrote_with_a_long_content() {
         "anthropic-messages"
     );
 }
+
+/// `verify`'s reports say which importer read a file and who made each stamp: the JSON's
+/// session `format` and claim `provenance`, and the text heading of an imported session.
+#[test]
+fn verify_reports_name_the_importer_and_each_stamps_provenance() {
+    let gemini = formats().join("gemini-grounding/test_google_model_web_search_tool.yaml");
+    let native = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/04-stale-cache.jsonl");
+    let (gemini, native) = (gemini.to_str().unwrap(), native.to_str().unwrap());
+    let o = provscope(&[
+        "verify",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        gemini,
+        native,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    let provenances = |s: &serde_json::Value| -> Vec<String> {
+        s["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["provenance"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(sessions[0]["format"], "gemini");
+    let derived = provenances(&sessions[0]);
+    assert_eq!(derived.len(), 11);
+    assert!(derived.iter().all(|p| p == "derived"), "{derived:?}");
+    assert_eq!(sessions[1]["format"], "provscope");
+    let declared = provenances(&sessions[1]);
+    assert!(!declared.is_empty());
+    assert!(declared.iter().all(|p| p == "declared"), "{declared:?}");
+    // Keys in the documented order: `format` after `file` and before `metrics`.
+    let text = String::from_utf8_lossy(&o.stdout);
+    let first = &text[text.find("\"sessions\"").unwrap()..];
+    let at = |k: &str| first.find(&format!("\"{k}\"")).unwrap();
+    assert!(at("file") < at("format") && at("format") < at("metrics"));
+
+    let o = provscope(&["verify", "--fail-on", "never", gemini, native]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("test_google_model_web_search_tool  (gemini)  11 claims")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("04-stale-cache  6 claims")),
+        "{out}"
+    );
+}
