@@ -112,6 +112,7 @@ pub fn result(r: &SessionReport, f: &Finding) -> Value {
         "properties": {
             "json_path": f.json_path,
             "session_id": r.session_id,
+            "format": r.format,
             "turn": f.turn,
             "claim_id": f.claim_id,
             "call_ids": f.call_ids,

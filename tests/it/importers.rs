@@ -1399,7 +1399,8 @@ fn anthropic_response_the_python_sdk_wrote_with_a_long_content() {
 }
 
 /// `verify`'s reports say which importer read a file and who made each stamp: the JSON's
-/// session `format` and claim `provenance`, and the text heading of an imported session.
+/// session `format` and claim `provenance`, SARIF results' `format`, and the text heading of
+/// an imported session.
 #[test]
 fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     let gemini = formats().join("gemini-grounding/test_google_model_web_search_tool.yaml");
@@ -1444,6 +1445,38 @@ fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     let first = &text[text.find("\"sessions\"").unwrap()..];
     let at = |k: &str| first.find(&format!("\"{k}\"")).unwrap();
     assert!(at("file") < at("format") && at("format") < at("metrics"));
+
+    // SARIF: each result's properties name the importer.
+    let o = provscope(&[
+        "verify",
+        "--format",
+        "sarif",
+        "--fail-on",
+        "never",
+        gemini,
+        native,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let format_of = |file: &str| -> Vec<&str> {
+        results
+            .iter()
+            .filter(|r| {
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(file)
+            })
+            .map(|r| r["properties"]["format"].as_str().unwrap())
+            .collect()
+    };
+    let g = format_of("test_google_model_web_search_tool.yaml");
+    assert!(!g.is_empty() && g.iter().all(|f| *f == "gemini"), "{g:?}");
+    let n = format_of("04-stale-cache.jsonl");
+    assert!(
+        !n.is_empty() && n.iter().all(|f| *f == "provscope"),
+        "{n:?}"
+    );
 
     let o = provscope(&["verify", "--fail-on", "never", gemini, native]);
     let out = String::from_utf8_lossy(&o.stdout);
