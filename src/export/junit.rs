@@ -15,6 +15,8 @@ pub struct Suite {
     pub name: String,
     /// ISO 8601 timestamp (no zone), when known.
     pub timestamp: Option<String>,
+    /// `<properties>`: name and value (`verify`: the importer that read the session's file).
+    pub properties: Vec<(&'static str, String)>,
     /// Its test cases.
     pub cases: Vec<TestCase>,
 }
@@ -77,6 +79,19 @@ pub fn write_suite(w: &mut dyn Write, s: &Suite) -> io::Result<()> {
         write!(w, " timestamp=\"{}\"", x(t))?;
     }
     writeln!(w, ">")?;
+    // Before the test cases, as the schema orders them.
+    if !s.properties.is_empty() {
+        writeln!(w, "    <properties>")?;
+        for (name, value) in &s.properties {
+            writeln!(
+                w,
+                "      <property name=\"{}\" value=\"{}\"/>",
+                x(name),
+                x(value)
+            )?;
+        }
+        writeln!(w, "    </properties>")?;
+    }
     for c in &s.cases {
         write!(
             w,
@@ -131,6 +146,7 @@ pub fn verify_suite(r: &SessionReport, fail_on: Option<Severity>, stamp: &str) -
     Suite {
         name: r.name.clone(),
         timestamp: Some(stamp.to_owned()),
+        properties: vec![("format", r.format.to_owned())],
         cases: r
             .claims
             .iter()
@@ -171,6 +187,7 @@ pub fn gate_suite(gates: &[GateResult], stamp: &str) -> Suite {
     Suite {
         name: "provscope gates".into(),
         timestamp: Some(stamp.to_owned()),
+        properties: Vec::new(),
         cases: gates
             .iter()
             .map(|g| TestCase {
@@ -189,6 +206,7 @@ pub fn check_suites(results: &[CheckResult]) -> Vec<Suite> {
     vec![Suite {
         name: "conflicting-source cases".into(),
         timestamp: None,
+        properties: Vec::new(),
         cases: results
             .iter()
             .map(|r| TestCase {

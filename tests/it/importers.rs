@@ -1399,8 +1399,8 @@ fn anthropic_response_the_python_sdk_wrote_with_a_long_content() {
 }
 
 /// `verify`'s reports say which importer read a file and who made each stamp: the JSON's
-/// session `format` and claim `provenance`, SARIF results' `format`, and the text heading of
-/// an imported session.
+/// session `format` and claim `provenance`, SARIF results' and JUnit suites' `format`, and the
+/// text heading of an imported session.
 #[test]
 fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     let gemini = formats().join("gemini-grounding/test_google_model_web_search_tool.yaml");
@@ -1477,6 +1477,30 @@ fn verify_reports_name_the_importer_and_each_stamps_provenance() {
         !n.is_empty() && n.iter().all(|f| *f == "provscope"),
         "{n:?}"
     );
+
+    // JUnit: each session's suite names its importer in its properties, before its cases.
+    let o = provscope(&[
+        "verify",
+        "--format",
+        "junit",
+        "--fail-on",
+        "never",
+        gemini,
+        native,
+    ]);
+    let xml = String::from_utf8_lossy(&o.stdout);
+    for (suite, format) in [
+        ("test_google_model_web_search_tool", "gemini"),
+        ("04-stale-cache", "provscope"),
+    ] {
+        let at = xml.find(&format!("<testsuite name=\"{suite}\"")).unwrap();
+        let rest = &xml[at..];
+        let property = format!(
+            "<properties>\n      <property name=\"format\" value=\"{format}\"/>\n    </properties>"
+        );
+        let p = rest.find(&property).unwrap_or_else(|| panic!("{xml}"));
+        assert!(p < rest.find("<testcase").unwrap(), "{xml}");
+    }
 
     let o = provscope(&["verify", "--fail-on", "never", gemini, native]);
     let out = String::from_utf8_lossy(&o.stdout);
