@@ -5,10 +5,10 @@
 //! `function_call` and `function` messages, and a real VCR cassette of them), the same records in
 //! the other shapes a user saves them in, and bad input.
 
-use crate::importers::{call_rows, diags, notes, provscope, summary_rows, warnings};
+use crate::importers::{call_rows, diags, errors, notes, provscope, summary_rows, warnings};
 use provscope::ingest::import::{self, Detected};
 use provscope::ingest::{load_any_bytes, load_file_sessions, LoadOptions};
-use provscope::model::{DiagLevel, Session};
+use provscope::model::Session;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -369,11 +369,7 @@ fn check_proxy_session(s: &Session, lines: bool) {
         "$[1].response.choices[0].message.annotations[1]"
     };
     assert!(w[0].contains(at), "{w:?}");
-    assert!(
-        s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
-        "{:?}",
-        diags(s)
-    );
+    assert!(errors(s).is_empty(), "{:?}", diags(s));
 }
 
 #[test]
@@ -407,11 +403,7 @@ fn a_streamed_response_is_joined_from_its_chunks() {
         bytes(name, &b)
     }] {
         assert_eq!(s.format(), FORMAT);
-        assert!(
-            s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
-            "{:?}",
-            diags(&s)
-        );
+        assert!(errors(&s).is_empty(), "{:?}", diags(&s));
         assert_eq!(s.id(), "chatcmpl-C2xStreAm0123456789abcdefXYZ");
         let id = "call_s7T2uV9wX1yZ3aB5cD7eF9gH";
         assert_eq!(s.calls.len(), 1);
@@ -436,12 +428,7 @@ fn bad_records_are_reported_and_the_rest_loads() {
     lines[2].truncate(40);
     lines.push("{\"hello\": 1}".into());
     let s = bytes("bad.jsonl", lines.join("\n").as_bytes());
-    let errs: Vec<String> = s
-        .diagnostics
-        .iter()
-        .filter(|d| d.level == DiagLevel::Error)
-        .map(|d| d.to_string())
-        .collect();
+    let errs = errors(&s);
     assert_eq!(errs.len(), 2, "{errs:?}");
     assert!(
         errs[0].contains("bad.jsonl:3:40: error: malformed JSON"),
@@ -668,11 +655,7 @@ fn a_stream_of_function_call_pieces_is_one_call() {
         bytes(name, &b)
     }] {
         assert_eq!(s.format(), FORMAT);
-        assert!(
-            s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
-            "{:?}",
-            diags(&s)
-        );
+        assert!(errors(&s).is_empty(), "{:?}", diags(&s));
         assert_eq!(s.id(), "chatcmpl-7Vm0I8bkjxgSTReAmFunC0613xyz");
         // A response alone: the first place of a conversation.
         let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
@@ -703,11 +686,7 @@ fn a_real_cassette_of_legacy_function_calls_is_read() {
     // answered twice by gpt-3.5-turbo-0613 with a `function_call`.
     let s = load("gpt-fn-test_function_completion.yaml");
     assert_eq!(s.format(), FORMAT);
-    assert!(
-        s.diagnostics.iter().all(|d| d.level != DiagLevel::Error),
-        "{:?}",
-        diags(&s)
-    );
+    assert!(errors(&s).is_empty(), "{:?}", diags(&s));
     // Two answers to the same request at the same place: two calls, the second `.2`.
     let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["book_a_flight#2", "book_a_flight#2.2"]);
@@ -755,12 +734,7 @@ fn a_function_message_is_paired_with_the_latest_unanswered_call_of_its_name() {
     );
     assert_eq!(result_text(&s, "lookup#7"), "no call asked for this");
     assert!(s.call("lookup#7").is_none());
-    let e: Vec<String> = s
-        .diagnostics
-        .iter()
-        .filter(|d| d.level == DiagLevel::Error)
-        .map(|d| d.to_string())
-        .collect();
+    let e = errors(&s);
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].contains("$.messages[8].name"), "{e:?}");
     assert_eq!(s.calls.len(), 3);
@@ -921,7 +895,7 @@ proptest::proptest! {
                 "finish_reason": "stop"}]}}).to_string());
         let records = bytes("records.jsonl", lines.join("\n").as_bytes());
         proptest::prop_assert_eq!(calls_and_results(&alone), calls_and_results(&records));
-        proptest::prop_assert!(alone.diagnostics.iter().all(|d| d.level != DiagLevel::Error));
-        proptest::prop_assert!(records.diagnostics.iter().all(|d| d.level != DiagLevel::Error));
+        proptest::prop_assert!(errors(&alone).is_empty());
+        proptest::prop_assert!(errors(&records).is_empty());
     }
 }
