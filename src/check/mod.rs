@@ -100,6 +100,20 @@ impl SessionReport {
         v.findings.iter().map(|&i| &self.findings[i])
     }
 
+    /// Each finding's claim statement, by the finding's index: `None` for a session-level
+    /// finding. For reports that show a finding with its claim's stamp.
+    pub fn finding_claims(&self) -> Vec<Option<&ClaimVerdict>> {
+        let mut out = vec![None; self.findings.len()];
+        for c in &self.claims {
+            for &i in &c.findings {
+                if let Some(slot) = out.get_mut(i) {
+                    slot.get_or_insert(c);
+                }
+            }
+        }
+        out
+    }
+
     /// The most serious severity among findings, if any.
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).min()

@@ -353,8 +353,11 @@ impl Report {
             }
             Report::Sarif { frame } => {
                 let mut w = std::io::BufWriter::with_capacity(64 << 10, w);
-                for f in &r.findings {
-                    frame.elements.push(&mut w, &export::sarif::result(r, f))?;
+                let claims = r.finding_claims();
+                for (f, c) in r.findings.iter().zip(claims) {
+                    frame
+                        .elements
+                        .push(&mut w, &export::sarif::result(r, f, c))?;
                 }
                 // Into the destination, not through it.
                 w.into_inner().map(drop).map_err(|e| e.into_error())

@@ -159,6 +159,10 @@ pub fn verify_suite(r: &SessionReport, fail_on: Option<Severity>, stamp: &str) -
                     .collect();
                 let failure = bad.first().map(|first| {
                     let mut body: Vec<String> = bad.iter().map(|f| describe(f)).collect();
+                    // Declared, the default, is not marked.
+                    if c.provenance == crate::model::Provenance::Derived {
+                        body.push("stamp derived from the model API's citation".into());
+                    }
                     body.push(format!(
                         "at {}:{}",
                         r.file,

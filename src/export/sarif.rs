@@ -1,7 +1,7 @@
 //! `verify --format sarif`: SARIF 2.1.0, one result per finding, located at the log file and line.
 
 use crate::check::gates::GateResult;
-use crate::check::{Finding, SessionReport, Severity, ALL_KINDS};
+use crate::check::{ClaimVerdict, Finding, SessionReport, Severity, ALL_KINDS};
 use serde_json::{json, Value};
 
 /// The SARIF rule of a failed metric gate (after the finding kinds).
@@ -79,8 +79,9 @@ pub fn frame(gates: &[GateResult]) -> std::io::Result<super::stream::Frame> {
     super::stream::Frame::new(&doc, "results", 3)
 }
 
-/// The SARIF result of one finding of a session.
-pub fn result(r: &SessionReport, f: &Finding) -> Value {
+/// The SARIF result of one finding of a session; `claim` is the finding's claim statement
+/// ([`SessionReport::finding_claims`]), whose stamp's provenance the result names.
+pub fn result(r: &SessionReport, f: &Finding, claim: Option<&ClaimVerdict>) -> Value {
     let rule_index = ALL_KINDS.iter().position(|k| *k == f.kind).unwrap_or(0);
     // Session-level findings without a line point at the first line.
     let region = json!({"startLine": f.line.max(1)});
@@ -115,6 +116,7 @@ pub fn result(r: &SessionReport, f: &Finding) -> Value {
             "format": r.format,
             "turn": f.turn,
             "claim_id": f.claim_id,
+            "stamp": claim.map(|c| c.provenance),
             "call_ids": f.call_ids,
             "evidence": f.evidence,
         },

@@ -2,7 +2,8 @@
 //! [`Term`] boundary (coloured when it allows colour).
 
 use crate::check::gates::GateResult;
-use crate::check::{Finding, Metrics, SessionReport, Severity};
+use crate::check::{ClaimVerdict, Finding, Metrics, SessionReport, Severity};
+use crate::model::Provenance;
 use crate::text::{Paint, Term};
 use std::io::{self, Write};
 
@@ -18,8 +19,17 @@ fn severity<W: Write>(t: &mut Term<W>, s: Severity) -> io::Result<()> {
     }
 }
 
-fn finding<W: Write>(t: &mut Term<W>, f: &Finding, file: &str) -> io::Result<()> {
+/// One finding's line; `claim` is its claim statement, whose stamp is marked when an importer
+/// derived it from the API's citations (declared, the default, is not marked).
+fn finding<W: Write>(
+    t: &mut Term<W>,
+    f: &Finding,
+    claim: Option<&ClaimVerdict>,
+    file: &str,
+) -> io::Result<()> {
+    let derived = claim.is_some_and(|c| c.provenance == Provenance::Derived);
     let who = match (&f.claim_id, f.call_ids.first()) {
+        (Some(c), _) if derived => format!("claim {c} (derived stamp)"),
         (Some(c), _) => format!("claim {c}"),
         (None, Some(call)) => format!("call {call}"),
         _ => String::new(),
@@ -77,7 +87,13 @@ pub fn write_session<W: Write>(
     r: &SessionReport,
     min: Severity,
 ) -> io::Result<()> {
-    let shown: Vec<&Finding> = r.findings.iter().filter(|f| f.severity <= min).collect();
+    let claims = r.finding_claims();
+    let shown: Vec<(&Finding, Option<&ClaimVerdict>)> = r
+        .findings
+        .iter()
+        .zip(claims)
+        .filter(|(f, _)| f.severity <= min)
+        .collect();
     let m = &r.metrics;
     t.paint(Paint::Bold, &crate::text::one_line(&r.name))?;
     // Which importer read an imported file (a session log says nothing).
@@ -98,7 +114,7 @@ pub fn write_session<W: Write>(
     }
     let mut turn = None;
     let mut first = true;
-    for f in shown {
+    for (f, claim) in shown {
         if first || f.turn != turn {
             first = false;
             turn = f.turn;
@@ -107,7 +123,7 @@ pub fn write_session<W: Write>(
                 None => writeln!(t, "  session")?,
             }
         }
-        finding(t, f, &r.file)?;
+        finding(t, f, claim, &r.file)?;
     }
     Ok(())
 }

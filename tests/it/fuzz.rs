@@ -319,8 +319,8 @@ fn exercise(text: &[u8]) {
     assert!(!out
         .chars()
         .any(|c| c != '\n' && provscope::text::is_unsafe(c)));
-    for f in &r.findings {
-        let sarif = provscope::export::sarif::result(&r, f);
+    for (f, c) in r.findings.iter().zip(r.finding_claims()) {
+        let sarif = provscope::export::sarif::result(&r, f, c);
         serde_json::from_str::<Value>(&sarif.to_string()).unwrap();
     }
     let stamp = provscope::export::junit::suite_timestamp(provscope::model::Timestamp(0));

@@ -1400,7 +1400,8 @@ fn anthropic_response_the_python_sdk_wrote_with_a_long_content() {
 
 /// `verify`'s reports say which importer read a file and who made each stamp: the JSON's
 /// session `format` and claim `provenance`, SARIF results' and JUnit suites' `format`, and the
-/// text heading of an imported session.
+/// text heading of an imported session; and a claim finding's stamp: SARIF's `stamp`, a line of
+/// the JUnit failure and `(derived stamp)` in the text, for a derived stamp only.
 #[test]
 fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     let gemini = formats().join("gemini-grounding/test_google_model_web_search_tool.yaml");
@@ -1472,6 +1473,36 @@ fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     };
     let g = format_of("test_google_model_web_search_tool.yaml");
     assert!(!g.is_empty() && g.iter().all(|f| *f == "gemini"), "{g:?}");
+    // ... and a claim finding's properties its stamp's provenance (null for a session finding).
+    let stamps = |file: &str| -> Vec<(bool, serde_json::Value)> {
+        results
+            .iter()
+            .filter(|r| {
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(file)
+            })
+            .map(|r| {
+                let p = &r["properties"];
+                (p["claim_id"].is_string(), p["stamp"].clone())
+            })
+            .collect()
+    };
+    for (file, want) in [
+        ("test_google_model_web_search_tool.yaml", "derived"),
+        ("04-stale-cache.jsonl", "declared"),
+    ] {
+        let s = stamps(file);
+        assert!(s.iter().any(|(claim, _)| *claim), "{file}: {s:?}");
+        for (claim, stamp) in &s {
+            if *claim {
+                assert_eq!(stamp, want, "{file}");
+            } else {
+                assert!(stamp.is_null(), "{file}");
+            }
+        }
+    }
     let n = format_of("04-stale-cache.jsonl");
     assert!(
         !n.is_empty() && n.iter().all(|f| *f == "provscope"),
@@ -1501,6 +1532,31 @@ fn verify_reports_name_the_importer_and_each_stamps_provenance() {
         let p = rest.find(&property).unwrap_or_else(|| panic!("{xml}"));
         assert!(p < rest.find("<testcase").unwrap(), "{xml}");
     }
+    // A failing case's body says when its stamp was derived (declared, the default, is not
+    // marked).
+    let o = provscope(&[
+        "verify",
+        "--format",
+        "junit",
+        "--fail-on",
+        "warning",
+        gemini,
+        native,
+    ]);
+    let xml = String::from_utf8_lossy(&o.stdout);
+    let suite = |name: &str| -> String {
+        let at = xml.find(&format!("<testsuite name=\"{name}\"")).unwrap();
+        let rest = &xml[at..];
+        rest[..rest.find("</testsuite>").unwrap()].to_owned()
+    };
+    // (The body is XML: the apostrophe is escaped.)
+    let derived_line = "stamp derived from the model API&apos;s citation";
+    let g = suite("test_google_model_web_search_tool");
+    let failures = g.matches("<failure ").count();
+    assert!(failures > 0, "{g}");
+    assert_eq!(g.matches(derived_line).count(), failures, "{g}");
+    let n = suite("04-stale-cache");
+    assert!(n.contains("<failure ") && !n.contains(derived_line), "{n}");
 
     let o = provscope(&["verify", "--fail-on", "never", gemini, native]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -1512,6 +1568,19 @@ fn verify_reports_name_the_importer_and_each_stamps_provenance() {
     assert!(
         out.lines()
             .any(|l| l.starts_with("04-stale-cache  6 claims")),
+        "{out}"
+    );
+    // A claim finding's line marks a derived stamp, not a declared one.
+    let (g, n) = out.split_at(out.find("04-stale-cache  6 claims").unwrap());
+    assert!(g.contains(" (derived stamp): "), "{out}");
+    assert!(
+        g.lines()
+            .filter(|l| l.contains(" claim "))
+            .all(|l| l.contains(" (derived stamp): ")),
+        "{out}"
+    );
+    assert!(
+        n.contains(" claim ") && !n.contains("derived stamp"),
         "{out}"
     );
 }

@@ -152,7 +152,7 @@ fn a_gzip_web_search_cassette_reads_its_citations() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(&format!(
-            "below_tier claim {}: origin server `openai` is unclassified",
+            "below_tier claim {} (derived stamp): origin server `openai` is unclassified",
             c.id()
         )),
         "{text}"
