@@ -182,7 +182,7 @@ pub struct Document<T> {
     /// The document's fields.
     pub fields: T,
     /// The bits of its top-level keys that detection reads.
-    pub detection_keys: Option<u32>,
+    pub detection_keys: Option<u64>,
 }
 
 impl<'de, T: Fields<'de>> Deserialize<'de> for Document<T> {

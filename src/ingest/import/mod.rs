@@ -1,6 +1,6 @@
 //! Importers: the logs people already have (API responses and cassettes, Claude Code
-//! transcripts, OpenTelemetry traces, Claude Desktop MCP logs, Langfuse exports, Claude Managed
-//! Agents session events), read into the same `model::Session` the native loader produces, so
+//! transcripts, OpenTelemetry traces, Claude Desktop MCP logs, Langfuse exports, LangSmith runs,
+//! Claude Managed Agents session events), read into the same `model::Session` the native loader produces, so
 //! every check works unchanged.
 //!
 //! A file's format is decided by its content ([`detect`]), never by its name. Each importer is
@@ -23,6 +23,7 @@ mod desktop_log;
 mod gemini;
 mod genai;
 mod langfuse;
+mod langsmith;
 mod lax;
 mod managed_agents;
 mod openai;
@@ -58,7 +59,7 @@ pub struct Input<'a> {
     /// Set by an importer that read the input as one JSON object: the bits of the top-level keys
     /// detection reads that it holds ([`sniff::key_bit`]), which confirm a detection from the
     /// first keys ([`FirstKeys`]).
-    pub detection_keys: std::cell::Cell<Option<u32>>,
+    pub detection_keys: std::cell::Cell<Option<u64>>,
 }
 
 impl Input<'_> {
@@ -216,6 +217,14 @@ pub static IMPORTERS: &[Importer] = &[
         parses_whole: true,
     },
     Importer {
+        name: "langsmith",
+        label: "LangSmith runs (batch ingestion payload, list of runs or run tree)",
+        sniff: langsmith::sniff,
+        run: langsmith::import,
+        streams: false,
+        parses_whole: false,
+    },
+    Importer {
         name: "claude-desktop-log",
         label: "Claude Desktop mcp-server-<name>.log",
         sniff: desktop_log::sniff,
@@ -280,7 +289,7 @@ pub struct FirstKeys {
     /// The importer the first keys name.
     pub importer: &'static Importer,
     /// The bits of the keys detection asked for and the first keys lack.
-    watched: u32,
+    watched: u64,
 }
 
 impl FirstKeys {
@@ -628,6 +637,7 @@ mod first_keys_tests {
             "\"system\"",
             "\"init\"",
             "\"user\"",
+            "\"llm\"",
             "\"x\\\"y\"",
             "1",
             "null",

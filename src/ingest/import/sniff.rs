@@ -11,7 +11,7 @@ pub const HEAD_BYTES: usize = 64 * 1024;
 /// The bit of a top-level key detection reads ([`Head::has`] and [`Head::str`] of
 /// `import::detect` and of every importer's test), 0 for any other key. A document's keys
 /// without a bit never change its detected format.
-pub fn key_bit(key: &str) -> u32 {
+pub fn key_bit(key: &str) -> u64 {
     match key {
         "event" => 1,
         "resourceSpans" => 1 << 1,
@@ -44,13 +44,22 @@ pub fn key_bit(key: &str) -> u32 {
         "model" => 1 << 28,
         "request" => 1 << 29,
         "response" => 1 << 30,
+        "post" => 1 << 31,
+        "patch" => 1 << 32,
+        "runs" => 1 << 33,
+        "run_type" => 1 << 34,
+        "dotted_order" => 1 << 35,
+        "trace_id" => 1 << 36,
+        "parent_run_id" => 1 << 37,
+        "child_runs" => 1 << 38,
+        "start_time" => 1 << 39,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 31] = [
+pub(crate) const ASKED_KEYS: [&str; 40] = [
     "event",
     "resourceSpans",
     "trace",
@@ -82,11 +91,20 @@ pub(crate) const ASKED_KEYS: [&str; 31] = [
     "model",
     "request",
     "response",
+    "post",
+    "patch",
+    "runs",
+    "run_type",
+    "dotted_order",
+    "trace_id",
+    "parent_run_id",
+    "child_runs",
+    "start_time",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
 /// then not known.
-pub const UNKNOWN_KEY: u32 = 1 << 31;
+pub const UNKNOWN_KEY: u64 = 1 << 63;
 
 /// What the head of a file looks like.
 #[derive(Debug, Default)]
@@ -107,7 +125,7 @@ pub struct Head<'a> {
     /// The head is a server-sent event stream; the keys are those of its first event's data.
     sse: bool,
     /// The bits of the keys asked for so far ([`key_bit`]; [`UNKNOWN_KEY`] for a key without one).
-    asked: std::cell::Cell<u32>,
+    asked: std::cell::Cell<u64>,
 }
 
 impl<'a> Head<'a> {
@@ -167,13 +185,13 @@ impl<'a> Head<'a> {
     }
 
     /// The bits ([`key_bit`]) of the keys read.
-    pub fn key_bits(&self) -> u32 {
+    pub fn key_bits(&self) -> u64 {
         self.keys.iter().fold(0, |bits, (k, _)| bits | key_bit(k))
     }
 
     /// The bits ([`key_bit`]) of the keys asked for so far by [`Head::has`] and [`Head::str`]:
     /// what every answer given so far depends on, beyond the text.
-    pub fn asked(&self) -> u32 {
+    pub fn asked(&self) -> u64 {
         self.asked.get()
     }
 
@@ -530,8 +548,8 @@ mod tests {
         assert!(Head::first_keys(r#"{"a": "cut"#).is_none());
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
-        let bits: Vec<u32> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 31);
+        let bits: Vec<u64> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
+        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 40);
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 
