@@ -1,6 +1,6 @@
 //! Importers on bad input: truncated, mutated and wrong-format files give diagnostics and never
 //! panic (property tests over every real file in tests/formats/, every input of tests/inputs/
-//! and the inputs the Langfuse, Managed Agents, Chat Completions and cassette tests generate); and every format mixed in
+//! and the inputs the Langfuse, Managed Agents, Chat Completions, LangSmith and cassette tests generate); and every format mixed in
 //! one directory, as a user runs `verify` and `summary` on it.
 
 use super::importers::{formats, provscope};
@@ -53,6 +53,12 @@ fn fixtures() -> &'static [(PathBuf, &'static str, Vec<u8>)] {
         for (name, bytes) in super::importers_chat::shapes() {
             let path = PathBuf::from(format!("generated/openai-chat-{name}"));
             out.push((path, "openai-chat", bytes));
+        }
+        // Generated: the LangSmith agent trace as a page of a run query, runs one a line, and
+        // the batch payload (posted runs, then patched).
+        for (name, bytes) in super::importers_langsmith::shapes() {
+            let path = PathBuf::from(format!("generated/langsmith-{name}"));
+            out.push((path, "langsmith", bytes));
         }
         // Generated: the real gzip cassette without headers, with a deflate body, with a `br`
         // one.
@@ -168,7 +174,7 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "warnings only: {err}");
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(rows.len(), 29, "28 imported sessions and the native log");
+    assert_eq!(rows.len(), 30, "29 imported sessions and the native log");
     let mut formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
     formats.sort();
     formats.dedup();
@@ -180,6 +186,7 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
             "claude-desktop-log",
             "gemini",
             "langfuse",
+            "langsmith",
             "openai-responses",
             "otlp-json",
             "provscope"
@@ -201,11 +208,12 @@ fn every_format_in_one_directory_loads_in_verify_and_summary() {
         "test_google_model_web_search_tool",
         "04-stale-cache",
         "agent-a5bdbc1",
+        "langsmith_js_wrap_openai_default",
     ] {
         assert!(out.contains(name), "{name} in {out}");
     }
     // The OTLP conversation has no finding to list: it is counted.
-    assert!(out.contains("29 sessions"), "{out}");
+    assert!(out.contains("30 sessions"), "{out}");
 }
 
 #[test]
@@ -323,7 +331,7 @@ fn import_to_provscope_writes_logs_that_load_with_the_same_content_and_findings(
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(String::from_utf8_lossy(&o.stdout).contains("wrote 27 session logs"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("wrote 28 session logs"));
     let summary = |p: &str| -> Vec<serde_json::Value> {
         let o = provscope(&["summary", "--format", "json", p]);
         let mut rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();

@@ -27,6 +27,7 @@ mod hardening;
 mod hostile;
 mod importers;
 mod importers_chat;
+mod importers_langsmith;
 mod importers_locations;
 mod importers_managed;
 mod importers_otlp;

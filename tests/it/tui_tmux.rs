@@ -197,13 +197,14 @@ fn every_format_in_one_directory_opens_in_a_real_terminal() {
     );
     let tmux = Tmux::new("provscope-formats");
     tmux.start("formats", &cmd);
-    let s = tmux.wait_for(" 28 sessions ");
+    let s = tmux.wait_for(" 29 sessions ");
     for f in [
         "anthropic-messages",
         "claude-code",
         "claude-desktop-log",
         "gemini",
         "langfuse",
+        "langsmith",
         "openai-responses",
         "otlp-json",
     ] {
