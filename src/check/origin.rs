@@ -149,7 +149,11 @@ pub(crate) fn check_claim<'s>(ck: &mut Checker<'s>, r: &Resolved<'s>) {
             .call(&o.tool_call_id);
         ck.emit(f);
         if r.call.is_none() {
-            below_tier(ck, r, &o.server);
+            // The stamp's own server is the only one to judge; a stamp that names none (an
+            // imported citation of a document sent in the request) has no tier to judge.
+            if !o.server.is_empty() {
+                below_tier(ck, r, &o.server);
+            }
             return;
         }
     }

@@ -124,6 +124,13 @@ fn anthropic_findings_and_diagnostics_point_at_the_citation_of_their_text_block(
         let block = follow(&src, parent(p));
         assert_eq!(block["text"].as_str().unwrap().trim(), claim, "{p}");
     }
+    // A document sent in the request is no server: each claim's one finding is its dangling
+    // origin, with no tier judged for a server it does not name.
+    let kinds: Vec<&str> = found
+        .iter()
+        .map(|(_, f)| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["dangling_origin", "dangling_origin"]);
     // The diagnostics about the dangling documents name the same citations.
     let diags = doc["sessions"][0]["diagnostics"].as_array().unwrap();
     assert_eq!(diags.len(), 2, "{diags:?}");
