@@ -125,6 +125,33 @@ struct RawRun {
     patched: bool,
 }
 
+/// Where a patch finds its run ([`Reader::apply_patches`]).
+#[derive(Default)]
+struct PatchIndex {
+    by_id: HashMap<String, usize>,
+    by_dotted: HashMap<String, usize>,
+    /// Each trace's runs, in order, and the place of the first that may be unpatched.
+    by_trace: HashMap<String, (Vec<usize>, usize)>,
+}
+
+impl PatchIndex {
+    /// Indexes `runs[from..]` (a first run keeps its place for an `id` or `dotted_order`).
+    fn add(&mut self, runs: &[RawRun], from: usize) {
+        for (i, r) in runs.iter().enumerate().skip(from) {
+            let key = |k: &str| r.fields.get(k).and_then(Value::as_str).map(str::to_owned);
+            if let Some(id) = key("id") {
+                self.by_id.entry(id).or_insert(i);
+            }
+            if let Some(d) = key("dotted_order") {
+                self.by_dotted.entry(d).or_insert(i);
+            }
+            if let Some(t) = key("trace_id") {
+                self.by_trace.entry(t).or_default().0.push(i);
+            }
+        }
+    }
+}
+
 /// A run, checked.
 #[derive(Debug, Default)]
 struct Run {
@@ -308,23 +335,29 @@ impl Reader {
     /// run with its `dotted_order`; without either, the first run of its `trace_id` that no
     /// patch updated yet.
     fn apply_patches(&mut self) {
+        // The runs by `id` and by `dotted_order` (the first of each), and each trace's runs in
+        // order with the first not yet patched: one lookup per patch, however many runs.
+        let mut index = PatchIndex::default();
+        index.add(&self.runs, 0);
         for (patch, at) in std::mem::take(&mut self.patches) {
             let str_of = |k: &str| patch.get(k).and_then(Value::as_str);
-            let find = |runs: &[RawRun], key: &str, want: &str, fresh: bool| {
-                runs.iter().position(|r| {
-                    r.fields.get(key).and_then(Value::as_str) == Some(want) && !(fresh && r.patched)
-                })
-            };
             let target = match (str_of("id"), str_of("dotted_order"), str_of("trace_id")) {
-                (Some(id), _, _) => find(&self.runs, "id", id, false),
-                (None, Some(d), _) => find(&self.runs, "dotted_order", d, false),
-                (None, None, Some(t)) => find(&self.runs, "trace_id", t, true),
+                (Some(id), _, _) => index.by_id.get(id).copied(),
+                (None, Some(d), _) => index.by_dotted.get(d).copied(),
+                (None, None, Some(t)) => index.by_trace.get_mut(t).and_then(|(runs, next)| {
+                    while runs.get(*next).is_some_and(|&i| self.runs[i].patched) {
+                        *next += 1;
+                    }
+                    runs.get(*next).copied()
+                }),
                 (None, None, None) => None,
             };
             let Some(i) = target else {
                 if patch.get("run_type").is_some_and(Value::is_string) && str_of("id").is_some() {
                     self.file.diag(&at, DiagLevel::Warning, "a patch that matches no posted run (none has its `id`): read as a run of its own".into());
+                    let from = self.runs.len();
                     self.run(Value::Object(patch), at, None, 0);
+                    index.add(&self.runs, from);
                 } else {
                     self.file.diag(&at, DiagLevel::Warning, "a patch that matches no posted run (none has its `id`, `dotted_order` or `trace_id`): skipped".into());
                 }
@@ -1032,6 +1065,8 @@ fn build(input: &Input, runs: &[Run]) -> Vec<Session> {
     // Conversations: a thread's metadata key on any run of the trace (its root first), else
     // the trace itself.
     let mut convs: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    // Each conversation's place in `convs`: one lookup per trace, whatever their number.
+    let mut conv_at: HashMap<String, usize> = HashMap::default();
     for (ti, t) in traces.iter().enumerate() {
         let root = root_of(t);
         let thread = std::iter::once(root)
@@ -1042,9 +1077,12 @@ fn build(input: &Input, runs: &[Run]) -> Vec<Session> {
                     .find_map(|k| runs[i].metadata.get(*k).and_then(meta_text))
             });
         let key = thread.unwrap_or_else(|| t.key.clone());
-        match convs.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, ts)) => ts.push((ti, root)),
-            None => convs.push((key, vec![(ti, root)])),
+        match conv_at.get(&key) {
+            Some(&at) => convs[at].1.push((ti, root)),
+            None => {
+                conv_at.insert(key.clone(), convs.len());
+                convs.push((key, vec![(ti, root)]));
+            }
         }
     }
     let start_of = |ti: usize, root: usize| {
