@@ -242,11 +242,44 @@ fn claim_ids(
     norm: &mut String,
     ids: &mut String,
     ranges: &mut Vec<std::ops::Range<usize>>,
+    seen: &mut HashMap<[u8; 14], u32>,
 ) {
+    let bases = claims.iter().map(|c| claim_id_with(&c.text, norm));
+    number_claim_ids(bases, claims.len(), ids, ranges, seen);
+}
+
+/// [`claim_ids`] of the claims' base ids (`len` of them). Up to [`FEW`] claims, each id is
+/// looked for among the answer's ids so far; past that, in `seen` (how many claims of the
+/// answer had each base id so far): a base id (`clm_` and hex digits) has no `.`, so `base.n`
+/// can only have been given to an earlier claim of the same base, and those were numbered
+/// 2, 3, ... in turn: the first free number is that count plus one. An answer of thousands
+/// of claims (a long conversation read as one turn) is numbered in linear time, not in a scan
+/// of every earlier id per claim (and per number tried).
+fn number_claim_ids(
+    bases: impl Iterator<Item = ClaimIdText>,
+    len: usize,
+    ids: &mut String,
+    ranges: &mut Vec<std::ops::Range<usize>>,
+    seen: &mut HashMap<[u8; 14], u32>,
+) {
+    use std::fmt::Write as _;
     ids.clear();
     ranges.clear();
-    for c in claims {
-        let base = claim_id_with(&c.text, norm);
+    if len > FEW {
+        seen.clear();
+        for base in bases {
+            let n = seen.entry(base.0).or_insert(0);
+            *n += 1;
+            let start = ids.len();
+            ids.push_str(base.as_str());
+            if *n > 1 {
+                let _ = write!(ids, ".{n}");
+            }
+            ranges.push(start..ids.len());
+        }
+        return;
+    }
+    for base in bases {
         let base = base.as_str();
         let taken = |ids: &str, id: &str| ranges.iter().any(|r| ids.get(r.clone()) == Some(id));
         let start = ids.len();
@@ -919,10 +952,18 @@ impl Builder {
         let mut norm = String::new();
         // An answer's claim ids, and where each is in them.
         let (mut ids, mut id_ranges) = (String::new(), Vec::<std::ops::Range<usize>>::new());
+        // How many claims of an answer had each base id so far (answers of many claims).
+        let mut seen_ids = HashMap::default();
         for (turn, mut a) in self.answers.drain(..) {
             let generated_at = time(a.at, &mut prev);
             let (text, pieces) = a.text.into_name(&mut names);
-            claim_ids(&a.claims, &mut norm, &mut ids, &mut id_ranges);
+            claim_ids(
+                &a.claims,
+                &mut norm,
+                &mut ids,
+                &mut id_ranges,
+                &mut seen_ids,
+            );
             let all_ids = if ids.is_empty() {
                 Name::default()
             } else {
@@ -1411,6 +1452,51 @@ mod tests {
                 first_non_ascii(&t),
                 t.iter().position(|b| !b.is_ascii())
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Claim ids numbered through the count per base id (answers of more than `FEW`
+        /// claims) are those the scan of the answer's earlier ids gives.
+        #[test]
+        fn claim_ids_numbered_by_count_equal_the_scan(
+            picks in proptest::collection::vec(0usize..6, 0..80),
+        ) {
+            let texts = ["a", "b", "The sky is blue.", "the SKY  is blue.", "c", "fog"];
+            let bases = || picks.iter().map(|&i| claim_id(texts[i]));
+            let mut seen = HashMap::default();
+            let (mut ids, mut ranges) = (String::new(), Vec::new());
+            number_claim_ids(
+                bases().map(|b| ClaimIdText(b.as_bytes().try_into().unwrap())),
+                usize::MAX,
+                &mut ids,
+                &mut ranges,
+                &mut seen,
+            );
+            let counted: Vec<String> = ranges.iter().map(|r| ids[r.clone()].to_owned()).collect();
+            // The rule itself: the base id, else the first `base.n` (n = 2, 3, ...) not given
+            // to an earlier claim of the answer.
+            let mut naive: Vec<String> = Vec::new();
+            for b in bases() {
+                let mut id = b.clone();
+                let mut n = 2;
+                while naive.contains(&id) {
+                    id = format!("{b}.{n}");
+                    n += 1;
+                }
+                naive.push(id);
+            }
+            proptest::prop_assert_eq!(&counted, &naive);
+            // And the scan (answers of up to `FEW` claims) gives them too.
+            number_claim_ids(
+                bases().map(|b| ClaimIdText(b.as_bytes().try_into().unwrap())),
+                0,
+                &mut ids,
+                &mut ranges,
+                &mut seen,
+            );
+            let scanned: Vec<String> = ranges.iter().map(|r| ids[r.clone()].to_owned()).collect();
+            proptest::prop_assert_eq!(&scanned, &naive);
         }
     }
 
