@@ -72,6 +72,12 @@ impl Name {
         arcstr::Substr::shallow_eq(&a.0, &b.0)
     }
 
+    /// The address of the copy this name is a range of: names with the same address share
+    /// one copy ([`Name::offset_in`] can only hold between them).
+    pub fn copy_addr(&self) -> usize {
+        self.0.parent().as_ptr() as usize
+    }
+
     /// Whether `self` is a range of `whole`'s copy (or `whole` itself), and where in `whole`'s
     /// text it starts.
     pub fn offset_in(&self, whole: &Name) -> Option<usize> {

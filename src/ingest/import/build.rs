@@ -300,13 +300,52 @@ fn number_claim_ids(
 
 /// `n` as the same range of `whole` when it is a range of one of `whole`'s `pieces` (a piece
 /// and its offset in `whole`): the piece's copy is then no longer held.
-fn rebase(n: &mut Name, whole: &Name, pieces: &[(Name, usize)]) {
-    for (p, at) in pieces {
+fn rebase(n: &mut Name, whole: &Name, pieces: &Pieces) {
+    for &i in pieces.sharing_copy_with(n) {
+        let (p, at) = &pieces.pieces[i];
         if let Some(i) = n.offset_in(p) {
             if let Some(r) = whole.slice(at + i..at + i + n.len()) {
                 *n = r;
             }
             return;
+        }
+    }
+}
+
+/// An answer's named pieces, and (past [`FEW`] of them) the places of the pieces of each copy
+/// ([`Name::copy_addr`]): a claim is a range of a piece only when it shares that piece's copy,
+/// so it is looked for among those pieces, not among all of an answer of thousands.
+struct Pieces<'a> {
+    pieces: &'a [(Name, usize)],
+    /// Every place in `pieces`, in order (the pieces tried when there is no index).
+    all: Vec<usize>,
+    by_copy: HashMap<usize, Vec<usize>>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(pieces: &'a [(Name, usize)]) -> Self {
+        let mut by_copy: HashMap<usize, Vec<usize>> = HashMap::default();
+        let all = if pieces.len() > FEW {
+            for (i, (p, _)) in pieces.iter().enumerate() {
+                by_copy.entry(p.copy_addr()).or_default().push(i);
+            }
+            Vec::new()
+        } else {
+            (0..pieces.len()).collect()
+        };
+        Pieces {
+            pieces,
+            all,
+            by_copy,
+        }
+    }
+
+    /// The places of the pieces `n` may be a range of, in order.
+    fn sharing_copy_with(&self, n: &Name) -> &[usize] {
+        if self.by_copy.is_empty() {
+            &self.all
+        } else {
+            self.by_copy.get(&n.copy_addr()).map_or(&[], Vec::as_slice)
         }
     }
 }
@@ -977,9 +1016,10 @@ impl Builder {
                     }
                 }
             }
+            let pieces = Pieces::new(&pieces);
             let mut claims: Vec<Claim> = Vec::with_capacity(a.claims.len());
             for (mut c, id_range) in a.claims.into_iter().zip(id_ranges.drain(..)) {
-                if !pieces.is_empty() {
+                if !pieces.pieces.is_empty() {
                     rebase(&mut c.text, &text, &pieces);
                     if let Some(m) = &mut c.marker {
                         rebase(m, &text, &pieces);
@@ -1497,6 +1537,72 @@ mod tests {
             );
             let scanned: Vec<String> = ranges.iter().map(|r| ids[r.clone()].to_owned()).collect();
             proptest::prop_assert_eq!(&scanned, &naive);
+        }
+    }
+
+    proptest::proptest! {
+        /// A claim is rebased onto the same piece (the first of its copy that holds it) whether
+        /// the pieces are tried in turn or looked up by copy, for answers of few and of many
+        /// pieces, pieces sharing a copy (the same text interned) or not.
+        #[test]
+        fn rebased_through_the_index_of_copies_as_by_trying_each_piece(
+            copies in proptest::collection::vec("[a-c]{1,6}", 1..6),
+            picks in proptest::collection::vec((0usize..8, 0usize..4, 0usize..4), 0..40),
+        ) {
+            let copies: Vec<Name> = copies.iter().map(|t| Name::from(t.as_str())).collect();
+            // The pieces: names of the copies (or ranges of them), a few foreign copies too.
+            let mut pieces: Vec<(Name, usize)> = Vec::new();
+            let mut whole = String::new();
+            for &(c, from, len) in &picks {
+                let p = match copies.get(c) {
+                    Some(n) => {
+                        let from = from.min(n.len());
+                        n.slice(from..(from + len).min(n.len())).unwrap()
+                    }
+                    None => Name::from("zz"),
+                };
+                whole.push_str("\n\n");
+                pieces.push((p.clone(), whole.len()));
+                whole.push_str(&p);
+            }
+            let whole = Name::from(whole.as_str());
+            let tried = |n: &Name| {
+                let mut n = n.clone();
+                for (p, at) in &pieces {
+                    if let Some(i) = n.offset_in(p) {
+                        if let Some(r) = whole.slice(at + i..at + i + n.len()) {
+                            n = r;
+                        }
+                        break;
+                    }
+                }
+                n
+            };
+            let few = Pieces::new(&pieces);
+            let mut by_copy = Pieces::new(&pieces);
+            if by_copy.by_copy.is_empty() {
+                by_copy.all.clear();
+                for (i, (p, _)) in pieces.iter().enumerate() {
+                    by_copy.by_copy.entry(p.copy_addr()).or_default().push(i);
+                }
+            }
+            // Claims: ranges of each copy, and a text of no copy.
+            let mut claims: Vec<Name> = vec![Name::from("a")];
+            for n in &copies {
+                for from in 0..n.len() {
+                    claims.push(n.slice(from..n.len()).unwrap());
+                    claims.push(n.slice(from..from + 1).unwrap());
+                }
+            }
+            for c in &claims {
+                let want = tried(c);
+                for p in [&few, &by_copy] {
+                    let mut n = c.clone();
+                    rebase(&mut n, &whole, p);
+                    proptest::prop_assert_eq!(n.as_str(), want.as_str());
+                    proptest::prop_assert!(Name::ptr_eq(&n, &want));
+                }
+            }
         }
     }
 
