@@ -337,6 +337,65 @@ fn langfuse_list_of_observations_gives_a_session_per_trace() {
     assert!(v[0].diagnostics.iter().any(|d| d.level == DiagLevel::Error));
 }
 
+#[test]
+fn langfuse_list_of_many_traces_groups_each_traces_observations_in_first_seen_order() {
+    // The page's observations copied for 24 traces per original (each copy's `traceId` and ids
+    // its own), and the items interleaved: copy k's items in an order that visits the traces
+    // out of their first-seen order. Each trace is one session, in the order its first item
+    // comes, holding its own observations (as the page of two traces gives them).
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(inputs().join("langfuse-api/observations.json")).unwrap(),
+    )
+    .unwrap();
+    let base = doc["data"].as_array().unwrap();
+    let copies = 24usize;
+    let mut items = Vec::new();
+    for (i, item) in base.iter().enumerate() {
+        for k in 0..copies {
+            // Copy k's item i, copies visited in a scattered order.
+            let k = (k * 7 + i) % copies;
+            let mut o = item.clone();
+            for key in ["id", "parentObservationId"] {
+                if let Some(id) = o[key].as_str() {
+                    o[key] = format!("{id}-{k}").into();
+                }
+            }
+            let t = o["traceId"].as_str().unwrap();
+            o["traceId"] = format!("{t}-{k}").into();
+            items.push(o);
+        }
+    }
+    let mut first_seen: Vec<String> = Vec::new();
+    for o in &items {
+        let t = o["traceId"].as_str().unwrap().to_owned();
+        if !first_seen.contains(&t) {
+            first_seen.push(t);
+        }
+    }
+    let mut page = doc.clone();
+    page["data"] = items.into();
+    let text = serde_json::to_string(&page).unwrap();
+    let v =
+        provscope::ingest::load_any_bytes("p", "p.json", text.as_bytes(), &LoadOptions::default());
+    let one = load("langfuse-api/observations.json");
+    assert_eq!(v.len(), first_seen.len());
+    assert_eq!(v.len(), one.len() * copies);
+    for (s, t) in v.iter().zip(&first_seen) {
+        assert_eq!(s.id(), t.as_str());
+        let (orig, k) = t.rsplit_once('-').unwrap();
+        let want = one.iter().find(|w| w.id() == orig).unwrap();
+        let (calls, answers) = calls_and_answers(s);
+        let (want_calls, want_answers) = calls_and_answers(want);
+        assert_eq!(answers, want_answers, "{t}");
+        assert_eq!(calls.len(), want_calls.len(), "{t}");
+        for (c, w) in calls.iter().zip(&want_calls) {
+            assert_eq!((&c.1, &c.2), (&w.1, &w.2), "{t}");
+            // A call id made of an observation id carries the copy's suffix, or is the model's.
+            assert!(c.0 == w.0 || c.0 == format!("{}-{k}", w.0), "{c:?} {w:?}");
+        }
+    }
+}
+
 /// A trace of the public API (`GET /api/public/traces/{id}`) whose `input`, among its first
 /// keys, is 200 KiB: the claude-agent export's trace fields (without `projectId`, as the
 /// importers' test of the API trace writes them), its prompt padded to 200 KiB, and its

@@ -251,6 +251,9 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
     let mut out = Vec::new();
     // Observation items by trace id, in the order first seen.
     let mut groups: Vec<(String, Vec<(&RawValue, String)>)> = Vec::new();
+    // Each group's place in `groups`, by trace id (a page of many traces is not scanned per
+    // observation).
+    let mut group_of: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
     let (mut ids_only, mut traces_ids_only) = (0, 0);
     for (i, raw) in items.iter().enumerate() {
         let path = format!("data[{i}]");
@@ -267,9 +270,10 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
         };
         match (&item.observations, item.trace_id.get()) {
             (None, Some(t)) => {
-                let at = match groups.iter().position(|(id, _)| id == t) {
-                    Some(at) => at,
+                let at = match group_of.get(t) {
+                    Some(&at) => at,
                     None => {
+                        group_of.insert(t.to_owned(), groups.len());
                         groups.push((t.to_owned(), Vec::new()));
                         groups.len() - 1
                     }
