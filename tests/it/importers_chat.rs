@@ -421,6 +421,30 @@ fn a_streamed_response_is_joined_from_its_chunks() {
 }
 
 #[test]
+fn chunk_lines_of_many_responses_place_each_at_its_first_chunk() {
+    // The stream's chunks one a line, for 40 responses one after another (each copy's
+    // completion and call ids its own): each response's call is at the line of its first chunk.
+    let (_, one) = shapes().remove(2);
+    let one = String::from_utf8(one).unwrap();
+    let per = one.lines().count() as u64;
+    let copies = 40u64;
+    let text: String = (0..copies)
+        .map(|k| {
+            one.replace("chatcmpl-", &format!("chatcmpl-{k}-"))
+                .replace("call_", &format!("call_{k}_"))
+        })
+        .collect();
+    let s = bytes("chunks.jsonl", text.as_bytes());
+    assert!(errors(&s).is_empty(), "{:?}", diags(&s));
+    assert_eq!(s.calls.len() as u64, copies);
+    for (k, c) in (0..copies).zip(&s.calls) {
+        assert_eq!(c.id.as_str(), format!("call_{k}_s7T2uV9wX1yZ3aB5cD7eF9gH"));
+        assert_eq!(c.line, k * per + 1, "{}", c.id);
+        assert_eq!(args(&s, &c.id), json!({"location": "Lisbon"}));
+    }
+}
+
+#[test]
 fn bad_records_are_reported_and_the_rest_loads() {
     let text = std::fs::read_to_string(dir().join("proxy-log.jsonl")).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();

@@ -290,15 +290,19 @@ impl Chat {
             return;
         }
         let chunks = std::mem::take(&mut self.chunks);
-        let paths: Vec<(u64, String)> = chunks.iter().map(|(l, p, _)| (*l, p.clone())).collect();
+        // The place of the first chunk at each line (a response's place is its first chunk's):
+        // looked up per response, not searched among every chunk of the file.
+        let mut paths: rustc_hash::FxHashMap<u64, String> = rustc_hash::FxHashMap::default();
+        for (l, p, _) in &chunks {
+            paths.entry(*l).or_insert_with(|| p.clone());
+        }
         self.b.note("the file holds streamed chunks (chat.completion.chunk): the chunks of each response are joined into it (deltas appended), and its JSON paths are those of the joined response, under its first chunk's place");
         let joined = join_chunks(chunks.into_iter().map(|(l, _, v)| (l, v)).collect());
         for (first, v, problem) in joined {
             // The place of the response's first chunk.
             let (line, path) = paths
-                .iter()
-                .find(|(l, _)| *l == first)
-                .cloned()
+                .get(&first)
+                .map(|p| (first, p.clone()))
                 .unwrap_or_default();
             self.line = line;
             if let Some(p) = problem {
