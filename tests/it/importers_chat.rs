@@ -445,6 +445,34 @@ fn chunk_lines_of_many_responses_place_each_at_its_first_chunk() {
 }
 
 #[test]
+fn many_legacy_calls_at_one_place_are_numbered_in_turn() {
+    // The proxy's first record sent 30 times (each answer asking for another city): each
+    // response's `function_call` is a new call at the same place, `<name>#2` then `.2`, `.3`...
+    let rec = &legacy_records()[0];
+    let text: String = (0..30)
+        .map(|k| {
+            let mut r = rec.clone();
+            r["response"]["choices"][0]["message"]["function_call"]["arguments"] =
+                json!(format!("{{\"location\": \"City {k}\"}}"));
+            format!("{r}\n")
+        })
+        .collect();
+    let s = bytes("legacy-repeated.jsonl", text.as_bytes());
+    assert!(errors(&s).is_empty(), "{:?}", diags(&s));
+    let ids: Vec<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    let want: Vec<String> = (1..=30)
+        .map(|n| match n {
+            1 => "get_current_weather#2".to_owned(),
+            n => format!("get_current_weather#2.{n}"),
+        })
+        .collect();
+    assert_eq!(ids, want);
+    for (k, c) in s.calls.iter().enumerate() {
+        assert_eq!(args(&s, &c.id), json!({"location": format!("City {k}")}));
+    }
+}
+
+#[test]
 fn bad_records_are_reported_and_the_rest_loads() {
     let text = std::fs::read_to_string(dir().join("proxy-log.jsonl")).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();

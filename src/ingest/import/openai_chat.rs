@@ -92,6 +92,8 @@ struct Chat {
     /// The ids made for legacy `function_call`s (which have none), by the message's place in
     /// the conversation and the function's name: each with its `arguments` as written.
     legacy: HashMap<(usize, String), Vec<(String, String)>>,
+    /// The number last given to a legacy call id's base (`<name>#<pos>`, `.2`, `.3`, ...).
+    legacy_numbered: HashMap<String, u32>,
     /// Legacy calls of responses that no `function` message answered yet: (id, name).
     open: Vec<(String, String)>,
 }
@@ -108,6 +110,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         chunks: Vec::new(),
         conv_len: 0,
         legacy: HashMap::default(),
+        legacy_numbered: HashMap::default(),
         open: Vec::new(),
     };
     let text = match input.text.map_or_else(|| util::utf8(input.bytes), Ok) {
@@ -484,12 +487,20 @@ impl Chat {
             return None;
         }
         let base = format!("{name}#{pos}");
-        let mut id = base.clone();
-        let mut n = 1;
+        // The numbers up to the one last given to this base are taken (calls are never
+        // removed): the search for a free one goes on from there, not from 1 again (each of
+        // thousands of calls at one place would try every number before it).
+        let mut n = self.legacy_numbered.get(&base).copied().unwrap_or(0).max(1);
+        let mut id = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}.{n}")
+        };
         while self.b.has_call(&id) {
             n += 1;
             id = format!("{base}.{n}");
         }
+        self.legacy_numbered.insert(base, n);
         let fpath = format!("{path}.function_call");
         let arguments = self.arguments(fc, &fpath);
         self.legacy
