@@ -588,17 +588,26 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
         }
     }
     let mut alias: HashMap<usize, String> = HashMap::default();
+    // A requested call paired with a tool span is taken (its id moved out), not removed: a
+    // removal moved every later request (quadratic in a trace of thousands of tool spans).
+    // The search starts at the first one not taken, so the first untaken match still wins.
+    let mut taken = vec![false; requested.len()];
+    let mut first_untaken = 0;
     for (i, sp) in spans.iter().enumerate() {
         if skip[i] || !sp.is_tool() || tool_call_id(sp).is_some() {
             continue;
         }
         let name = tool_name(sp);
         let args = tool_args(sp).map(|a| unstring(&a));
-        if let Some(pos) = requested
-            .iter()
-            .position(|(_, n, a)| *n == name && (a.is_none() || args.is_none() || *a == args))
-        {
-            alias.insert(i, requested.remove(pos).0);
+        if let Some(pos) = (first_untaken..requested.len()).find(|&k| {
+            let (_, n, a) = &requested[k];
+            !taken[k] && *n == name && (a.is_none() || args.is_none() || *a == args)
+        }) {
+            taken[pos] = true;
+            alias.insert(i, std::mem::take(&mut requested[pos].0));
+            while first_untaken < taken.len() && taken[first_untaken] {
+                first_untaken += 1;
+            }
         }
     }
     let tool_ids: HashSet<String> = spans
