@@ -266,9 +266,14 @@ fn ids_of_copy(text: &str, j: u64, prefixes: &[&str]) -> String {
 }
 
 /// The LangSmith run lines of one thread (tests/inputs/langsmith/thread-runs.jsonl), their run
-/// ids (UUIDs ending in 11 zeros and a digit) made those of copy `j`.
+/// ids (UUIDs ending in 11 zeros and a digit) and the model's tool call ids made those of copy
+/// `j`.
 fn langsmith_copy(base: &str, j: u64) -> String {
-    base.replace("-00000000000", &format!("-{j:011x}"))
+    ids_of_copy(
+        &base.replace("-00000000000", &format!("-{j:011x}")),
+        j,
+        &["call_"],
+    )
 }
 
 /// Writes ONE file of `mb` MB of `format` into `dir`: many records of one session (or one
@@ -346,7 +351,11 @@ fn generate_one(format: &str, dir: &Path, mb: u64) {
             let mut all = Vec::new();
             for j in 0..target / per_copy + 1 {
                 for o in obs {
-                    let mut o = o.clone();
+                    // The model's tool call ids too (a call id repeated in one trace is
+                    // skipped as a duplicate).
+                    let text = serde_json::to_string(o).unwrap();
+                    let mut o: serde_json::Value =
+                        serde_json::from_str(&ids_of_copy(&text, j, &["toolu_", "call_"])).unwrap();
                     for k in ["id", "parentObservationId"] {
                         if let Some(id) = o[k].as_str() {
                             o[k] = format!("{id}-{j}").into();
