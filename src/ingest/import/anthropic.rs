@@ -371,8 +371,8 @@ impl ApiFile for Conv {
         self.message(m, 0, path, at);
     }
 
-    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
-        sse::anthropic(&events)
+    fn assemble(events: impl Iterator<Item = sse::Event>, out: &mut impl sse::Out) {
+        sse::anthropic(events, out)
     }
 }
 

@@ -53,8 +53,9 @@ pub(super) trait ApiFile {
     }
     /// Reads one response at `path`, answered at `at` when that is known.
     fn response(&mut self, r: &Self::Response<'_>, path: &str, at: Option<Timestamp>);
-    /// The whole responses a stream of this API's server-sent events makes.
-    fn assemble(events: Vec<sse::Event>) -> sse::Assembled;
+    /// Puts the whole responses a stream of this API's server-sent events makes into `out`,
+    /// each as soon as it is complete.
+    fn assemble(events: impl Iterator<Item = sse::Event>, out: &mut impl sse::Out);
 }
 
 /// Reads `input` as one response or as a cassette into `api`'s session. Bad input becomes a
@@ -167,34 +168,79 @@ const SSE_NOTE: &str = "the file is a stream of server-sent events: each respons
 
 /// Reads a file of server-sent events: the responses its events make, in order, each at its
 /// index (`[i]`) when there are several. What is wrong with an event is a warning at its line.
+/// Each event is folded into its response as it is read and dropped, and each response is
+/// read as soon as it is complete: a stream holds neither all its events nor all its
+/// responses at once.
 fn read_sse<A: ApiFile>(api: &mut A, text: &str) {
-    let (events, problems) = sse::events(text);
-    let assembled = A::assemble(events);
-    for p in problems.into_iter().chain(assembled.problems) {
+    let mut events = sse::Events::new(text);
+    let mut reader = SseReader {
+        api,
+        first: None,
+        count: 0,
+    };
+    A::assemble(&mut events, &mut reader);
+    let SseReader { api, first, count } = reader;
+    for p in events.problems {
         api.builder()
             .diag(p.line, 0, "", DiagLevel::Warning, p.message);
     }
-    if assembled.responses.is_empty() {
-        let msg = "no response could be put together from the events of this stream".to_owned();
-        api.builder().diag(0, 0, "", DiagLevel::Error, msg);
-        return;
+    match first {
+        // The only response: read at the document's root.
+        Some(v) if count == 1 => {
+            api.builder().note(SSE_NOTE);
+            streamed_response(api, v, "");
+        }
+        _ if count == 0 => {
+            let msg = "no response could be put together from the events of this stream".to_owned();
+            api.builder().diag(0, 0, "", DiagLevel::Error, msg);
+        }
+        _ => {}
     }
-    api.builder().note(SSE_NOTE);
-    let many = assembled.responses.len() > 1;
-    for (i, (_, v)) in assembled.responses.iter().enumerate() {
-        let path = if many {
-            format!("[{i}]")
-        } else {
-            String::new()
-        };
-        response_value(api, v, &path, None);
+}
+
+/// Reads a stream's responses as the assembler completes them. The first is held until a
+/// second comes (its path is `[0]` then) or the stream ends (its path is the root).
+struct SseReader<'a, A> {
+    api: &'a mut A,
+    first: Option<Value>,
+    count: usize,
+}
+
+impl<A: ApiFile> sse::Out for SseReader<'_, A> {
+    fn response(&mut self, _line: u64, response: Value) {
+        self.count += 1;
+        match self.count {
+            1 => self.first = Some(response),
+            n => {
+                if let Some(first) = self.first.take() {
+                    self.api.builder().note(SSE_NOTE);
+                    streamed_response(self.api, first, "[0]");
+                }
+                streamed_response(self.api, response, &format!("[{}]", n - 1));
+            }
+        }
     }
+
+    fn problem(&mut self, p: sse::Problem) {
+        self.api
+            .builder()
+            .diag(p.line, 0, "", DiagLevel::Warning, p.message);
+    }
+}
+
+/// Reads a response a stream put together; its tree is dropped once written out as text (the
+/// response is read from the text).
+fn streamed_response<A: ApiFile>(api: &mut A, response: Value, path: &str) {
+    let text = response.to_string();
+    drop(response);
+    response_text(api, &text, path, None);
 }
 
 /// The response a cassette's streamed body (server-sent events) makes, with what was wrong as
 /// warnings at the body's path (naming the event's line in the body).
 fn streamed_body<A: ApiFile>(api: &mut A, events: Vec<sse::Event>, path: &str) -> Option<Value> {
-    let assembled = A::assemble(events);
+    let mut assembled = sse::Assembled::default();
+    A::assemble(events.into_iter(), &mut assembled);
     for p in assembled.problems {
         api.builder()
             .diag(0, 0, path, DiagLevel::Warning, p.in_body());
@@ -225,9 +271,14 @@ pub(super) fn response_value<A: ApiFile>(
     path: &str,
     at: Option<Timestamp>,
 ) {
-    let text = body.to_string();
+    response_text(api, &body.to_string(), path, at);
+}
+
+/// Reads a response written out as JSON text (a cassette's body or a stream's response, put
+/// back together) as a response file is read.
+fn response_text<A: ApiFile>(api: &mut A, text: &str, path: &str, at: Option<Timestamp>) {
     // A statement, not the tail: the parsed response borrows `text` and must be dropped first.
-    if let Ok(r) = serde_json::from_str::<A::Response<'_>>(&text) {
+    if let Ok(r) = serde_json::from_str::<A::Response<'_>>(text) {
         api.response(&r, path, at);
     };
 }

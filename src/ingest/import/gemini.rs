@@ -318,8 +318,8 @@ impl ApiFile for Conv {
         self.read_response(r, path, at);
     }
 
-    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
-        sse::gemini(events)
+    fn assemble(events: impl Iterator<Item = sse::Event>, out: &mut impl sse::Out) {
+        sse::gemini(events, out)
     }
 }
 

@@ -171,8 +171,8 @@ impl ApiFile for Conv {
         self.read_response(r, path, at);
     }
 
-    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
-        sse::openai(&events)
+    fn assemble(events: impl Iterator<Item = sse::Event>, out: &mut impl sse::Out) {
+        sse::openai(events, out)
     }
 }
 

@@ -153,16 +153,13 @@ impl ApiFile for Chat {
         self.read_completion(r, path, at);
     }
 
-    fn assemble(events: Vec<sse::Event>) -> sse::Assembled {
-        let mut out = sse::Assembled::default();
-        let chunks = events.into_iter().map(|e| (e.line, e.data)).collect();
-        for (line, v, problem) in join_chunks(chunks) {
+    fn assemble(events: impl Iterator<Item = sse::Event>, out: &mut impl sse::Out) {
+        join_chunks_each(events.map(|e| (e.line, e.data)), &mut |line, v, problem| {
             if let Some(message) = problem {
-                out.problems.push(sse::Problem { line, message });
+                out.problem(sse::Problem { line, message });
             }
-            out.responses.push((line, v));
-        }
-        out
+            out.response(line, v);
+        });
     }
 }
 
@@ -835,6 +832,17 @@ fn urls_in(text: &str) -> impl Iterator<Item = &str> {
 /// `model` and `usage` kept), each with the line of its first chunk and a problem when the
 /// stream ends before a `finish_reason`.
 fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
+    let mut out = Vec::new();
+    join_chunks_each(chunks, &mut |line, v, problem| out.push((line, v, problem)));
+    out
+}
+
+/// [`join_chunks`], each response given to `out` as soon as it is complete, and each chunk
+/// dropped once joined: a long stream holds neither all its chunks nor all its responses.
+fn join_chunks_each(
+    chunks: impl IntoIterator<Item = (u64, Value)>,
+    out: &mut dyn FnMut(u64, Value, Option<String>),
+) {
     #[derive(Default)]
     struct Open {
         line: u64,
@@ -849,7 +857,7 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
         annotations: Vec<Value>,
         finish: Option<Value>,
     }
-    fn close(o: Open, out: &mut Vec<(u64, Value, Option<String>)>) {
+    fn close(o: Open, out: &mut dyn FnMut(u64, Value, Option<String>)) {
         let mut message = Map::new();
         message.insert(
             "role".into(),
@@ -890,9 +898,8 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
             "choices".into(),
             serde_json::json!([{"index": 0, "message": message, "finish_reason": o.finish.unwrap_or(Value::Null)}]),
         );
-        out.push((o.line, Value::Object(r), problem));
+        out(o.line, Value::Object(r), problem);
     }
-    let mut out = Vec::new();
     let mut open: Option<Open> = None;
     for (line, c) in chunks {
         let id = s(&c, "id").map(str::to_owned);
@@ -900,7 +907,7 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
             o.id != id || (o.finish.is_some() && !util::arr(&c, "choices").is_empty())
         }) {
             if let Some(o) = open.take() {
-                close(o, &mut out);
+                close(o, out);
             }
         }
         let o = open.get_or_insert_with(|| Open {
@@ -965,24 +972,22 @@ fn join_chunks(chunks: Vec<(u64, Value)>) -> Vec<(u64, Value, Option<String>)> {
                 }
             }
             if let Some(f) = tc.get("function") {
-                if let Some(n) = s(f, "name") {
-                    let name = format!("{}{n}", entry["function"]["name"].as_str().unwrap_or(""));
-                    entry["function"]["name"] = Value::String(name);
-                }
-                if let Some(a) = s(f, "arguments") {
-                    let args = format!(
-                        "{}{a}",
-                        entry["function"]["arguments"].as_str().unwrap_or("")
-                    );
-                    entry["function"]["arguments"] = Value::String(args);
+                // Appended in place: a call's arguments may come in thousands of pieces.
+                for key in ["name", "arguments"] {
+                    if let Some(piece) = s(f, key) {
+                        let field = &mut entry["function"][key];
+                        match field {
+                            Value::String(t) => t.push_str(piece),
+                            _ => *field = Value::String(piece.to_owned()),
+                        }
+                    }
                 }
             }
         }
     }
     if let Some(o) = open.take() {
-        close(o, &mut out);
+        close(o, out);
     }
-    out
 }
 
 #[cfg(test)]
@@ -1002,6 +1007,56 @@ mod tests {
             ]
         );
         assert_eq!(urls_in("no links, httpx").count(), 0);
+    }
+
+    /// Each response is given out as soon as the stream moves on to the next one (its first
+    /// chunk), before the rest of the next one is read; a call's arguments in many pieces are
+    /// joined in order.
+    #[test]
+    fn joined_responses_are_given_out_before_the_next_chunks_are_read() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let chunk = |id: &str, delta: Value, finish: Option<&str>| serde_json::json!({"id": id, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        let mut chunks = vec![(
+            1,
+            chunk(
+                "a",
+                serde_json::json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}]}),
+                None,
+            ),
+        )];
+        let pieces: Vec<String> = (0..3000).map(|i| format!("{i},")).collect();
+        for (k, p) in pieces.iter().enumerate() {
+            let d = serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": p}}]});
+            chunks.push((k as u64 + 2, chunk("a", d, None)));
+        }
+        chunks.push((5000, chunk("a", serde_json::json!({}), Some("tool_calls"))));
+        chunks.push((5001, chunk("b", serde_json::json!({"content": "ne"}), None)));
+        chunks.push((
+            5002,
+            chunk("b", serde_json::json!({"content": "xt"}), Some("stop")),
+        ));
+        let mut got = Vec::new();
+        join_chunks_each(
+            chunks
+                .into_iter()
+                .inspect(|(l, _)| log.borrow_mut().push(format!("chunk {l}"))),
+            &mut |line, v, _| {
+                log.borrow_mut().push(format!("response {line}"));
+                got.push(v);
+            },
+        );
+        let log = log.into_inner();
+        let at = |s: &str| log.iter().position(|x| x == s).unwrap();
+        assert!(
+            at("chunk 5001") < at("response 1") && at("response 1") < at("chunk 5002"),
+            "{:?}",
+            &log[log.len() - 4..]
+        );
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            got[0]["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"],
+            pieces.concat()
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One event of a stream whose data is JSON.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Event {
     /// 1-based line of the event's first field.
     pub line: u64,
@@ -62,6 +62,25 @@ pub struct Assembled {
     pub problems: Vec<Problem>,
 }
 
+/// Where an assembler puts what it makes, as soon as it has it: each response once it is
+/// complete (a stream of many responses never holds them all), and each problem.
+pub trait Out {
+    /// A whole response, with the line of its first event.
+    fn response(&mut self, line: u64, response: Value);
+    /// What was wrong on the way.
+    fn problem(&mut self, problem: Problem);
+}
+
+impl Out for Assembled {
+    fn response(&mut self, line: u64, response: Value) {
+        self.responses.push((line, response));
+    }
+
+    fn problem(&mut self, problem: Problem) {
+        self.problems.push(problem);
+    }
+}
+
 /// Whether `text` (a file, or a recorded body) is an event stream: its first line that is not
 /// blank is an `event:`, `data:`, `id:` or `retry:` field, or a `:` comment followed later by a
 /// `data:` field.
@@ -85,64 +104,107 @@ pub fn first_data(text: &str) -> Option<&str> {
         .find(|d| d.trim_start().starts_with('{'))
 }
 
-/// The lines of `text`, ending at CRLF, LF or CR (as an event stream's lines do).
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let end = rest.find(['\r', '\n']).unwrap_or(rest.len());
-        let line = &rest[..end];
-        let after = &rest[end..];
-        rest = match after.strip_prefix("\r\n") {
-            Some(r) => r,
-            // A CR or LF: one byte.
-            None => after.get(1..).unwrap_or(""),
-        };
-        Some(line)
-    })
-}
-
 /// The events of a stream, in order, with the problems found. An event is dispatched at a
 /// blank line, and also at the end of the text (a file saved without its last blank line
 /// keeps its last event). `data:` lines are joined with newlines; a `:` line is a comment;
 /// `id:`, `retry:` and unknown fields are ignored; an event without data is not one. Data that
 /// is `[DONE]` (OpenAI's end marker) is no event; other data that is not JSON is a problem.
 pub fn events(text: &str) -> (Vec<Event>, Vec<Problem>) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    let mut ev = Pending::default();
-    for (i, line) in lines(text).enumerate() {
-        if line.is_empty() {
-            ev.dispatch(&mut out, &mut problems);
-            continue;
-        }
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        if ev.start == 0 {
-            ev.start = i as u64 + 1;
-        }
-        match field {
-            "event" => ev.name = Some(value),
-            "data" => match &mut ev.data {
-                Some(d) => {
-                    d.push('\n');
-                    d.push_str(value);
-                }
-                None => ev.data = Some(value.to_owned()),
-            },
-            _ => {}
+    let mut it = Events::new(text);
+    let out = it.by_ref().collect();
+    (out, it.problems)
+}
+
+/// The events of a stream one at a time, as [`events`] reads them, so that an assembler can
+/// fold each into the response it builds and drop it (a stream of many events never holds
+/// them all). The problems found so far are in `problems`, in stream order.
+pub struct Events<'t> {
+    lines: std::iter::Enumerate<Lines<'t>>,
+    ev: Pending<'t>,
+    ended: bool,
+    /// What was wrong with the events read so far.
+    pub problems: Vec<Problem>,
+}
+
+impl<'t> Events<'t> {
+    /// The events of `text` (a byte order mark at its start is skipped).
+    pub fn new(text: &'t str) -> Self {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        Events {
+            lines: Lines { rest: text }.enumerate(),
+            ev: Pending::default(),
+            ended: false,
+            problems: Vec::new(),
         }
     }
-    ev.dispatch(&mut out, &mut problems);
-    (out, problems)
+}
+
+impl Iterator for Events<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        loop {
+            let Some((i, line)) = self.lines.next() else {
+                if std::mem::replace(&mut self.ended, true) {
+                    return None;
+                }
+                // The end of the text ends the last event.
+                return self.ev.dispatch(&mut self.problems);
+            };
+            if line.is_empty() {
+                match self.ev.dispatch(&mut self.problems) {
+                    Some(e) => return Some(e),
+                    None => continue,
+                }
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = match line.split_once(':') {
+                Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+                None => (line, ""),
+            };
+            let ev = &mut self.ev;
+            if ev.start == 0 {
+                ev.start = i as u64 + 1;
+            }
+            match field {
+                "event" => ev.name = Some(value),
+                "data" => match &mut ev.data {
+                    Some(d) => {
+                        d.push('\n');
+                        d.push_str(value);
+                    }
+                    None => ev.data = Some(value.to_owned()),
+                },
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The lines of a text, ending at CRLF, LF or CR (as an event stream's lines do).
+struct Lines<'t> {
+    rest: &'t str,
+}
+
+impl<'t> Iterator for Lines<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let end = self.rest.find(['\r', '\n']).unwrap_or(self.rest.len());
+        let line = &self.rest[..end];
+        let after = &self.rest[end..];
+        self.rest = match after.strip_prefix("\r\n") {
+            Some(r) => r,
+            // A CR or LF: one byte.
+            None => after.get(1..).unwrap_or(""),
+        };
+        Some(line)
+    }
 }
 
 /// The event being read: its name, its `data:` lines joined (`None` before the first), and the
@@ -157,24 +219,25 @@ struct Pending<'t> {
 impl Pending<'_> {
     /// Ends the event and starts the next: an [`Event`] when its data is JSON, a problem when it
     /// is not, nothing without data or for `[DONE]`.
-    fn dispatch(&mut self, out: &mut Vec<Event>, problems: &mut Vec<Problem>) {
+    fn dispatch(&mut self, problems: &mut Vec<Problem>) -> Option<Event> {
         let Pending { name, data, start } = std::mem::take(self);
-        let Some(data) = data.filter(|d| d.trim() != "[DONE]") else {
-            return;
-        };
+        let data = data.filter(|d| d.trim() != "[DONE]")?;
         match serde_json::from_str::<Value>(&data) {
-            Ok(v) => out.push(Event {
+            Ok(v) => Some(Event {
                 line: start,
                 name: name.map(str::to_owned),
                 data: v,
             }),
-            Err(e) => problems.push(problem(
-                start,
-                format!(
-                    "the data of this event is not JSON ({}); the event is skipped",
-                    strip_pos(&e.to_string())
-                ),
-            )),
+            Err(e) => {
+                problems.push(problem(
+                    start,
+                    format!(
+                        "the data of this event is not JSON ({}); the event is skipped",
+                        strip_pos(&e.to_string())
+                    ),
+                ));
+                None
+            }
         }
     }
 }
@@ -196,14 +259,14 @@ fn error_event(ev: &Event) -> Problem {
 /// `content_block_stop`, `citations_delta` a citation, `thinking_delta`, `signature_delta`);
 /// `message_delta` sets the message's `stop_reason` and usage; `message_stop` ends it. A stream
 /// cut before `message_stop` gives the message as far as it came, with a problem saying so.
-pub fn anthropic(events: &[Event]) -> Assembled {
+pub fn anthropic(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
     struct Open {
         line: u64,
         message: Map<String, Value>,
         blocks: BTreeMap<u64, Value>,
         json: BTreeMap<u64, (u64, String)>,
     }
-    fn close(o: Open, out: &mut Assembled) {
+    fn close(o: Open, out: &mut impl Out) {
         let Open {
             line,
             mut message,
@@ -220,7 +283,7 @@ pub fn anthropic(events: &[Event]) -> Assembled {
                         b.insert("input".into(), v);
                     }
                 }
-                Err(e) => out.problems.push(problem(
+                Err(e) => out.problem(problem(
                     at,
                     format!(
                         "the streamed input of content block {index} is not JSON ({}); the block keeps the input it started with",
@@ -233,33 +296,43 @@ pub fn anthropic(events: &[Event]) -> Assembled {
             "content".into(),
             Value::Array(blocks.into_values().collect()),
         );
-        out.responses.push((line, Value::Object(message)));
+        out.response(line, Value::Object(message));
     }
-    let mut out = Assembled::default();
     let mut open: Option<Open> = None;
-    for ev in events {
-        let kind = ev.kind();
+    for mut ev in events {
+        // The kinds read, as static names: each event's data is taken apart below.
+        let kind = match ev.kind() {
+            "message_start" => "message_start",
+            "content_block_start" => "content_block_start",
+            "content_block_delta" => "content_block_delta",
+            "content_block_stop" => "content_block_stop",
+            "message_delta" => "message_delta",
+            "message_stop" => "message_stop",
+            "error" => "error",
+            _ => continue,
+        };
         match kind {
             "message_start" => {
                 if let Some(o) = open.take() {
-                    out.problems.push(problem(ev.line, "a message starts before the previous one's message_stop: the previous message is read as far as it came"));
-                    close(o, &mut out);
+                    out.problem(problem(ev.line, "a message starts before the previous one's message_stop: the previous message is read as far as it came"));
+                    close(o, out);
                 }
-                match ev.data.get("message").and_then(Value::as_object) {
+                match ev.data.get_mut("message").and_then(Value::as_object_mut) {
                     Some(m) => {
                         let mut blocks = BTreeMap::new();
-                        // A message may start with content already.
-                        if let Some(Value::Array(c)) = m.get("content") {
-                            blocks.extend((0u64..).zip(c.iter().cloned()));
+                        // A message may start with content already (taken out: the content
+                        // is set again, in its place, when the message closes).
+                        if let Some(Value::Array(c)) = m.get_mut("content").map(Value::take) {
+                            blocks.extend((0u64..).zip(c));
                         }
                         open = Some(Open {
                             line: ev.line,
-                            message: m.clone(),
+                            message: std::mem::take(m),
                             blocks,
                             json: BTreeMap::new(),
                         });
                     }
-                    None => out.problems.push(problem(
+                    None => out.problem(problem(
                         ev.line,
                         "a message_start without a `message` object; skipped",
                     )),
@@ -267,14 +340,14 @@ pub fn anthropic(events: &[Event]) -> Assembled {
             }
             "content_block_start" | "content_block_delta" | "content_block_stop" => {
                 let Some(o) = open.as_mut() else {
-                    out.problems.push(problem(
+                    out.problem(problem(
                         ev.line,
                         format!("a {kind} event outside a message (no message_start before it); skipped"),
                     ));
                     continue;
                 };
                 let Some(index) = ev.data.get("index").and_then(Value::as_u64) else {
-                    out.problems.push(problem(
+                    out.problem(problem(
                         ev.line,
                         format!("a {kind} event without a numeric `index`; skipped"),
                     ));
@@ -282,17 +355,26 @@ pub fn anthropic(events: &[Event]) -> Assembled {
                 };
                 match kind {
                     "content_block_start" => {
-                        let block = ev.data.get("content_block").cloned();
+                        let block = ev.data.get_mut("content_block").map(Value::take);
                         o.blocks.insert(index, block.unwrap_or(Value::Null));
                     }
                     "content_block_delta" => {
-                        let delta = ev.data.get("delta");
-                        let dkind = delta
+                        let mut delta = ev.data.get_mut("delta").map(Value::take);
+                        let dkind = match delta
+                            .as_ref()
                             .and_then(|d| d.get("type"))
                             .and_then(Value::as_str)
-                            .unwrap_or("");
+                        {
+                            Some("input_json_delta") => "input_json_delta",
+                            Some("text_delta") => "text_delta",
+                            Some("thinking_delta") => "thinking_delta",
+                            Some("signature_delta") => "signature_delta",
+                            Some("citations_delta") => "citations_delta",
+                            _ => "",
+                        };
                         if dkind == "input_json_delta" {
                             let piece = delta
+                                .as_ref()
                                 .and_then(|d| d.get("partial_json"))
                                 .and_then(Value::as_str)
                                 .unwrap_or("");
@@ -304,13 +386,14 @@ pub fn anthropic(events: &[Event]) -> Assembled {
                             continue;
                         }
                         let Some(Value::Object(block)) = o.blocks.get_mut(&index) else {
-                            out.problems.push(problem(
+                            out.problem(problem(
                                 ev.line,
                                 format!("a delta of content block {index}, which did not start; skipped"),
                             ));
                             continue;
                         };
-                        let field = |f: &str| delta.and_then(|d| d.get(f)).cloned();
+                        let mut field =
+                            |f: &str| delta.as_mut().and_then(|d| d.get_mut(f)).map(Value::take);
                         match dkind {
                             "text_delta" => append(block, "text", field("text")),
                             "thinking_delta" => append(block, "thinking", field("thinking")),
@@ -340,44 +423,43 @@ pub fn anthropic(events: &[Event]) -> Assembled {
             }
             "message_delta" => {
                 let Some(o) = open.as_mut() else { continue };
-                if let Some(Value::Object(d)) = ev.data.get("delta") {
+                if let Some(Value::Object(d)) = ev.data.get_mut("delta").map(Value::take) {
                     for (k, v) in d {
-                        o.message.insert(k.clone(), v.clone());
+                        o.message.insert(k, v);
                     }
                 }
-                if let Some(Value::Object(u)) = ev.data.get("usage") {
+                if let Some(Value::Object(u)) = ev.data.get_mut("usage").map(Value::take) {
                     let usage = o
                         .message
                         .entry("usage")
                         .or_insert_with(|| Value::Object(Map::new()));
                     if let Value::Object(into) = usage {
                         for (k, v) in u {
-                            into.insert(k.clone(), v.clone());
+                            into.insert(k, v);
                         }
                     } else {
-                        *usage = Value::Object(u.clone());
+                        *usage = Value::Object(u);
                     }
                 }
             }
             "message_stop" => match open.take() {
-                Some(o) => close(o, &mut out),
-                None => out.problems.push(problem(
+                Some(o) => close(o, out),
+                None => out.problem(problem(
                     ev.line,
                     "a message_stop without a message_start before it; skipped",
                 )),
             },
-            "error" => out.problems.push(error_event(ev)),
+            "error" => out.problem(error_event(&ev)),
             _ => {}
         }
     }
     if let Some(o) = open.take() {
-        out.problems.push(problem(
+        out.problem(problem(
             o.line,
             "the stream ends before this message's message_stop: the message is read as far as it came",
         ));
-        close(o, &mut out);
+        close(o, out);
     }
-    out
 }
 
 /// Appends a streamed piece of text to `block[key]`.
@@ -399,16 +481,15 @@ fn append(block: &mut Map<String, Value>, key: &str, piece: Option<Value>) {
 /// `response.in_progress` event with the output items finished so far
 /// (`response.output_item.done`; an item only started, with the content parts finished so far),
 /// with a problem saying so.
-pub fn openai(events: &[Event]) -> Assembled {
+pub fn openai(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
     struct Open {
         line: u64,
         response: Value,
         items: BTreeMap<u64, Value>,
         done: BTreeSet<u64>,
     }
-    let mut out = Assembled::default();
     let mut open: Option<Open> = None;
-    let cut = |o: Open, out: &mut Assembled| {
+    fn cut(o: Open, out: &mut impl Out) {
         let Open {
             line,
             mut response,
@@ -416,7 +497,7 @@ pub fn openai(events: &[Event]) -> Assembled {
             done,
         } = o;
         let unfinished = items.keys().filter(|k| !done.contains(k)).count();
-        out.problems.push(problem(
+        out.problem(problem(
             line,
             format!(
                 "the stream ends before response.completed: the response is read from the {} output item{} finished{}",
@@ -432,14 +513,32 @@ pub fn openai(events: &[Event]) -> Assembled {
         if let Value::Object(r) = &mut response {
             r.insert("output".into(), Value::Array(items.into_values().collect()));
         }
-        out.responses.push((line, response));
-    };
-    for ev in events {
-        let kind = ev.kind();
+        out.response(line, response);
+    }
+    for mut ev in events {
+        // The kinds read, as static names: each event's data is taken apart below.
+        let kind = match ev.kind() {
+            "response.created" => "response.created",
+            "response.queued" => "response.queued",
+            "response.in_progress" => "response.in_progress",
+            "response.output_item.added" => "response.output_item.added",
+            "response.output_item.done" => "response.output_item.done",
+            "response.content_part.done" => "response.content_part.done",
+            "response.completed" => "response.completed",
+            "response.incomplete" => "response.incomplete",
+            "response.failed" => "response.failed",
+            "error" => "error",
+            _ => continue,
+        };
         let index = ev.data.get("output_index").and_then(Value::as_u64);
         match kind {
             "response.created" | "response.queued" | "response.in_progress" => {
-                let Some(r) = ev.data.get("response").filter(|r| r.is_object()) else {
+                let Some(r) = ev
+                    .data
+                    .get_mut("response")
+                    .filter(|r| r.is_object())
+                    .map(Value::take)
+                else {
                     continue;
                 };
                 let same = open.as_ref().is_some_and(|o| {
@@ -447,30 +546,30 @@ pub fn openai(events: &[Event]) -> Assembled {
                 });
                 if same {
                     if let Some(o) = open.as_mut() {
-                        o.response = r.clone();
+                        o.response = r;
                     }
                 } else {
                     if let Some(o) = open.take() {
-                        cut(o, &mut out);
+                        cut(o, out);
                     }
                     open = Some(Open {
                         line: ev.line,
-                        response: r.clone(),
+                        response: r,
                         items: BTreeMap::new(),
                         done: BTreeSet::new(),
                     });
                 }
             }
             "response.output_item.added" | "response.output_item.done" => {
-                let (Some(o), Some(i), Some(item)) = (open.as_mut(), index, ev.data.get("item"))
-                else {
+                let item = ev.data.get_mut("item").map(Value::take);
+                let (Some(o), Some(i), Some(item)) = (open.as_mut(), index, item) else {
                     continue;
                 };
                 if kind.ends_with(".done") {
-                    o.items.insert(i, item.clone());
+                    o.items.insert(i, item);
                     o.done.insert(i);
                 } else if !o.done.contains(&i) {
-                    o.items.insert(i, item.clone());
+                    o.items.insert(i, item);
                 }
             }
             "response.content_part.done" => {
@@ -478,7 +577,7 @@ pub fn openai(events: &[Event]) -> Assembled {
                     continue;
                 };
                 let ci = ev.data.get("content_index").and_then(Value::as_u64);
-                let (Some(ci), Some(part)) = (ci, ev.data.get("part")) else {
+                let (Some(ci), Some(part)) = (ci, ev.data.get_mut("part").map(Value::take)) else {
                     continue;
                 };
                 if o.done.contains(&i) {
@@ -491,44 +590,44 @@ pub fn openai(events: &[Event]) -> Assembled {
                     if let Value::Array(parts) = content {
                         let ci = usize::try_from(ci).unwrap_or(usize::MAX);
                         if ci < parts.len() {
-                            parts[ci] = part.clone();
+                            parts[ci] = part;
                         } else if ci == parts.len() {
-                            parts.push(part.clone());
+                            parts.push(part);
                         }
                     }
                 }
             }
             "response.completed" | "response.incomplete" | "response.failed" => {
                 let start = open.take().map_or(ev.line, |o| o.line);
-                match ev.data.get("response").filter(|r| r.is_object()) {
-                    Some(r) => out.responses.push((start, r.clone())),
-                    None => out.problems.push(problem(
+                match ev
+                    .data
+                    .get_mut("response")
+                    .filter(|r| r.is_object())
+                    .map(Value::take)
+                {
+                    Some(r) => out.response(start, r),
+                    None => out.problem(problem(
                         ev.line,
                         format!("a {kind} event without a `response` object; skipped"),
                     )),
                 }
             }
-            "error" => out.problems.push(error_event(ev)),
+            "error" => out.problem(error_event(&ev)),
             _ => {}
         }
     }
     if let Some(o) = open.take() {
-        cut(o, &mut out);
+        cut(o, out);
     }
-    out
 }
 
 /// The Gemini responses a `streamGenerateContent?alt=sse` stream makes: each event's data is a
 /// chunk, joined as a JSON array of chunks is ([`super::stream::join_gemini_chunks`]).
-pub fn gemini(events: Vec<Event>) -> Assembled {
-    let lines: Vec<u64> = events.iter().map(|e| e.line).collect();
-    let chunks: Vec<Value> = events.into_iter().map(|e| e.data).collect();
-    Assembled {
-        responses: super::stream::join_gemini_chunks(&chunks)
-            .into_iter()
-            .map(|(range, v)| (lines.get(range.start).copied().unwrap_or(0), v))
-            .collect(),
-        problems: Vec::new(),
+pub fn gemini(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
+    let (lines, chunks): (Vec<u64>, Vec<Value>) =
+        events.into_iter().map(|e| (e.line, e.data)).unzip();
+    for (range, v) in super::stream::join_gemini_chunks(&chunks) {
+        out.response(lines.get(range.start).copied().unwrap_or(0), v);
     }
 }
 
@@ -536,6 +635,94 @@ pub fn gemini(events: Vec<Event>) -> Assembled {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn assembled(f: impl FnOnce(&mut Assembled)) -> Assembled {
+        let mut out = Assembled::default();
+        f(&mut out);
+        out
+    }
+
+    /// What an assembler pulled and gave, in order: `event LINE` as each event is read from
+    /// the stream, `response LINE` as each response is given out.
+    fn order(
+        text: &str,
+        assemble: impl FnOnce(&mut dyn Iterator<Item = Event>, &mut Log),
+    ) -> Vec<String> {
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let pulled = log.clone();
+        let mut events = Events::new(text)
+            .inspect(move |e| pulled.borrow_mut().push(format!("event {}", e.line)));
+        assemble(&mut events, &mut Log(log.clone()));
+        let v = log.borrow().clone();
+        v
+    }
+
+    struct Log(std::rc::Rc<std::cell::RefCell<Vec<String>>>);
+
+    impl Out for Log {
+        fn response(&mut self, line: u64, _: Value) {
+            self.0.borrow_mut().push(format!("response {line}"));
+        }
+        fn problem(&mut self, _: Problem) {}
+    }
+
+    /// Each response is given out as soon as it is complete, before the next one's events are
+    /// read: a stream of many responses holds neither all its events nor all its responses.
+    #[test]
+    fn responses_are_given_out_before_the_next_events_are_read() {
+        let message = |id: &str| {
+            vec![
+                (
+                    "message_start",
+                    json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant", "content": []}}),
+                ),
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}),
+                ),
+                (
+                    "content_block_stop",
+                    json!({"type": "content_block_stop", "index": 0}),
+                ),
+                ("message_stop", json!({"type": "message_stop"})),
+            ]
+        };
+        let text = sse(&[message("m1"), message("m2")].concat());
+        // Five events of three lines each: the second message starts at line 16.
+        let got = order(&text, |e, out| anthropic(e, out));
+        let at = |s: &str| {
+            got.iter()
+                .position(|x| x == s)
+                .unwrap_or_else(|| panic!("{s} in {got:?}"))
+        };
+        assert!(at("response 1") < at("event 16"), "{got:?}");
+        assert!(at("response 16") > at("event 28"), "{got:?}");
+
+        let response = |id: &str| {
+            vec![
+                (
+                    "response.created",
+                    json!({"type": "response.created", "response": {"id": id, "output": []}}),
+                ),
+                (
+                    "response.completed",
+                    json!({"type": "response.completed", "response": {"id": id, "output": []}}),
+                ),
+            ]
+        };
+        let text = sse(&[response("r1"), response("r2")].concat());
+        let got = order(&text, |e, out| openai(e, out));
+        let at = |s: &str| {
+            got.iter()
+                .position(|x| x == s)
+                .unwrap_or_else(|| panic!("{s} in {got:?}"))
+        };
+        assert!(at("response 1") < at("event 7"), "{got:?}");
+    }
 
     #[test]
     fn events_follow_the_event_stream_rules() {
@@ -622,7 +809,7 @@ mod tests {
         ]);
         let (evs, problems) = events(&text);
         assert!(problems.is_empty());
-        let a = anthropic(&evs);
+        let a = assembled(|o| anthropic(evs, o));
         assert!(a.problems.is_empty(), "{:?}", a.problems);
         assert_eq!(a.responses.len(), 1);
         assert_eq!(a.responses[0].0, 1);
@@ -656,7 +843,7 @@ mod tests {
             ),
         ]);
         let (evs, _) = events(&text);
-        let a = anthropic(&evs);
+        let a = assembled(|o| anthropic(evs, o));
         assert_eq!(a.responses.len(), 1);
         assert_eq!(a.responses[0].1["content"][0]["input"], json!({}));
         let msgs: Vec<_> = a
@@ -675,7 +862,7 @@ mod tests {
             "content_block_stop",
             json!({"type":"content_block_stop","index":0}),
         )]));
-        assert_eq!(anthropic(&evs).problems.len(), 1);
+        assert_eq!(assembled(|o| anthropic(evs, o)).problems.len(), 1);
     }
 
     #[test]
@@ -696,7 +883,7 @@ mod tests {
             ),
         ]);
         let (evs, _) = events(&text);
-        let a = openai(&evs);
+        let a = assembled(|o| openai(evs, o));
         assert!(a.problems.is_empty());
         assert_eq!(a.responses, vec![(1, done)]);
         // Cut before the end: the finished items, and the started one with its finished parts.
@@ -723,7 +910,7 @@ mod tests {
             ),
         ]);
         let (evs, _) = events(&text);
-        let a = openai(&evs);
+        let a = assembled(|o| openai(evs, o));
         assert_eq!(a.responses.len(), 1);
         assert_eq!(
             a.responses[0].1["output"],
@@ -748,9 +935,9 @@ mod tests {
             for p in &problems {
                 proptest::prop_assert!(p.line <= n);
             }
-            let _ = anthropic(&evs);
-            let _ = openai(&evs);
-            let _ = gemini(evs);
+            let _ = assembled(|o| anthropic(evs.clone(), o));
+            let _ = assembled(|o| openai(evs.clone(), o));
+            let _ = assembled(|o| gemini(evs, o));
         }
     }
 }
