@@ -366,3 +366,187 @@ fn bare_attribute_values_are_read_as_plain_json() {
     assert_eq!(s.calls.len(), 1);
     assert_eq!(s.calls[0].request.params.name, "get-weather");
 }
+
+/// OpenLLMetry (traceloop/openllmetry) writes a chat span's messages one attribute a value,
+/// by index (`gen_ai.prompt.0.role`, `gen_ai.completion.0.tool_calls.0.arguments`), and a
+/// tool span as `traceloop.span.kind: tool` with `traceloop.entity.input`/`output` (its
+/// decorator's `{"args": [], "kwargs": {...}}`). Built from the attribute names of
+/// opentelemetry-semantic-conventions-ai (Apache-2.0); the values are made up.
+#[test]
+fn openllmetry_indexed_messages_and_tool_spans_are_read() {
+    let chat1 = vec![
+        attr("llm.request.type", json!("chat")),
+        attr("gen_ai.system", json!("openai")),
+        attr("gen_ai.prompt.0.role", json!("user")),
+        attr("gen_ai.prompt.0.content", json!("Weather in Paris?")),
+        attr("gen_ai.completion.0.role", json!("assistant")),
+        attr("gen_ai.completion.0.finish_reason", json!("tool_calls")),
+        attr("gen_ai.completion.0.tool_calls.0.id", json!("call_1")),
+        attr(
+            "gen_ai.completion.0.tool_calls.0.name",
+            json!("get_weather"),
+        ),
+        attr(
+            "gen_ai.completion.0.tool_calls.0.arguments",
+            json!("{\"location\": \"Paris\"}"),
+        ),
+    ];
+    let tool = vec![
+        attr("traceloop.span.kind", json!("tool")),
+        attr("traceloop.entity.name", json!("get_weather")),
+        attr(
+            "traceloop.entity.input",
+            json!("{\"args\": [], \"kwargs\": {\"location\": \"Paris\"}}"),
+        ),
+        attr("traceloop.entity.output", json!("rainy, 57°F")),
+    ];
+    let chat2 = vec![
+        attr("llm.request.type", json!("chat")),
+        attr("gen_ai.prompt.0.role", json!("user")),
+        attr("gen_ai.prompt.0.content", json!("Weather in Paris?")),
+        attr("gen_ai.prompt.1.role", json!("assistant")),
+        attr("gen_ai.prompt.1.tool_calls.0.id", json!("call_1")),
+        attr("gen_ai.prompt.1.tool_calls.0.name", json!("get_weather")),
+        attr("gen_ai.prompt.2.role", json!("tool")),
+        attr("gen_ai.prompt.2.tool_call_id", json!("call_1")),
+        attr("gen_ai.prompt.2.content", json!("rainy, 57°F")),
+        attr("gen_ai.completion.0.role", json!("assistant")),
+        attr(
+            "gen_ai.completion.0.content",
+            json!("It is rainy in Paris, 57°F."),
+        ),
+    ];
+    let doc = export(vec![
+        span(
+            "t20",
+            "w1",
+            None,
+            "weather.workflow",
+            1,
+            0,
+            vec![attr("traceloop.span.kind", json!("workflow"))],
+        ),
+        span("t20", "c1", Some("w1"), "openai.chat", 3, 1, chat1),
+        span("t20", "k1", Some("w1"), "get_weather.tool", 1, 2, tool),
+        span("t20", "c2", Some("w1"), "openai.chat", 3, 3, chat2),
+    ]);
+    let s = load_json(&doc).remove(0);
+    assert_eq!(s.calls.len(), 1, "{:?}", s.calls);
+    let call = &s.calls[0];
+    assert_eq!(call.id, "call_1");
+    assert_eq!(call.request.params.name, "get_weather");
+    let tag = &s.results[0].tag;
+    // The hash of the keyword arguments, as the model requested them.
+    assert_eq!(
+        tag.arguments_hash,
+        provscope::attest::hash::arguments_hash(Some(
+            &serde_json::value::to_raw_value(&json!({"location": "Paris"})).unwrap()
+        ))
+        .unwrap()
+    );
+    assert_eq!(
+        s.result("call_1").unwrap().block_text(0),
+        Some("rainy, 57°F")
+    );
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(
+        s.answer(s.turns[0].index).map(|a| a.text.as_str()),
+        Some("It is rainy in Paris, 57°F.")
+    );
+}
+
+/// OpenInference (Arize Phoenix's instrumentations) writes messages as
+/// `llm.output_messages.0.message.tool_calls.0.tool_call.function.name` and parts as
+/// `message.contents.0.message_content.text`; a TOOL span carries `tool.name`, `input.value`,
+/// `output.value`. Attribute names as in the Langfuse exports of tests/formats/ (google-adk,
+/// openai-agents); the values are made up.
+#[test]
+fn openinference_indexed_messages_are_read() {
+    let oi = |k: &str| attr("openinference.span.kind", json!(k));
+    let llm1 = vec![
+        oi("LLM"),
+        attr("llm.input_messages.0.message.role", json!("user")),
+        attr(
+            "llm.input_messages.0.message.content",
+            json!("Weather in Oslo?"),
+        ),
+        attr("llm.output_messages.0.message.role", json!("assistant")),
+        attr(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id",
+            json!("call_7"),
+        ),
+        attr(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+            json!("get_weather"),
+        ),
+        attr(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments",
+            json!("{\"city\": \"Oslo\"}"),
+        ),
+    ];
+    let tool = vec![
+        oi("TOOL"),
+        attr("tool.name", json!("get_weather")),
+        attr("input.value", json!("{\"city\": \"Oslo\"}")),
+        attr("output.value", json!("snow, -3°C")),
+    ];
+    let llm2 = vec![
+        oi("LLM"),
+        attr("llm.input_messages.0.message.role", json!("user")),
+        attr(
+            "llm.input_messages.0.message.content",
+            json!("Weather in Oslo?"),
+        ),
+        attr("llm.output_messages.0.message.role", json!("assistant")),
+        attr(
+            "llm.output_messages.0.message.contents.0.message_content.type",
+            json!("text"),
+        ),
+        attr(
+            "llm.output_messages.0.message.contents.0.message_content.text",
+            json!("Snow in Oslo, -3°C."),
+        ),
+    ];
+    let doc = export(vec![
+        span("t21", "l1", None, "ChatCompletion", 3, 0, llm1),
+        span("t21", "k1", None, "get_weather", 1, 1, tool),
+        span("t21", "l2", None, "ChatCompletion", 3, 2, llm2),
+    ]);
+    let s = load_json(&doc).remove(0);
+    assert_eq!(s.calls.len(), 1, "{:?}", s.calls);
+    assert_eq!(s.calls[0].id, "call_7");
+    assert_eq!(
+        s.result("call_7").unwrap().block_text(0),
+        Some("snow, -3°C")
+    );
+    assert_eq!(
+        s.answer(s.turns[0].index).map(|a| a.text.as_str()),
+        Some("Snow in Oslo, -3°C.")
+    );
+}
+
+/// Indexed keys of hostile shapes (an index past `u32`, hundreds of parts, empty parts, a value
+/// where an object was) cost only themselves.
+#[test]
+fn hostile_indexed_keys_cost_only_themselves() {
+    let deep = format!("gen_ai.completion.0{}", ".a".repeat(500));
+    let chat = vec![
+        attr("gen_ai.prompt.0.role", json!("user")),
+        attr("gen_ai.prompt.0.content", json!("Hi?")),
+        attr(
+            "gen_ai.completion.99999999999999999999.content",
+            json!("lost"),
+        ),
+        attr(&deep, json!("deep")),
+        attr("gen_ai.completion.0..content", json!("empty part")),
+        attr("gen_ai.completion.0.content", json!("Hello.")),
+        attr("gen_ai.completion.0.content.x", json!("under a string")),
+        attr("gen_ai.completion.0.role", json!("assistant")),
+    ];
+    let doc = export(vec![span("t22", "c1", None, "openai.chat", 3, 0, chat)]);
+    let s = load_json(&doc).remove(0);
+    assert_eq!(
+        s.answer(s.turns[0].index).map(|a| a.text.as_str()),
+        Some("Hello.")
+    );
+}

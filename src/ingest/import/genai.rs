@@ -1,6 +1,9 @@
 //! Trace spans (OTLP, Langfuse observations) to a session, by the OpenTelemetry GenAI and MCP
 //! semantic conventions and the attribute sets older emitters use (Vercel AI SDK `ai.toolCall.*`,
-//! pydantic-ai `tool_arguments`/`tool_response`, OpenInference `input.value`/`output.value`).
+//! pydantic-ai `tool_arguments`/`tool_response`, OpenInference `input.value`/`output.value`,
+//! OpenLLMetry's `traceloop.entity.*` tool spans, and the messages OpenLLMetry and OpenInference
+//! write one attribute a value, by index: `gen_ai.completion.0.content`,
+//! `llm.output_messages.0.message.content`).
 //!
 //! Calls are counted from tool spans, never from chat history (chat spans repeat the whole
 //! conversation in their input messages); a tool span inside another tool span (the MCP client
@@ -66,7 +69,36 @@ known_keys!(
     "output.value",
     "tool.name",
     "openinference.span.kind",
+    "traceloop.span.kind",
+    "traceloop.entity.name",
+    "traceloop.entity.input",
+    "traceloop.entity.output",
 );
+
+/// Message attributes written one value a key, by index: OpenLLMetry's `gen_ai.prompt.0.role`,
+/// `gen_ai.completion.0.tool_calls.1.arguments`, OpenInference's
+/// `llm.output_messages.0.message.content`. Each family is gathered under its own name as the
+/// messages it spells out ([`Attrs::set`], read back by [`indexed_messages`]).
+const INDEXED: [&str; 4] = [
+    "gen_ai.prompt",
+    "gen_ai.completion",
+    "llm.input_messages",
+    "llm.output_messages",
+];
+
+/// At most this many parts in an indexed key after its family (`0.tool_calls.1.arguments` has
+/// four): a longer key is no message attribute, and never nests values deeply.
+const INDEXED_DEPTH: usize = 8;
+
+/// The family of an indexed message attribute, and the rest of its key (which starts with the
+/// message's index).
+fn indexed(key: &str) -> Option<(&'static str, &str)> {
+    INDEXED.iter().find_map(|f| {
+        let rest = key.strip_prefix(f)?.strip_prefix('.')?;
+        rest.starts_with(|c: char| c.is_ascii_digit())
+            .then_some((*f, rest))
+    })
+}
 
 /// A span's attributes: the ones the importer reads, keyed by static names (a trace export
 /// holds many spans; their other attributes are dropped as they are read).
@@ -74,13 +106,20 @@ known_keys!(
 pub struct Attrs(Vec<(&'static str, Value)>);
 
 impl Attrs {
-    /// The known name for `key` (trimmed: some emitters pad attribute keys), if it is read.
+    /// The known name for `key` (trimmed: some emitters pad attribute keys), if it is read:
+    /// an indexed message attribute's is its family's.
     pub fn known(key: &str) -> Option<&'static str> {
-        known_key(key.trim())
+        let key = key.trim();
+        known_key(key).or_else(|| indexed(key).map(|(f, _)| f))
     }
 
-    /// Sets an attribute the importer reads; a second value for a key is ignored.
+    /// Sets an attribute the importer reads; a second value for a key is ignored. An indexed
+    /// message attribute is put at its place in its family's messages.
     pub fn set(&mut self, key: &str, v: Value) {
+        if let Some((family, rest)) = indexed(key.trim()) {
+            self.set_indexed(family, rest, v);
+            return;
+        }
         if let Some(k) = Attrs::known(key) {
             if self.get(k).is_none() {
                 self.0.push((k, v));
@@ -88,10 +127,54 @@ impl Attrs {
         }
     }
 
-    /// Adds the attributes of `other` that are not set yet.
+    /// Puts `v` at `rest` (`0.tool_calls.1.arguments`) in the family's messages, kept as
+    /// objects keyed by the parts of the key (indexes too, turned into lists when read). The
+    /// wrappers OpenInference writes (`0.message.content`, `tool_calls.0.tool_call.id`,
+    /// `contents.0.message_content.text`) are left out.
+    fn set_indexed(&mut self, family: &'static str, rest: &str, v: Value) {
+        let mut parts: Vec<&str> = Vec::with_capacity(INDEXED_DEPTH);
+        for (i, p) in rest.split('.').enumerate() {
+            let after_index = parts
+                .last()
+                .is_some_and(|x| x.starts_with(|c: char| c.is_ascii_digit()));
+            let wrapper = (i == 1 && p == "message")
+                || (after_index && i > 1 && matches!(p, "tool_call" | "message_content"));
+            if wrapper {
+                continue;
+            }
+            if p.is_empty() || parts.len() == INDEXED_DEPTH {
+                return;
+            }
+            parts.push(p);
+        }
+        let Some((last, path)) = parts.split_last() else {
+            return;
+        };
+        if self.get(family).is_none() {
+            self.0.push((family, Value::Object(serde_json::Map::new())));
+        }
+        let Some(mut node) = self.get_mut(family) else {
+            return;
+        };
+        for p in path {
+            let Value::Object(o) = node else { return };
+            node = o
+                .entry(*p)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        }
+        if let Value::Object(o) = node {
+            o.entry(*last).or_insert(v);
+        }
+    }
+
+    /// Adds the attributes of `other` that are not set yet (an indexed family's values are
+    /// added where this one has none).
     pub fn merge(&mut self, other: Attrs) {
         for (k, v) in other.0 {
-            self.set(k, v);
+            match (INDEXED.contains(&k), self.get_mut(k)) {
+                (true, Some(mine)) => merge_missing(mine, v),
+                _ => self.set(k, v),
+            }
         }
     }
 
@@ -113,6 +196,56 @@ impl Attrs {
     /// Drops the room left by pushing (a span holds about ten attributes in room for 16).
     pub fn shrink_to_fit(&mut self) {
         self.0.shrink_to_fit();
+    }
+}
+
+/// Adds to `into` the members of `from` it lacks, at every depth (two spans' indexed messages).
+fn merge_missing(into: &mut Value, from: Value) {
+    if let (Value::Object(a), Value::Object(b)) = (into, from) {
+        for (k, v) in b {
+            match a.get_mut(&k) {
+                Some(mine) => merge_missing(mine, v),
+                None => {
+                    a.insert(k, v);
+                }
+            }
+        }
+    }
+}
+
+/// The messages an indexed family spells out, as a list in index order: every object whose
+/// keys are all indexes becomes a list (in their numeric order; keys past `u32` are dropped),
+/// and OpenInference's `contents` parts are the message's `content`.
+fn indexed_messages(v: &Value) -> Value {
+    match v {
+        Value::Object(o)
+            if !o.is_empty() && o.keys().all(|k| k.bytes().all(|c| c.is_ascii_digit())) =>
+        {
+            let mut items: Vec<(u32, &Value)> = o
+                .iter()
+                .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+                .collect();
+            items.sort_by_key(|(i, _)| *i);
+            Value::Array(
+                items
+                    .into_iter()
+                    .map(|(_, v)| indexed_messages(v))
+                    .collect(),
+            )
+        }
+        Value::Object(o) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in o {
+                let k = if k == "contents" && !o.contains_key("content") {
+                    "content"
+                } else {
+                    k.as_str()
+                };
+                out.insert(k.to_owned(), indexed_messages(v));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
     }
 }
 
@@ -240,10 +373,19 @@ impl SpanRec {
         }
         self.read = true;
         if self.is_chat() {
+            let listed = |family: [&str; 2]| {
+                family
+                    .iter()
+                    .find_map(|f| self.attrs.get(f))
+                    .map(indexed_messages)
+            };
+            let listed_in = listed(["gen_ai.prompt", "llm.input_messages"]);
+            let listed_out = listed(["gen_ai.completion", "llm.output_messages"]);
             let semconv = self.attrs.get("gen_ai.input.messages");
             let input = semconv
                 .or_else(|| self.attrs.get("ai.prompt.messages"))
                 .or(self.input.as_ref())
+                .or(listed_in.as_ref())
                 .or_else(|| self.attrs.get("input.value"));
             self.ins = input.map(|v| {
                 let m = messages(v);
@@ -257,6 +399,7 @@ impl SpanRec {
                 .attrs
                 .get("gen_ai.output.messages")
                 .or(self.output.as_ref())
+                .or(listed_out.as_ref())
                 .or_else(|| self.attrs.get("output.value"));
             self.outs_are_response_text = output.is_none();
             self.outs = output
@@ -272,6 +415,10 @@ impl SpanRec {
             "gen_ai.output.messages",
             "ai.prompt.messages",
             "ai.response.text",
+            "gen_ai.prompt",
+            "gen_ai.completion",
+            "llm.input_messages",
+            "llm.output_messages",
         ] {
             if let Some(v) = self.attrs.get_mut(k) {
                 *v = Value::Null;
@@ -292,6 +439,7 @@ impl SpanRec {
             || self.attrs.contains_key("ai.toolCall.name")
             || self.attrs.contains_key("tool_arguments")
             || self.attr_str("openinference.span.kind") == Some("TOOL")
+            || self.attr_str("traceloop.span.kind") == Some("tool")
     }
 
     /// True for a span that calls a model.
@@ -303,6 +451,8 @@ impl SpanRec {
             || self.attrs.contains_key("gen_ai.input.messages")
             || self.attrs.contains_key("gen_ai.output.messages")
             || self.attr_str("openinference.span.kind") == Some("LLM")
+            || self.attrs.contains_key("gen_ai.prompt")
+            || self.attrs.contains_key("gen_ai.completion")
             || self.name.ends_with(".doGenerate")
     }
 }
@@ -711,18 +861,23 @@ fn split_tool(name: &str, mcp_server: Option<&str>) -> (String, String) {
 }
 
 fn tool_name(sp: &SpanRec) -> String {
-    ["gen_ai.tool.name", "ai.toolCall.name", "tool.name"]
-        .iter()
-        .find_map(|k| sp.attr_str(k))
-        .map(str::to_owned)
-        .unwrap_or_else(|| {
-            let n = sp.name.as_str();
-            n.strip_prefix("execute_tool ")
-                .or_else(|| n.strip_prefix("tools/call "))
-                .or_else(|| n.strip_prefix("running tool: "))
-                .unwrap_or(n)
-                .to_owned()
-        })
+    [
+        "gen_ai.tool.name",
+        "ai.toolCall.name",
+        "tool.name",
+        "traceloop.entity.name",
+    ]
+    .iter()
+    .find_map(|k| sp.attr_str(k))
+    .map(str::to_owned)
+    .unwrap_or_else(|| {
+        let n = sp.name.as_str();
+        n.strip_prefix("execute_tool ")
+            .or_else(|| n.strip_prefix("tools/call "))
+            .or_else(|| n.strip_prefix("running tool: "))
+            .unwrap_or(n)
+            .to_owned()
+    })
 }
 
 fn tool_args(sp: &SpanRec) -> Option<Value> {
@@ -735,6 +890,7 @@ fn tool_args(sp: &SpanRec) -> Option<Value> {
     .iter()
     .find_map(|k| sp.attrs.get(k))
     .cloned()
+    .or_else(|| sp.attrs.get("traceloop.entity.input").map(entity_input))
     .or_else(|| {
         sp.input.as_ref().map(|v| {
             // Langfuse wraps Claude Agent SDK tool inputs as {"input": {...}}.
@@ -745,6 +901,31 @@ fn tool_args(sp: &SpanRec) -> Option<Value> {
             }
         })
     })
+}
+
+/// The arguments in OpenLLMetry's `traceloop.entity.input` of a tool span: its decorator
+/// writes the Python call, `{"args": [...], "kwargs": {...}}` (the keyword arguments, when no
+/// positional one was given); others write `{"name": ..., "arguments": {...}}`.
+fn entity_input(v: &Value) -> Value {
+    let v = unstring(v);
+    let o = v.as_object();
+    let no_args = |o: &serde_json::Map<String, Value>| {
+        o.get("args")
+            .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty))
+    };
+    match o {
+        Some(o) if o.len() <= 2 && o.contains_key("kwargs") && no_args(o) => {
+            o.get("kwargs").cloned().unwrap_or(Value::Null)
+        }
+        Some(o)
+            if o.len() <= 2
+                && o.contains_key("arguments")
+                && (o.len() == 1 || o.contains_key("name")) =>
+        {
+            unstring(&o["arguments"])
+        }
+        _ => v,
+    }
 }
 
 fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &mut usize) {
@@ -787,6 +968,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         "ai.toolCall.result",
         "tool_response",
         "output.value",
+        "traceloop.entity.output",
     ]
     .iter()
     .find_map(|k| sp.attrs.get(k))
@@ -841,9 +1023,71 @@ mod tests {
             assert_eq!(Attrs::known(&k[..k.len() - 1]), None);
             assert_eq!(Attrs::known(&k.to_ascii_uppercase()), None);
         }
-        assert_eq!(KEYS.len(), 29);
+        assert_eq!(KEYS.len(), 33);
         assert_eq!(Attrs::known("gen_ai.usage.input_tokens"), None);
         assert_eq!(Attrs::known(""), None);
+    }
+
+    #[test]
+    fn indexed_message_attributes_gather_into_their_family() {
+        assert_eq!(
+            indexed("gen_ai.prompt.0.role"),
+            Some(("gen_ai.prompt", "0.role"))
+        );
+        assert_eq!(
+            Attrs::known(" gen_ai.completion.12.content"),
+            Some("gen_ai.completion")
+        );
+        // Not an index, or no part after the family: not a message attribute.
+        assert_eq!(Attrs::known("gen_ai.prompt.tokens"), None);
+        assert_eq!(Attrs::known("gen_ai.completion"), None);
+        assert_eq!(Attrs::known("llm.output_messagesx.0.message.role"), None);
+        let mut a = Attrs::default();
+        a.set(
+            "llm.output_messages.1.message.content",
+            Value::from("second"),
+        );
+        a.set(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+            Value::from("f"),
+        );
+        a.set(
+            "llm.output_messages.0.message.content",
+            Value::from("first"),
+        );
+        a.set(
+            "llm.output_messages.0.message.content",
+            Value::from("ignored: set twice"),
+        );
+        let v = indexed_messages(a.get("llm.output_messages").unwrap());
+        assert_eq!(
+            v,
+            serde_json::json!([
+                {"tool_calls": [{"function": {"name": "f"}}], "content": "first"},
+                {"content": "second"}
+            ])
+        );
+    }
+
+    #[test]
+    fn entity_input_is_the_calls_arguments() {
+        let j = |t: &str| Value::String(t.to_owned());
+        assert_eq!(
+            entity_input(&j(r#"{"args": [], "kwargs": {"city": "Oslo"}}"#)),
+            serde_json::json!({"city": "Oslo"})
+        );
+        assert_eq!(
+            entity_input(&j(
+                r#"{"name": "get_weather", "arguments": {"city": "Oslo"}}"#
+            )),
+            serde_json::json!({"city": "Oslo"})
+        );
+        // Positional arguments: the whole call is kept.
+        assert_eq!(
+            entity_input(&j(r#"{"args": ["Oslo"], "kwargs": {}}"#)),
+            serde_json::json!({"args": ["Oslo"], "kwargs": {}})
+        );
+        assert_eq!(entity_input(&j("plain text")), j("plain text"));
     }
 
     #[test]
