@@ -16,6 +16,7 @@ use super::support::{ClaimKeys, Key, TextIndex, Unit};
 use super::{AnswerPassage, Checker, Resolved};
 use crate::model::{Answer, Tier};
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Phrases that attribute a statement to its source in the answer text (T2 claims need one, or
 /// the server's name, in their passage).
@@ -55,6 +56,98 @@ pub(crate) struct AnswerMap<'a> {
     marker_at: rustc_hash::FxHashMap<&'a str, usize>,
     /// Per marker: the passages it closes, in text order.
     closes: Vec<Vec<usize>>,
+    /// The answer's sentences, cut and indexed on the first claim without a marker.
+    sentences: std::cell::OnceCell<Sentences<'a>>,
+}
+
+/// The distinct sentences of an answer (each kept at its first occurrence, in text order),
+/// each indexed once, and where each content word and number occurs among them: a claim is
+/// scored only against the sentences sharing a key token or a word with it.
+struct Sentences<'a> {
+    /// The first range of each distinct sentence text, in text order.
+    ranges: Vec<Range<usize>>,
+    /// Each distinct sentence's index.
+    index: Vec<TextIndex<'a>>,
+    /// Content word hash -> the sentences having it, in order.
+    by_word: rustc_hash::FxHashMap<u64, Vec<u32>>,
+    /// Number (value * 1000) -> the sentences having it (in any unit), in order.
+    by_num: rustc_hash::FxHashMap<i64, Vec<u32>>,
+}
+
+impl<'a> Sentences<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut at: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+        let mut out = Sentences {
+            ranges: Vec::new(),
+            index: Vec::new(),
+            by_word: rustc_hash::FxHashMap::default(),
+            by_num: rustc_hash::FxHashMap::default(),
+        };
+        // The text is read once to cut it, once to index each distinct sentence.
+        crate::probe::steps(text.len());
+        for r in sentences(text) {
+            let s = &text[r.clone()];
+            if at.contains_key(s) {
+                continue;
+            }
+            let Ok(id) = u32::try_from(out.ranges.len()) else {
+                break; // over 4 billion distinct sentences: not in any answer that fits
+            };
+            at.insert(s, id);
+            let idx = TextIndex::new(s);
+            crate::probe::steps(s.len());
+            for &h in idx.words() {
+                out.by_word.entry(h).or_default().push(id);
+            }
+            for &(m, _) in idx.nums() {
+                let list = out.by_num.entry(m).or_default();
+                if list.last() != Some(&id) {
+                    list.push(id);
+                }
+            }
+            out.ranges.push(r);
+            out.index.push(idx);
+        }
+        out
+    }
+
+    /// Scores the claim against the given sentences (ascending), keeping the highest (key
+    /// score, word score) above zero, the first of equals: `best` as found so far.
+    fn score(
+        &self,
+        keys: &ClaimKeys,
+        ids: &[u32],
+        mut best: Option<(f64, f64, u32)>,
+    ) -> Option<(f64, f64, u32)> {
+        for &i in ids {
+            crate::probe::steps(1);
+            let (k, w) = sentence_score(keys, &self.index[i as usize]);
+            if (k > 0.0 || w > 0.0)
+                && best.as_ref().is_none_or(|(bk, bw, bi)| {
+                    (k, w) > (*bk, *bw) || (k, w) == (*bk, *bw) && i < *bi
+                })
+            {
+                best = Some((k, w, i));
+            }
+        }
+        best
+    }
+}
+
+/// A sentence's (key score, word score) for a claim: the share of its key tokens and of its
+/// words found there, 0 for a claim with none.
+fn sentence_score(keys: &ClaimKeys, idx: &TextIndex) -> (f64, f64) {
+    let k = if keys.keys.is_empty() {
+        0.0
+    } else {
+        keys.score(idx).score
+    };
+    let w = if keys.words.is_empty() {
+        0.0
+    } else {
+        keys.word_score(idx)
+    };
+    (k, w)
 }
 
 fn ident(c: char) -> bool {
@@ -260,6 +353,7 @@ impl<'a> AnswerMap<'a> {
             shown,
             marker_at,
             closes,
+            sentences: std::cell::OnceCell::new(),
         }
     }
 
@@ -285,26 +379,57 @@ impl<'a> AnswerMap<'a> {
     }
 
     /// The sentence of the answer that states the claim best (for claims without a marker):
-    /// the highest key-token score, then word score; `None` when nothing matches at all.
+    /// the highest key-token score, then word score, the first of equals; `None` when nothing
+    /// matches at all.
+    ///
+    /// Only the sentences that have one of the claim's key tokens or words are scored: any
+    /// other scores (0, 0) and cannot be chosen. A sentence with a key token found (key score
+    /// above 0) beats every sentence without one, so the sentences sharing only words with the
+    /// claim are scored only when none has a key token. A repeated sentence scores as its first
+    /// occurrence and comes after it, so only the first is scored.
     fn best_sentence(&self, keys: &ClaimKeys) -> Option<Range<usize>> {
-        let mut best: Option<(f64, f64, Range<usize>)> = None;
-        for r in sentences(self.text) {
-            let idx = TextIndex::new(&self.text[r.clone()]);
-            let k = if keys.keys.is_empty() {
-                0.0
-            } else {
-                keys.score(&idx).score
-            };
-            let w = if keys.words.is_empty() {
-                0.0
-            } else {
-                keys.word_score(&idx)
-            };
-            if (k > 0.0 || w > 0.0) && best.as_ref().is_none_or(|(bk, bw, _)| (k, w) > (*bk, *bw)) {
-                best = Some((k, w, r));
+        let s = self.sentences.get_or_init(|| Sentences::new(self.text));
+        let mut ids: Vec<u32> = Vec::new();
+        for k in &keys.keys {
+            match k {
+                Key::Num { milli, .. } => {
+                    if let Some(list) = s.by_num.get(milli) {
+                        crate::probe::steps(list.len());
+                        ids.extend_from_slice(list);
+                    }
+                }
+                Key::Quoted(q) => {
+                    // A quoted name is a substring of the normalized sentence, not a word:
+                    // every sentence is searched for it.
+                    for (i, idx) in s.index.iter().enumerate() {
+                        crate::probe::steps(1);
+                        if idx.norm().contains(q.as_str()) {
+                            ids.push(i as u32);
+                        }
+                    }
+                }
             }
         }
-        best.map(|(_, _, r)| r)
+        ids.sort_unstable();
+        ids.dedup();
+        let best = s.score(keys, &ids, None);
+        let best = match best {
+            Some((k, ..)) if k > 0.0 => best,
+            // No sentence has a key token: the best shares the most words.
+            _ => {
+                let mut ids: Vec<u32> = Vec::new();
+                for (_, h) in &keys.words {
+                    if let Some(list) = s.by_word.get(h) {
+                        crate::probe::steps(list.len());
+                        ids.extend_from_slice(list);
+                    }
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                s.score(keys, &ids, best)
+            }
+        };
+        best.map(|(_, _, i)| s.ranges[i as usize].clone())
     }
 }
 
@@ -410,6 +535,99 @@ pub(crate) fn check<'s>(
     out
 }
 
+/// What the passages of a claim's marker read of it: the first passage that states it, the
+/// first passage, the first that contradicts it (with the claim's values it lacks and the
+/// values it says) and the first that does not state it (with what it lacks).
+#[derive(Debug, Default, PartialEq)]
+struct Readings {
+    stated_at: Option<usize>,
+    first: Option<usize>,
+    contradicted: Option<(usize, Vec<String>, Vec<String>)>,
+    not_stated: Option<(usize, Vec<String>)>,
+}
+
+impl Readings {
+    /// Reads the claim in each of the given passages (in text order) and marks every passage
+    /// that states it as `backed` (a claim may be restated at a second occurrence of its marker;
+    /// the first one is not the only one it earns).
+    fn new(
+        keys: &ClaimKeys,
+        map: &AnswerMap,
+        passages: &[usize],
+        threshold: f64,
+        backed: &mut [bool],
+    ) -> Self {
+        let mut out = Readings {
+            first: passages.first().copied(),
+            ..Readings::default()
+        };
+        for &p in passages {
+            crate::probe::steps(1);
+            match read(keys, &map.index[p], threshold) {
+                Reading::Stated => {
+                    backed[p] = true;
+                    out.stated_at.get_or_insert(p);
+                }
+                Reading::Contradicted(lacks, said) => {
+                    out.contradicted.get_or_insert((p, lacks, said));
+                }
+                Reading::NotStated(miss) => {
+                    out.not_stated.get_or_insert((p, miss));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A claim's keys (by address) and a marker.
+type KeysAndMarker<'m> = (*const ClaimKeys, &'m str);
+
+/// What one answer's passages read of its claims, once per claim text and marker: claims
+/// restated in the same words share their keys (one `Rc`), and an answer of many responses
+/// repeats both its claims and its markers (each claim would otherwise read every passage of its
+/// marker: claims x passages). Each entry holds its keys, so their address stays theirs.
+#[derive(Default)]
+struct Memo<'m> {
+    /// (claim keys, marker) -> the readings of the marker's passages.
+    read_of: rustc_hash::FxHashMap<KeysAndMarker<'m>, (Rc<ClaimKeys>, Rc<Readings>)>,
+    /// Claim keys -> the sentence that states the claim best.
+    best_of: rustc_hash::FxHashMap<*const ClaimKeys, (Rc<ClaimKeys>, Option<Range<usize>>)>,
+}
+
+impl<'m> Memo<'m> {
+    /// The readings of the passages of marker `m` for the claim, read (and the passages that
+    /// state it marked `backed`) on the first claim of these keys and this marker.
+    fn readings(
+        &mut self,
+        keys: &Rc<ClaimKeys>,
+        m: &'m str,
+        map: &AnswerMap,
+        threshold: f64,
+        backed: &mut [bool],
+    ) -> Rc<Readings> {
+        crate::probe::steps(1);
+        let (_, rd) = self
+            .read_of
+            .entry((Rc::as_ptr(keys), m))
+            .or_insert_with(|| {
+                let rd = Readings::new(keys, map, map.passages_of(m), threshold, backed);
+                (keys.clone(), Rc::new(rd))
+            });
+        rd.clone()
+    }
+
+    /// [`AnswerMap::best_sentence`], found on the first claim of these keys.
+    fn best_sentence(&mut self, keys: &Rc<ClaimKeys>, map: &AnswerMap) -> Option<Range<usize>> {
+        crate::probe::steps(1);
+        let (_, best) = self
+            .best_of
+            .entry(Rc::as_ptr(keys))
+            .or_insert_with(|| (keys.clone(), map.best_sentence(keys)));
+        best.clone()
+    }
+}
+
 fn marker_of<'s>(r: &Resolved<'s>) -> Option<&'s str> {
     r.claim
         .stamp
@@ -441,6 +659,7 @@ fn one_answer<'s>(
     // Which passages some claim of their markers states.
     let mut backed = vec![false; map.passages.len()];
     let mut tier_flagged = vec![false; rs.len()];
+    let mut memo = Memo::default();
     for (n, r) in rs.iter().enumerate() {
         let c = r.claim;
         let server = c.stamp.origin.as_ref().map(|o| {
@@ -449,29 +668,17 @@ fn one_answer<'s>(
         });
         let tier = server.map(|s| (s, ck.effective_tier(s)));
         let marker = marker_of(r);
-        let passages = marker.map_or(&[][..], |m| map.passages_of(m));
-        // Readings of every passage of its marker.
-        let readings: Vec<(usize, Reading)> = passages
-            .iter()
-            .map(|&p| (p, read(&r.keys, &map.index[p], threshold)))
-            .collect();
-        let stated_at = readings
-            .iter()
-            .find(|(_, rd)| *rd == Reading::Stated)
-            .map(|(p, _)| *p);
-        // Every passage of its marker that states it is backed (a claim may be restated at a
-        // second occurrence of its marker; the first one is not the only one it earns).
-        for (p, rd) in &readings {
-            if *rd == Reading::Stated {
-                backed[*p] = true;
-            }
-        }
+        let readings = match marker {
+            Some(m) => memo.readings(&r.keys, m, &map, threshold, &mut backed),
+            None => Rc::new(Readings::default()),
+        };
+        let stated_at = readings.stated_at;
         // The passage shown for the claim: where it is stated, else the best reading, else (no
         // marker) the sentence that states it best.
-        let shown_range = match (stated_at, readings.first()) {
+        let shown_range = match (stated_at, readings.first) {
             (Some(p), _) => Some(map.passages[p].range.clone()),
-            (None, Some((p, _))) => Some(map.passages[*p].range.clone()),
-            (None, None) => map.best_sentence(&r.keys),
+            (None, Some(p)) => Some(map.passages[p].range.clone()),
+            (None, None) => memo.best_sentence(&r.keys, &map),
         };
         out[n] = Some(AnswerPassage {
             marker_shown: marker.map(|m| map.shows(m)),
@@ -514,14 +721,11 @@ fn one_answer<'s>(
         if stated_at.is_some() {
             continue;
         }
-        let Some(&first) = passages.first() else {
+        let Some(first) = readings.first else {
             continue; // shown, yet closing no passage: nothing to read it against
         };
         // Not stated anywhere its marker is: contradicted somewhere, or not stated.
-        let contradiction = readings.iter().find_map(|(p, rd)| match rd {
-            Reading::Contradicted(lacks, said) => Some((*p, lacks.clone(), said.clone())),
-            _ => None,
-        });
+        let contradiction = readings.contradicted.clone();
         let (p, sev, reason, claim_values, answer_values, msg) = match contradiction {
             Some((p, lacks, said)) => (
                 p,
@@ -536,13 +740,7 @@ fn one_answer<'s>(
                 ),
             ),
             None => {
-                let (p, missing) = readings
-                    .iter()
-                    .find_map(|(p, rd)| match rd {
-                        Reading::NotStated(miss) => Some((*p, miss.clone())),
-                        _ => None,
-                    })
-                    .unwrap_or((first, Vec::new()));
+                let (p, missing) = readings.not_stated.clone().unwrap_or((first, Vec::new()));
                 (
                     p,
                     Severity::Warning,
@@ -856,6 +1054,204 @@ mod tests {
             (markers.len() * (text.len() + n + 1)) as u64
         };
         assert!(scan(1200) as f64 / scan(300) as f64 > 8.0);
+    }
+
+    /// The sentence that states a claim best as found before the sentence index: every sentence
+    /// of the answer indexed and scored in turn, the first of the highest (key score, word
+    /// score) kept.
+    fn best_sentence_scan(text: &str, keys: &ClaimKeys) -> Option<Range<usize>> {
+        let mut best: Option<(f64, f64, Range<usize>)> = None;
+        for r in sentences(text) {
+            let idx = TextIndex::new(&text[r.clone()]);
+            let k = if keys.keys.is_empty() {
+                0.0
+            } else {
+                keys.score(&idx).score
+            };
+            let w = if keys.words.is_empty() {
+                0.0
+            } else {
+                keys.word_score(&idx)
+            };
+            if (k > 0.0 || w > 0.0) && best.as_ref().is_none_or(|(bk, bw, _)| (k, w) > (*bk, *bw)) {
+                best = Some((k, w, r));
+            }
+        }
+        best.map(|(_, _, r)| r)
+    }
+
+    /// Words, numbers in several units, quoted names and sentence ends the answers and claims
+    /// of the property below are made of.
+    const PIECES: [&str; 30] = [
+        "Plan",
+        "plans",
+        "costs",
+        "cost",
+        "seat",
+        "$19",
+        "19",
+        "19 USD",
+        "€19",
+        "5",
+        "five",
+        "days",
+        "5 business days",
+        "2026-10-01",
+        "October 1, 2026",
+        "\"Pro plan\"",
+        "pro plan",
+        "Pro",
+        "20%",
+        "20",
+        "the",
+        "refunds",
+        "Refund",
+        "Zoë",
+        ".",
+        "!",
+        "? ",
+        "\n",
+        "。",
+        ", ",
+    ];
+
+    proptest::proptest! {
+        /// The indexed search finds the sentence the scan of every sentence finds, repeated
+        /// sentences and ties included.
+        #[test]
+        fn best_sentence_is_the_first_best_of_a_scan(
+            text in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..40),
+            copies in 1..3usize,
+            tail in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..10),
+            claims in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..7),
+                1..6,
+            ),
+        ) {
+            let text = format!("{}{}", format!("{} ", text.join(" ")).repeat(copies), tail.join(" "));
+            let map = AnswerMap::new(&text, Vec::new());
+            for c in claims {
+                let c = c.join(" ");
+                let keys = ClaimKeys::new(&c);
+                proptest::prop_assert_eq!(
+                    map.best_sentence(&keys),
+                    best_sentence_scan(&text, &keys),
+                    "claim {:?} in {:?}",
+                    c,
+                    text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn best_sentence_keeps_the_scans_rules() {
+        let text = "Seats cost $19. Plans cost $19 per seat. Seats cost $19. Refunds take 5 days.";
+        let map = AnswerMap::new(text, Vec::new());
+        let best = |claim: &str| map.best_sentence(&ClaimKeys::new(claim)).map(|r| &text[r]);
+        // The highest key score, then word score; the first of equals.
+        assert_eq!(
+            best("Plans cost $19 per seat"),
+            Some("Plans cost $19 per seat")
+        );
+        assert_eq!(best("Seats cost $19"), Some("Seats cost $19"));
+        assert_eq!(
+            best("Refunds take 5 business days"),
+            Some("Refunds take 5 days")
+        );
+        // A number found beats more words shared.
+        assert_eq!(best("Seats cost 5"), Some("Refunds take 5 days"));
+        // Nothing shared.
+        assert_eq!(best("Shipping is free"), None);
+        for claim in [
+            "Plans cost $19 per seat",
+            "Seats cost 5",
+            "seats",
+            "Shipping is free",
+        ] {
+            assert_eq!(
+                map.best_sentence(&ClaimKeys::new(claim)),
+                best_sentence_scan(text, &ClaimKeys::new(claim))
+            );
+        }
+    }
+
+    /// `n` copies of one sentence, then `n` sentences of a plan at its own price, and one claim
+    /// per plan: the steps counted finding each claim's best sentence.
+    fn best_cost(n: usize) -> u64 {
+        let plan = |k: usize| format!("Plan {k} costs ${} per seat", 100_000 + k);
+        let mut text = "Every plan is billed per seat monthly. ".repeat(n);
+        for k in 0..n {
+            text.push_str(&plan(k));
+            text.push_str(". ");
+        }
+        let map = AnswerMap::new(&text, Vec::new());
+        let before = crate::probe::count();
+        for k in 0..n {
+            let r = map.best_sentence(&ClaimKeys::new(&plan(k)));
+            assert_eq!(r.map(|r| &text[r]), Some(plan(k).as_str()));
+        }
+        crate::probe::count() - before
+    }
+
+    #[test]
+    fn best_sentences_cost_linear_work() {
+        let (a, b) = (best_cost(300), best_cost(1200));
+        assert!(
+            b as f64 / a as f64 <= 4.4,
+            "300 claims: {a} steps, 1200: {b} ({:.2}x)",
+            b as f64 / a as f64
+        );
+    }
+
+    /// `n` copies of one response's text as one answer (two sentences closed by `[1]`, one
+    /// without a marker), and its three claims restated in each copy (one `Rc` of keys per
+    /// claim text, as the checks share them): the steps counted reading every claim, through
+    /// one memo for the answer (`shared`) or a memo per claim (each reading every passage of
+    /// its marker, as before the memo).
+    fn repeated_cost(n: usize, shared: bool) -> u64 {
+        let text = "Seats cost $19 per user [1]. Refunds take 5 business days [1]. Support is open on weekdays.\n"
+            .repeat(n);
+        let map = AnswerMap::new(&text, vec!["[1]"]);
+        let keys = [
+            "Seats cost $19 per user",
+            "Refunds take 5 business days",
+            "Support is open on weekdays",
+        ]
+        .map(|c| Rc::new(ClaimKeys::new(c)));
+        let mut backed = vec![false; map.passages.len()];
+        let before = crate::probe::count();
+        let mut memo = Memo::default();
+        for _ in 0..n {
+            for (i, k) in keys.iter().enumerate() {
+                if !shared {
+                    memo = Memo::default();
+                }
+                if i < 2 {
+                    let rd = memo.readings(k, "[1]", &map, 0.6, &mut backed);
+                    assert_eq!((rd.stated_at, rd.first), (Some(i), Some(0)));
+                } else {
+                    let r = memo.best_sentence(k, &map);
+                    assert_eq!(r.map(|r| &text[r]), Some("Support is open on weekdays"));
+                }
+            }
+        }
+        assert!(backed.iter().all(|b| *b), "every passage states a claim");
+        crate::probe::count() - before
+    }
+
+    #[test]
+    fn repeated_claims_cost_linear_work() {
+        let (a, b) = (repeated_cost(300, true), repeated_cost(1200, true));
+        assert!(
+            b as f64 / a as f64 <= 4.4,
+            "300 copies: {a} steps, 1200: {b} ({:.2}x)",
+            b as f64 / a as f64
+        );
+        // Without the memo every claim reads every passage of its marker: the same check
+        // catches it.
+        let (a, b) = (repeated_cost(100, false), repeated_cost(400, false));
+        assert!(b as f64 / a as f64 > 8.0, "{a} -> {b}");
     }
 
     #[test]

@@ -110,7 +110,8 @@ impl<'a> TextIndex<'a> {
         })
     }
 
-    fn words(&self) -> &[u64] {
+    /// Hashes of the text's content words, sorted and deduplicated (built on first use).
+    pub(crate) fn words(&self) -> &[u64] {
         self.words.get_or_init(|| {
             let mut words: Vec<u64> = tokenize(&self.text)
                 .iter()
