@@ -550,3 +550,36 @@ fn hostile_indexed_keys_cost_only_themselves() {
         Some("Hello.")
     );
 }
+
+/// Indexed messages recorded on a span's events (instrumentations that log content as events)
+/// count as the span's own, merged with those on the span.
+#[test]
+fn indexed_messages_on_span_events_are_the_spans() {
+    let mut chat = span(
+        "t23",
+        "c1",
+        None,
+        "openai.chat",
+        3,
+        0,
+        vec![
+            attr("gen_ai.prompt.0.role", json!("user")),
+            attr("gen_ai.prompt.0.content", json!("Hi?")),
+        ],
+    );
+    chat["events"] = json!([{
+        "name": "gen_ai.content.completion",
+        "timeUnixNano": "1759300000400000000",
+        "attributes": [
+            attr("gen_ai.completion.0.role", json!("assistant")),
+            attr("gen_ai.completion.0.content", json!("Hello from an event.")),
+        ]
+    }]);
+    let s = load_json(&export(vec![chat])).remove(0);
+    assert_eq!(s.turns.len(), 1);
+    assert_eq!(s.turns[0].user, "Hi?");
+    assert_eq!(
+        s.answer(s.turns[0].index).map(|a| a.text.as_str()),
+        Some("Hello from an event.")
+    );
+}

@@ -93,6 +93,10 @@ const INDEXED_DEPTH: usize = 8;
 /// The family of an indexed message attribute, and the rest of its key (which starts with the
 /// message's index).
 fn indexed(key: &str) -> Option<(&'static str, &str)> {
+    // Every family starts `gen_ai.` or `llm.`: other keys are told apart by their first byte.
+    if !key.starts_with(['g', 'l']) {
+        return None;
+    }
     INDEXED.iter().find_map(|f| {
         let rest = key.strip_prefix(f)?.strip_prefix('.')?;
         rest.starts_with(|c: char| c.is_ascii_digit())
@@ -102,8 +106,10 @@ fn indexed(key: &str) -> Option<(&'static str, &str)> {
 
 /// A span's attributes: the ones the importer reads, keyed by static names (a trace export
 /// holds many spans; their other attributes are dropped as they are read).
+/// The flag: some indexed message family is among them (most spans have none, and need not
+/// look for one).
 #[derive(Debug, Default)]
-pub struct Attrs(Vec<(&'static str, Value)>);
+pub struct Attrs(Vec<(&'static str, Value)>, bool);
 
 impl Attrs {
     /// The known name for `key` (trimmed: some emitters pad attribute keys), if it is read:
@@ -116,14 +122,13 @@ impl Attrs {
     /// Sets an attribute the importer reads; a second value for a key is ignored. An indexed
     /// message attribute is put at its place in its family's messages.
     pub fn set(&mut self, key: &str, v: Value) {
-        if let Some((family, rest)) = indexed(key.trim()) {
-            self.set_indexed(family, rest, v);
-            return;
-        }
-        if let Some(k) = Attrs::known(key) {
+        let key = key.trim();
+        if let Some(k) = known_key(key) {
             if self.get(k).is_none() {
                 self.0.push((k, v));
             }
+        } else if let Some((family, rest)) = indexed(key) {
+            self.set_indexed(family, rest, v);
         }
     }
 
@@ -152,6 +157,7 @@ impl Attrs {
         };
         if self.get(family).is_none() {
             self.0.push((family, Value::Object(serde_json::Map::new())));
+            self.1 = true;
         }
         let Some(mut node) = self.get_mut(family) else {
             return;
@@ -171,11 +177,23 @@ impl Attrs {
     /// added where this one has none).
     pub fn merge(&mut self, other: Attrs) {
         for (k, v) in other.0 {
-            match (INDEXED.contains(&k), self.get_mut(k)) {
-                (true, Some(mine)) => merge_missing(mine, v),
-                _ => self.set(k, v),
+            if !INDEXED.contains(&k) {
+                self.set(k, v);
+                continue;
+            }
+            match self.get_mut(k) {
+                Some(mine) => merge_missing(mine, v),
+                None => {
+                    self.0.push((k, v));
+                    self.1 = true;
+                }
             }
         }
+    }
+
+    /// True when some indexed message family was set.
+    fn has_indexed(&self) -> bool {
+        self.1
     }
 
     /// The value of an attribute.
@@ -373,18 +391,21 @@ impl SpanRec {
         }
         self.read = true;
         if self.is_chat() {
-            let listed = |family: [&str; 2]| {
-                family
+            // Indexed messages, spelled out only where no whole-message attribute comes first.
+            let listed = |first: Option<&Value>, family: [&str; 2]| match first {
+                Some(_) => None,
+                None if !self.attrs.has_indexed() => None,
+                None => family
                     .iter()
                     .find_map(|f| self.attrs.get(f))
-                    .map(indexed_messages)
+                    .map(indexed_messages),
             };
-            let listed_in = listed(["gen_ai.prompt", "llm.input_messages"]);
-            let listed_out = listed(["gen_ai.completion", "llm.output_messages"]);
             let semconv = self.attrs.get("gen_ai.input.messages");
-            let input = semconv
+            let whole_in = semconv
                 .or_else(|| self.attrs.get("ai.prompt.messages"))
-                .or(self.input.as_ref())
+                .or(self.input.as_ref());
+            let listed_in = listed(whole_in, ["gen_ai.prompt", "llm.input_messages"]);
+            let input = whole_in
                 .or(listed_in.as_ref())
                 .or_else(|| self.attrs.get("input.value"));
             self.ins = input.map(|v| {
@@ -395,10 +416,12 @@ impl SpanRec {
                     m
                 }
             });
-            let output = self
+            let whole_out = self
                 .attrs
                 .get("gen_ai.output.messages")
-                .or(self.output.as_ref())
+                .or(self.output.as_ref());
+            let listed_out = listed(whole_out, ["gen_ai.completion", "llm.output_messages"]);
+            let output = whole_out
                 .or(listed_out.as_ref())
                 .or_else(|| self.attrs.get("output.value"));
             self.outs_are_response_text = output.is_none();
@@ -410,16 +433,20 @@ impl SpanRec {
                 shrink_msgs(&mut self.outs);
             }
         }
+        let families = if self.attrs.has_indexed() {
+            &INDEXED[..]
+        } else {
+            &[]
+        };
         for k in [
             "gen_ai.input.messages",
             "gen_ai.output.messages",
             "ai.prompt.messages",
             "ai.response.text",
-            "gen_ai.prompt",
-            "gen_ai.completion",
-            "llm.input_messages",
-            "llm.output_messages",
-        ] {
+        ]
+        .iter()
+        .chain(families)
+        {
             if let Some(v) = self.attrs.get_mut(k) {
                 *v = Value::Null;
             }
