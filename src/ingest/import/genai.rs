@@ -105,9 +105,8 @@ fn indexed(key: &str) -> Option<(&'static str, &str)> {
 }
 
 /// A span's attributes: the ones the importer reads, keyed by static names (a trace export
-/// holds many spans; their other attributes are dropped as they are read).
-/// The flag: some indexed message family is among them (most spans have none, and need not
-/// look for one).
+/// holds many spans; their other attributes are dropped as they are read), and whether an
+/// indexed message family is among them (most spans have none, and need not look for one).
 #[derive(Debug, Default)]
 pub struct Attrs(Vec<(&'static str, Value)>, bool);
 
@@ -155,13 +154,15 @@ impl Attrs {
         let Some((last, path)) = parts.split_last() else {
             return;
         };
-        if self.get(family).is_none() {
-            self.0.push((family, Value::Object(serde_json::Map::new())));
-            self.1 = true;
-        }
-        let Some(mut node) = self.get_mut(family) else {
-            return;
+        let at = match self.0.iter().position(|(k, _)| *k == family) {
+            Some(at) => at,
+            None => {
+                self.0.push((family, Value::Object(serde_json::Map::new())));
+                self.1 = true;
+                self.0.len() - 1
+            }
         };
+        let mut node = &mut self.0[at].1;
         for p in path {
             let Value::Object(o) = node else { return };
             node = o
@@ -941,9 +942,7 @@ fn entity_input(v: &Value) -> Value {
             .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty))
     };
     match o {
-        Some(o) if o.len() <= 2 && o.contains_key("kwargs") && no_args(o) => {
-            o.get("kwargs").cloned().unwrap_or(Value::Null)
-        }
+        Some(o) if o.len() <= 2 && o.contains_key("kwargs") && no_args(o) => o["kwargs"].clone(),
         Some(o)
             if o.len() <= 2
                 && o.contains_key("arguments")

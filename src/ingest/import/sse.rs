@@ -242,6 +242,12 @@ impl Pending<'_> {
     }
 }
 
+/// `name` as the one of `names` it equals (a static name that outlives the event it was read
+/// from), if any.
+fn one_of(names: &[&'static str], name: &str) -> Option<&'static str> {
+    names.iter().copied().find(|n| *n == name)
+}
+
 /// An `error` event: a problem naming the API's message.
 fn error_event(ev: &Event) -> Problem {
     let msg = ev
@@ -300,16 +306,20 @@ pub fn anthropic(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
     }
     let mut open: Option<Open> = None;
     for mut ev in events {
-        // The kinds read, as static names: each event's data is taken apart below.
-        let kind = match ev.kind() {
-            "message_start" => "message_start",
-            "content_block_start" => "content_block_start",
-            "content_block_delta" => "content_block_delta",
-            "content_block_stop" => "content_block_stop",
-            "message_delta" => "message_delta",
-            "message_stop" => "message_stop",
-            "error" => "error",
-            _ => continue,
+        // The kind as a static name: each event's data is taken apart below.
+        let Some(kind) = one_of(
+            &[
+                "message_start",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop",
+                "error",
+            ],
+            ev.kind(),
+        ) else {
+            continue;
         };
         match kind {
             "message_start" => {
@@ -360,18 +370,23 @@ pub fn anthropic(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
                     }
                     "content_block_delta" => {
                         let mut delta = ev.data.get_mut("delta").map(Value::take);
-                        let dkind = match delta
+                        let dkind = delta
                             .as_ref()
                             .and_then(|d| d.get("type"))
                             .and_then(Value::as_str)
-                        {
-                            Some("input_json_delta") => "input_json_delta",
-                            Some("text_delta") => "text_delta",
-                            Some("thinking_delta") => "thinking_delta",
-                            Some("signature_delta") => "signature_delta",
-                            Some("citations_delta") => "citations_delta",
-                            _ => "",
-                        };
+                            .and_then(|t| {
+                                one_of(
+                                    &[
+                                        "input_json_delta",
+                                        "text_delta",
+                                        "thinking_delta",
+                                        "signature_delta",
+                                        "citations_delta",
+                                    ],
+                                    t,
+                                )
+                            })
+                            .unwrap_or("");
                         if dkind == "input_json_delta" {
                             let piece = delta
                                 .as_ref()
@@ -516,19 +531,23 @@ pub fn openai(events: impl IntoIterator<Item = Event>, out: &mut impl Out) {
         out.response(line, response);
     }
     for mut ev in events {
-        // The kinds read, as static names: each event's data is taken apart below.
-        let kind = match ev.kind() {
-            "response.created" => "response.created",
-            "response.queued" => "response.queued",
-            "response.in_progress" => "response.in_progress",
-            "response.output_item.added" => "response.output_item.added",
-            "response.output_item.done" => "response.output_item.done",
-            "response.content_part.done" => "response.content_part.done",
-            "response.completed" => "response.completed",
-            "response.incomplete" => "response.incomplete",
-            "response.failed" => "response.failed",
-            "error" => "error",
-            _ => continue,
+        // The kind as a static name: each event's data is taken apart below.
+        let Some(kind) = one_of(
+            &[
+                "response.created",
+                "response.queued",
+                "response.in_progress",
+                "response.output_item.added",
+                "response.output_item.done",
+                "response.content_part.done",
+                "response.completed",
+                "response.incomplete",
+                "response.failed",
+                "error",
+            ],
+            ev.kind(),
+        ) else {
+            continue;
         };
         let index = ev.data.get("output_index").and_then(Value::as_u64);
         match kind {
