@@ -383,6 +383,106 @@ fn a_proxys_records_give_one_conversation_each_call_once() {
     check_proxy_session(&bytes(name, &list), false);
 }
 
+/// A record with the keys of each of its request's messages in reverse order.
+fn reverse_keys(r: &mut Value) {
+    for m in r["request"]["messages"].as_array_mut().unwrap() {
+        let rev: serde_json::Map<String, Value> = m
+            .as_object()
+            .unwrap()
+            .iter()
+            .rev()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        *m = Value::Object(rev);
+    }
+}
+
+/// The proxy's records with each body as a logging proxy may write it: as JSON text, under a
+/// lone `body` key, or with the replayed messages' keys in another order (the same messages,
+/// not new ones).
+#[test]
+fn a_proxys_bodies_as_text_wrapped_or_reordered_give_the_same_conversation() {
+    let recs = records();
+    let each = |f: &dyn Fn(&mut Value)| -> Vec<u8> {
+        let mut out = String::new();
+        for r in &recs {
+            let mut r = r.clone();
+            f(&mut r);
+            out.push_str(&r.to_string());
+            out.push('\n');
+        }
+        out.into_bytes()
+    };
+    let text = each(&|r| {
+        for k in ["request", "response"] {
+            r[k] = Value::String(r[k].to_string());
+        }
+    });
+    let wrapped = each(&|r| {
+        for k in ["request", "response"] {
+            r[k] = json!({"body": r[k].take()});
+        }
+    });
+    // Each message written with its keys reversed; then only every other record's: a later
+    // request's copy of an earlier message is not the same text, only the same JSON value.
+    let reordered = each(&|r| reverse_keys(r));
+    let mut alternating = String::new();
+    for (i, r) in recs.iter().enumerate() {
+        let mut r = r.clone();
+        if i % 2 == 1 {
+            reverse_keys(&mut r);
+        }
+        alternating.push_str(&r.to_string());
+        alternating.push('\n');
+    }
+    for (name, data) in [
+        ("text.jsonl", text),
+        ("wrapped.jsonl", wrapped),
+        ("reordered.jsonl", reordered),
+        ("alternating.jsonl", alternating.into_bytes()),
+    ] {
+        let s = bytes(name, &data);
+        check_proxy_session(&s, true);
+    }
+    // `body` beside other keys is a field like any other: no request there.
+    let other = each(&|r| {
+        r["request"] = json!({"body": r["request"].take(), "headers": {}});
+    });
+    let s = bytes("other.jsonl", &other);
+    assert!(s.turns.iter().all(|t| t.user.is_empty()), "{:?}", s.turns);
+    let errs = errors(&s);
+    assert_eq!(errs.len(), recs.len(), "{errs:?}");
+    assert!(errs.iter().all(|e| e.contains("`messages`")), "{errs:?}");
+}
+
+/// A value nested deeper than the JSON reader goes (hostile or broken input) costs only
+/// itself: the record around it is read, with an error at the value's path.
+#[test]
+fn a_value_nested_too_deep_costs_only_itself() {
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let mut recs = records();
+    // Record 2's tool message: its content nested 5,000 deep; record 1: a field not read.
+    assert_eq!(recs[1]["request"]["messages"][3]["role"], "tool");
+    recs[1]["request"]["messages"][3]["content"] = json!("DEEP");
+    recs[0]["extra"] = json!("DEEP");
+    let lines: Vec<String> = recs
+        .iter()
+        .map(|r| r.to_string().replace("\"DEEP\"", &deep))
+        .collect();
+    let s = bytes("deep.jsonl", lines.join("\n").as_bytes());
+    let errs = errors(&s);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].contains("deep.jsonl:2: error: $.request.messages[3].content: malformed JSON"),
+        "{errs:?}"
+    );
+    // The call, its (empty) result, both answers and turn 2 are read.
+    assert_eq!(s.calls.len(), 1);
+    assert!(s.result("call_3hX9mQ2vT8kL1pR6sN4wB0yZ").is_some());
+    assert_eq!(s.answers.len(), 2);
+    assert_eq!(s.turns.len(), 2);
+}
+
 #[test]
 fn one_record_gives_its_request_and_response() {
     let (name, one) = shapes().remove(1);

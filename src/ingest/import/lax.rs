@@ -418,6 +418,141 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for TextOrList<'a, T> {
     }
 }
 
+/// An object field: `None` when absent or not an object (`Value::get(..).filter(Value::is_object)`).
+#[derive(Clone, Debug)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Fields<'de>> Visitor<'de> for ObjVisitor<T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        ObjectVisitor::<T>(PhantomData).visit_map(map).map(Some)
+    }
+    otherwise!('de, None; bool i64 u64 f64 str unit none seq);
+}
+
+impl<'de, T: Fields<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjVisitor(PhantomData)).map(Obj)
+    }
+}
+
+/// A field of any type whose presence counts (`Value::get(..).is_some()`): `Some` whatever
+/// its value, read as `T` reads it.
+#[derive(Clone, Debug)]
+pub struct Present<T>(pub Option<T>);
+
+impl<T> Default for Present<T> {
+    fn default() -> Self {
+        Present(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Present<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|t| Present(Some(t)))
+    }
+}
+
+/// A body a logging proxy recorded (a request's or a response's), read in the same pass as its
+/// record: an object, a JSON text (a proxy that logs bodies as strings), an array, or another
+/// value.
+#[derive(Debug, Default)]
+pub enum Body<'a, T> {
+    /// No such field.
+    #[default]
+    Absent,
+    /// An object: its fields as `T` reads them; the value of its key `body`, which `T` never
+    /// sees; and whether it has any other key (`{"body": {...}}` alone is a proxy's wrapper).
+    Object {
+        /// The object's fields.
+        fields: T,
+        /// The value of its key `body` (the last, when the key repeats).
+        body: Option<&'a RawValue>,
+        /// Whether it has a key other than `body`.
+        other: bool,
+    },
+    /// A string: the JSON text of the body.
+    Text(Cow<'a, str>),
+    /// An array, as a `Value`.
+    List(Value),
+    /// Any other value (`null` included).
+    Other,
+}
+
+impl<'a, T> Body<'a, T> {
+    /// Whether the field is there, whatever its value.
+    pub fn is_present(&self) -> bool {
+        !matches!(self, Body::Absent)
+    }
+
+    /// The object `{"body": {...}}` holds when that is its only key (a proxy's wrapper).
+    pub fn wrapped(&self) -> Option<&'a RawValue> {
+        match self {
+            Body::Object {
+                body: Some(b),
+                other: false,
+                ..
+            } if b.get().starts_with('{') => Some(b),
+            _ => None,
+        }
+    }
+}
+
+struct BodyVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Fields<'de>> Visitor<'de> for BodyVisitor<T> {
+    type Value = Body<'de, T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut fields, mut body, mut other) = (T::default(), None, false);
+        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+            if k == "body" {
+                body = Some(map.next_value::<&'de RawValue>()?);
+            } else {
+                other = true;
+                fields.field(&k, &mut map)?;
+            }
+        }
+        Ok(Body::Object {
+            fields,
+            body,
+            other,
+        })
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Body::Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Body::Text(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Body::Text(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Body::List)
+    }
+    otherwise!('de, Body::Other; bool i64 u64 f64 unit none);
+}
+
+impl<'de: 'a, 'a, T: Fields<'de>> Deserialize<'de> for Body<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(BodyVisitor(PhantomData))
+    }
+}
+
 /// Any JSON value read in one pass, an object's fields kept as written: for blocks kept as
 /// received, whose few named fields are read from it without parsing the rest twice.
 #[derive(Clone, Debug)]

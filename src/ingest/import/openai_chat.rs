@@ -6,12 +6,18 @@
 //! from the function's name and the message's place in the conversation, `<name>#<index>`)
 //! and the `function` message after it; `url_citation` annotations become derived stamps as the
 //! Responses importer makes them ([`super::openai::url_citation`]).
+//!
+//! Records are read in one pass into the lax types below, borrowing from the file: a request's
+//! messages are kept as written, and only those a request adds to the conversation are read
+//! further.
 
 use super::api::{self, ApiFile};
 use super::build::{elem_path, json_path, raw_string, Builder, Loc, NewCall, NewResult};
 use super::cassette::Interaction;
 use super::cite::Offsets;
-use super::lax::{lax_object, Raw, Str, F64};
+use super::lax::{
+    self, lax_object, Body, Fields, List, Obj, Opt, Present, Raw, Str, TextOrList, F64, U64,
+};
 use super::openai::{strip_utm, url_citation, UrlCitation, HOSTS};
 use super::sniff::Head;
 use super::sse;
@@ -20,6 +26,7 @@ use super::Input;
 use crate::ingest::strip_pos;
 use crate::model::{DiagLevel, Name, Session, Timestamp};
 use rustc_hash::FxHashMap as HashMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 lax_object! {
@@ -29,8 +36,139 @@ lax_object! {
         id: Str<'a> = "id",
         model: Str<'a> = "model",
         created: F64 = "created",
-        choices: Raw<'a> = "choices",
+        choices: List<Choice<'a>> = "choices",
         error: Raw<'a> = "error",
+    }
+}
+
+lax_object! {
+    /// One of a completion's `choices`.
+    struct Choice<'a> {
+        message: Obj<Message<'a>> = "message",
+    }
+}
+
+lax_object! {
+    /// A request body: its model and its messages, each kept as written.
+    struct Request<'a> {
+        model: Str<'a> = "model",
+        messages: Present<List<&'a RawValue>> = "messages",
+    }
+}
+
+lax_object! {
+    /// A message of a request, or a choice's message.
+    struct Message<'a> {
+        role: Str<'a> = "role",
+        content: Raw<'a> = "content",
+        refusal: Str<'a> = "refusal",
+        tool_calls: List<ToolCall<'a>> = "tool_calls",
+        tool_call_id: Str<'a> = "tool_call_id",
+        name: Str<'a> = "name",
+        function_call: Obj<Function<'a>> = "function_call",
+        annotations: List<Annotation<'a>> = "annotations",
+    }
+}
+
+lax_object! {
+    /// A part of a message's `content` list.
+    struct Part<'a> {
+        text: Str<'a> = "text",
+        refusal: Str<'a> = "refusal",
+    }
+}
+
+lax_object! {
+    /// One of an assistant message's `tool_calls`.
+    struct ToolCall<'a> {
+        id: Str<'a> = "id",
+        kind: Str<'a> = "type",
+        function: Function<'a> = "function",
+        custom: Custom<'a> = "custom",
+    }
+}
+
+lax_object! {
+    /// A tool call's `function`, or a legacy `function_call`.
+    struct Function<'a> {
+        name: Str<'a> = "name",
+        arguments: Raw<'a> = "arguments",
+    }
+}
+
+lax_object! {
+    /// A custom tool call's `custom`.
+    struct Custom<'a> {
+        name: Str<'a> = "name",
+        input: Str<'a> = "input",
+    }
+}
+
+lax_object! {
+    /// What a `url_citation` cites: under the annotation's `url_citation`, or its own fields.
+    struct Cite<'a> {
+        url: Str<'a> = "url",
+        title: Str<'a> = "title",
+        start_index: U64 = "start_index",
+        end_index: U64 = "end_index",
+    }
+}
+
+lax_object! {
+    /// One of a message's `annotations`.
+    struct Annotation<'a> {
+        kind: Str<'a> = "type",
+        url_citation: Opt<Cite<'a>> = "url_citation",
+        url: Str<'a> = "url",
+        title: Str<'a> = "title",
+        start_index: U64 = "start_index",
+        end_index: U64 = "end_index",
+    }
+}
+
+/// A record of a file, read in one pass as each of the things it may be: a completion (or a
+/// chunk of one), a request body, or a logging proxy's `{request, response}` pair.
+#[derive(Default)]
+struct Record<'a> {
+    /// The record as a completion (`object`, `id`, `model`, `created`, `choices`, `error`).
+    completion: Completion<'a>,
+    /// The record as a request body (`model`, `messages`).
+    as_request: Request<'a>,
+    request: Body<'a, Request<'a>>,
+    response: Body<'a, Completion<'a>>,
+    /// `timestamp`, `created_at`, `startTime`, `start_time`: the first that is a string is
+    /// when a pair was recorded.
+    times: [Str<'a>; 4],
+}
+
+impl<'de: 'a, 'a> Fields<'de> for Record<'a> {
+    fn field<A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match key {
+            "model" => {
+                let m: Str<'a> = map.next_value()?;
+                self.as_request.model = m.clone();
+                self.completion.model = m;
+            }
+            "messages" => self.as_request.messages = map.next_value()?,
+            "request" => self.request = map.next_value()?,
+            "response" => self.response = map.next_value()?,
+            "timestamp" => self.times[0] = map.next_value()?,
+            "created_at" => self.times[1] = map.next_value()?,
+            "startTime" => self.times[2] = map.next_value()?,
+            "start_time" => self.times[3] = map.next_value()?,
+            _ => self.completion.field(key, map)?,
+        }
+        Ok(())
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Record<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        lax::object(d)
     }
 }
 
@@ -42,12 +180,22 @@ pub(super) fn chat_cassette(head: &str) -> bool {
     head.contains(ENDPOINT) && !head.contains("/responses")
 }
 
+/// Whether a head holds the JSON string `word`, written in the document or inside a string of
+/// it (a body a proxy logged as JSON text: `\"word\"`).
+fn mentions(head: &str, word: &str) -> bool {
+    head.match_indices(word).any(|(at, _)| {
+        let (before, after) = (&head[..at], &head[at + word.len()..]);
+        (before.ends_with('"') && after.starts_with('"'))
+            || (before.ends_with("\\\"") && after.starts_with("\\\""))
+    })
+}
+
 /// Whether a head looks like an Anthropic Messages request (its `messages` hold `tool_use` and
 /// `tool_result` blocks, or it names an Anthropic version), which is not a Chat Completions one.
 fn anthropic_like(head: &str) -> bool {
-    head.contains("\"tool_use\"")
-        || head.contains("\"tool_result\"")
-        || head.contains("\"anthropic_version\"")
+    mentions(head, "tool_use")
+        || mentions(head, "tool_result")
+        || mentions(head, "anthropic_version")
 }
 
 pub fn sniff(h: &Head) -> bool {
@@ -63,10 +211,52 @@ pub fn sniff(h: &Head) -> bool {
         None => {
             h.has("request")
                 && h.has("response")
-                && (h.text.contains("\"chat.completion\"")
-                    || (h.text.contains("\"messages\"") && !anthropic_like(h.text)))
+                && (mentions(h.text, "chat.completion")
+                    || (mentions(h.text, "messages") && !anthropic_like(h.text)))
         }
     }
+}
+
+/// The messages of the last request read, each as written, in one buffer.
+#[derive(Default)]
+struct Prev {
+    text: String,
+    /// Where each message's text ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Prev {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Message `i`'s text.
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    fn set(&mut self, msgs: &[&RawValue]) {
+        self.text.clear();
+        self.ends.clear();
+        for m in msgs {
+            self.text.push_str(m.get());
+            self.ends.push(self.text.len());
+        }
+    }
+}
+
+/// Whether two messages written as JSON are the same message (the same JSON value, as
+/// `Value` compares them: object keys in any order); the same text is, without reading it.
+fn same_message(a: &str, b: &str) -> bool {
+    a == b
+        || match (
+            serde_json::from_str::<Value>(a),
+            serde_json::from_str::<Value>(b),
+        ) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
 }
 
 struct Chat {
@@ -75,7 +265,7 @@ struct Chat {
     /// `url_citation` cites.
     linked: HashMap<String, Name>,
     /// The messages of the last request read: a later request repeats them.
-    prev: Vec<Value>,
+    prev: Prev,
     /// A response was read after the last request: the next request repeats its message.
     echo: bool,
     /// Whether the current turn's answer already has text from an earlier message.
@@ -102,7 +292,7 @@ pub fn import(input: &Input) -> Vec<Session> {
     let mut c = Chat {
         b: Builder::new(NAME, input.name.clone(), input.source.clone()),
         linked: HashMap::default(),
-        prev: Vec::new(),
+        prev: Prev::default(),
         echo: false,
         answered: false,
         line: 0,
@@ -146,7 +336,9 @@ impl ApiFile for Chat {
     }
 
     fn request(&mut self, body: &Value, it: &Interaction, path: &str) {
-        self.read_request(body, path, it.date);
+        let text = body.to_string();
+        let req = serde_json::from_str::<Request>(&text).unwrap_or_default();
+        self.read_request(&req, path, it.date);
     }
 
     fn response(&mut self, r: &Completion<'_>, path: &str, at: Option<Timestamp>) {
@@ -166,21 +358,19 @@ impl ApiFile for Chat {
 impl Chat {
     /// Reads a JSON document, or JSON lines (one record a line).
     fn read_json(&mut self, text: &str) {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v) => {
-                if let Value::Array(items) = &v {
-                    if items.is_empty() {
-                        let msg = "an empty JSON array: nothing to read".to_owned();
-                        return self.b.diag(0, 0, "", DiagLevel::Error, msg);
-                    }
-                    self.b.note("the file is a JSON array: each element is read in order, as the requests and responses of one conversation");
-                    for (i, item) in items.iter().enumerate() {
-                        self.record(item, &format!("[{i}]"));
-                    }
-                } else {
-                    self.record(&v, "");
+        match serde_json::from_str::<&RawValue>(text) {
+            Ok(doc) if doc.get().starts_with('[') => {
+                let items = serde_json::from_str::<Vec<&RawValue>>(doc.get()).unwrap_or_default();
+                if items.is_empty() {
+                    let msg = "an empty JSON array: nothing to read".to_owned();
+                    return self.b.diag(0, 0, "", DiagLevel::Error, msg);
+                }
+                self.b.note("the file is a JSON array: each element is read in order, as the requests and responses of one conversation");
+                for (i, item) in items.iter().enumerate() {
+                    self.record_text(item.get(), &format!("[{i}]"));
                 }
             }
+            Ok(doc) => self.record_text(doc.get(), ""),
             Err(_) if is_lines(text) => self.read_lines(text),
             Err(e) => {
                 let msg = format!(
@@ -206,10 +396,10 @@ impl Chat {
             if l.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(l) {
-                Ok(v) => {
+            match serde_json::from_str::<Record>(l) {
+                Ok(r) => {
                     self.line = line;
-                    self.record(&v, "");
+                    self.record(l, &r, "");
                 }
                 Err(e) => {
                     let msg = format!(
@@ -224,15 +414,35 @@ impl Chat {
         self.line = 0;
     }
 
-    /// One record: a response, a chunk, a request body or a `{request, response}` pair.
-    fn record(&mut self, v: &Value, path: &str) {
-        let object = s(v, "object");
+    /// Reads the record written as `text` (one JSON value).
+    fn record_text(&mut self, text: &str, path: &str) {
+        match serde_json::from_str::<Record>(text) {
+            Ok(r) => self.record(text, &r, path),
+            Err(e) => self.malformed(&e, path, false),
+        }
+    }
+
+    /// A value that is JSON but cannot be read (nested past serde_json's limit): an error at
+    /// its path. The error's column is the line's only where the value read is the line.
+    fn malformed(&mut self, e: &serde_json::Error, path: &str, whole_line: bool) {
+        let column = if whole_line { e.column() as u64 } else { 0 };
+        let msg = format!("malformed JSON: {}; skipped", strip_pos(&e.to_string()));
+        self.b.diag(self.line, column, path, DiagLevel::Error, msg);
+    }
+
+    /// One record, written as `text`: a response, a chunk, a request body or a
+    /// `{request, response}` pair.
+    fn record(&mut self, text: &str, r: &Record, path: &str) {
+        let object = r.completion.object.get();
         if object == Some("chat.completion.chunk") {
-            self.chunks.push((self.line, path.to_owned(), v.clone()));
+            match serde_json::from_str::<Value>(text) {
+                Ok(v) => self.chunks.push((self.line, path.to_owned(), v)),
+                Err(e) => self.malformed(&e, path, self.line > 0),
+            }
             return;
         }
         self.flush_chunks();
-        if !v.is_object() {
+        if !text.trim_start().starts_with('{') {
             return self.b.diag(
                 self.line,
                 0,
@@ -242,36 +452,18 @@ impl Chat {
             );
         }
         if object == Some("chat.completion") {
-            api::response_value(self, v, path, None);
-        } else if v.get("messages").is_some() {
-            self.read_request(v, path, None);
-        } else if v.get("request").is_some() || v.get("response").is_some() {
-            let at = ["timestamp", "created_at", "startTime", "start_time"]
-                .iter()
-                .find_map(|k| s(v, k))
-                .and_then(util::time_str);
-            if let Some(req) = v.get("request").map(body) {
-                self.read_request(&req, &format!("{path}.request"), at);
+            self.read_completion(&r.completion, path, None);
+        } else if r.as_request.messages.0.is_some() {
+            self.read_request(&r.as_request, path, None);
+        } else if r.request.is_present() || r.response.is_present() {
+            let at = r.times.iter().find_map(Str::get).and_then(util::time_str);
+            if r.request.is_present() {
+                self.request_body(&r.request, &format!("{path}.request"), at);
             }
-            if let Some(resp) = v.get("response").map(body) {
-                let rpath = format!("{path}.response");
-                match &resp {
-                    Value::Array(items)
-                        if items.first().and_then(|c| s(c, "object"))
-                            == Some("chat.completion.chunk") =>
-                    {
-                        let chunks = items.iter().map(|c| (self.line, c.clone())).collect();
-                        for (_, c, problem) in join_chunks(chunks) {
-                            if let Some(p) = problem {
-                                self.b.diag(self.line, 0, &rpath, DiagLevel::Warning, p);
-                            }
-                            api::response_value(self, &c, &rpath, at);
-                        }
-                    }
-                    _ => api::response_value(self, &resp, &rpath, at),
-                }
+            if r.response.is_present() {
+                self.response_body(&r.response, &format!("{path}.response"), at);
             }
-        } else if v.get("error").is_some() {
+        } else if r.completion.error.0.is_some() {
             self.b.diag(
                 self.line,
                 0,
@@ -281,6 +473,60 @@ impl Chat {
             );
         } else {
             self.b.diag(self.line, 0, path, DiagLevel::Error, "not a Chat Completions response (`object` \"chat.completion\"), request (`messages`) or {request, response} record; skipped".into());
+        }
+    }
+
+    /// A record's `request`: an object (or the object a proxy's `{"body": ...}` wraps), or the
+    /// JSON text of one; anything else is a request without `messages`.
+    fn request_body(&mut self, b: &Body<Request>, path: &str, at: Option<Timestamp>) {
+        if let Some(inner) = b.wrapped() {
+            let req = serde_json::from_str::<Request>(inner.get()).unwrap_or_default();
+            return self.read_request(&req, path, at);
+        }
+        match b {
+            Body::Object { fields, .. } => self.read_request(fields, path, at),
+            Body::Text(t) => match serde_json::from_str::<Body<Request>>(t) {
+                Ok(Body::Object { fields, .. }) => self.read_request(&fields, path, at),
+                _ => self.read_request(&Request::default(), path, at),
+            },
+            _ => self.read_request(&Request::default(), path, at),
+        }
+    }
+
+    /// A record's `response`: a completion (or the one a proxy's `{"body": ...}` wraps, or the
+    /// JSON text of one), or a list of the chunks of a streamed one.
+    fn response_body(&mut self, b: &Body<Completion>, path: &str, at: Option<Timestamp>) {
+        if let Some(inner) = b.wrapped() {
+            let c = serde_json::from_str::<Completion>(inner.get()).unwrap_or_default();
+            return self.read_completion(&c, path, at);
+        }
+        match b {
+            Body::Object { fields, .. } => self.read_completion(fields, path, at),
+            Body::List(items) => self.response_list(items, path, at),
+            Body::Text(t) => match serde_json::from_str::<Body<Completion>>(t) {
+                Ok(Body::Object { fields, .. }) => self.read_completion(&fields, path, at),
+                Ok(Body::List(items)) => self.response_list(&items, path, at),
+                _ => self.read_completion(&Completion::default(), path, at),
+            },
+            _ => self.read_completion(&Completion::default(), path, at),
+        }
+    }
+
+    /// A response that is a list: the chunks of a streamed response, joined; anything else is
+    /// no completion.
+    fn response_list(&mut self, items: &Value, path: &str, at: Option<Timestamp>) {
+        let Value::Array(items) = items else {
+            return;
+        };
+        if items.first().and_then(|c| s(c, "object")) != Some("chat.completion.chunk") {
+            return self.read_completion(&Completion::default(), path, at);
+        }
+        let chunks = items.iter().map(|c| (self.line, c.clone())).collect();
+        for (_, c, problem) in join_chunks(chunks) {
+            if let Some(p) = problem {
+                self.b.diag(self.line, 0, path, DiagLevel::Warning, p);
+            }
+            api::response_value(self, &c, path, at);
         }
     }
 
@@ -316,12 +562,12 @@ impl Chat {
         Loc::path(self.line, path)
     }
 
-    fn read_request(&mut self, req: &Value, path: &str, at: Option<Timestamp>) {
+    fn read_request(&mut self, req: &Request, path: &str, at: Option<Timestamp>) {
         self.requests += 1;
-        if let Some(m) = s(req, "model") {
+        if let Some(m) = req.model.get() {
             self.b.model(m);
         }
-        let Some(msgs) = req.get("messages").and_then(Value::as_array) else {
+        let Some(msgs) = req.messages.0.as_ref().and_then(|l| l.0.as_deref()) else {
             return self.b.diag(
                 self.line,
                 0,
@@ -334,41 +580,48 @@ impl Chat {
         // what follows is new.
         let common = msgs
             .iter()
-            .zip(&self.prev)
-            .take_while(|(a, b)| a == b)
+            .take(self.prev.len())
+            .enumerate()
+            .take_while(|(i, m)| same_message(m.get(), self.prev.get(*i)))
             .count();
         let mut from = common;
         if common == self.prev.len()
             && self.echo
-            && msgs.get(from).and_then(|m| s(m, "role")) == Some("assistant")
+            && msgs
+                .get(from)
+                .map(|m| serde_json::from_str::<Message>(m.get()).unwrap_or_default())
+                .is_some_and(|m| m.role.get() == Some("assistant"))
         {
             // The response's message, replayed: its calls are known already (by id), and its
             // text is the answer already read.
             from += 1;
         }
         let mut mpath = String::new();
-        for (i, m) in msgs.iter().enumerate().skip(from) {
+        for (i, raw) in msgs.iter().enumerate().skip(from) {
             let mpath = elem_path(&mut mpath, path, "messages", i);
-            self.message(m, at, mpath, &msgs[..i]);
+            match serde_json::from_str::<Message>(raw.get()) {
+                Ok(m) => self.message(&m, at, mpath, &msgs[..i]),
+                Err(e) => self.malformed(&e, mpath, false),
+            }
         }
-        self.prev = msgs.clone();
+        self.prev.set(msgs);
         self.conv_len = msgs.len();
         self.echo = false;
     }
 
     /// One message of a request; `history` holds the messages before it (its index in the
     /// conversation is `history.len()`).
-    fn message(&mut self, m: &Value, at: Option<Timestamp>, path: &str, history: &[Value]) {
-        match s(m, "role") {
+    fn message(&mut self, m: &Message, at: Option<Timestamp>, path: &str, history: &[&RawValue]) {
+        match m.role.get() {
             Some("user") => {
-                let text = content_text(m.get("content"));
+                let text = content_text(m.content.0);
                 self.b.turn(&text, at, self.loc(path));
                 self.answered = false;
             }
             Some("assistant") => {
-                let text = content_text(m.get("content"));
+                let text = content_text(m.content.0);
                 let text = if text.is_empty() {
-                    s(m, "refusal").unwrap_or("").to_owned()
+                    m.refusal.get().unwrap_or("").to_owned()
                 } else {
                     text
                 };
@@ -381,7 +634,7 @@ impl Chat {
                 self.legacy_call(m, at, path, (history.len(), true));
             }
             Some("tool") => {
-                let Some(id) = s(m, "tool_call_id") else {
+                let Some(id) = m.tool_call_id.get() else {
                     return self.b.diag(
                         self.line,
                         0,
@@ -412,8 +665,23 @@ impl Chat {
 
     /// The result of call `id`: a `tool` or `function` message's `content` (a string or text
     /// parts); the URLs its text carries are what a `url_citation` may cite.
-    fn result(&mut self, id: &str, m: &Value, at: Option<Timestamp>, path: &str) {
-        let content = m.get("content").map(util::blocks).unwrap_or_default();
+    fn result(&mut self, id: &str, m: &Message, at: Option<Timestamp>, path: &str) {
+        let content = match m.content.0 {
+            None => Vec::new(),
+            Some(raw) if raw.get().starts_with('"') => match serde_json::from_str::<Str>(raw.get())
+            {
+                Ok(Str(Some(t))) => vec![super::build::text_block(t.into_owned())],
+                _ => Vec::new(),
+            },
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(v) => util::blocks(&v),
+                Err(e) => {
+                    let cpath = format!("{path}.content");
+                    self.malformed(&e, &cpath, false);
+                    Vec::new()
+                }
+            },
+        };
         let shared = Name::from(id);
         for blk in &content {
             for u in blk.citable_text().into_iter().flat_map(urls_in) {
@@ -434,8 +702,8 @@ impl Chat {
     /// The arguments of a function (`function` of a tool call, or a legacy `function_call`) at
     /// `path`: its `arguments` string parsed (an object as it is); a string that is no JSON is
     /// a warning and no arguments.
-    fn arguments(&mut self, f: &Value, path: &str) -> Option<Box<serde_json::value::RawValue>> {
-        match f.get("arguments").map(util::raw_args) {
+    fn arguments(&mut self, f: &Function, path: &str) -> Option<Box<RawValue>> {
+        match f.arguments.0.map(lax::raw_args) {
             Some(Ok(r)) => Some(r),
             Some(Err(e)) => {
                 // The position is the argument string's, not the file's.
@@ -472,13 +740,13 @@ impl Chat {
     /// twice gets two answers). Returns the id and name of a call it made.
     fn legacy_call(
         &mut self,
-        m: &Value,
+        m: &Message,
         at: Option<Timestamp>,
         path: &str,
         (pos, replayed): (usize, bool),
     ) -> Option<(String, String)> {
-        let fc = m.get("function_call").filter(|f| f.is_object())?;
-        let name = s(fc, "name").unwrap_or("");
+        let fc = m.function_call.0.as_ref()?;
+        let name = fc.name.get().unwrap_or("");
         let written = legacy_arguments(fc);
         if replayed && self.legacy_id(pos, name, &written).is_some() {
             return None;
@@ -523,12 +791,12 @@ impl Chat {
     /// no call (`<name>#<its place>`) with a warning.
     fn function_message(
         &mut self,
-        m: &Value,
+        m: &Message,
         at: Option<Timestamp>,
         path: &str,
-        history: &[Value],
+        history: &[&RawValue],
     ) {
-        let Some(name) = s(m, "name") else {
+        let Some(name) = m.name.get() else {
             return self.b.diag(
                 self.line,
                 0,
@@ -580,11 +848,11 @@ impl Chat {
     }
 
     /// The calls of an assistant message's `tool_calls`.
-    fn tool_calls(&mut self, m: &Value, at: Option<Timestamp>, path: &str) {
+    fn tool_calls(&mut self, m: &Message, at: Option<Timestamp>, path: &str) {
         let mut tpath = String::new();
-        for (i, tc) in util::arr(m, "tool_calls").iter().enumerate() {
+        for (i, tc) in m.tool_calls.items().iter().enumerate() {
             let tpath = elem_path(&mut tpath, path, "tool_calls", i);
-            let Some(id) = s(tc, "id") else {
+            let Some(id) = tc.id.get() else {
                 self.b.diag(
                     self.line,
                     0,
@@ -597,17 +865,15 @@ impl Chat {
             if self.b.has_call(id) {
                 continue;
             }
-            let kind = s(tc, "type").unwrap_or("function");
+            let kind = tc.kind.get().unwrap_or("function");
             let (tool, arguments) = match kind {
                 "custom" => {
-                    let c = tc.get("custom").unwrap_or(&Value::Null);
-                    let input = s(c, "input").and_then(raw_string);
-                    (s(c, "name").unwrap_or(""), input)
+                    let input = tc.custom.input.get().and_then(raw_string);
+                    (tc.custom.name.get().unwrap_or(""), input)
                 }
                 _ => {
-                    let f = tc.get("function").unwrap_or(&Value::Null);
-                    let arguments = self.arguments(f, &format!("{tpath}.function"));
-                    (s(f, "name").unwrap_or(""), arguments)
+                    let arguments = self.arguments(&tc.function, &format!("{tpath}.function"));
+                    (tc.function.name.get().unwrap_or(""), arguments)
                 }
             };
             self.b.call(NewCall {
@@ -651,14 +917,12 @@ impl Chat {
             self.b.model(m);
         }
         let at = r.created.0.and_then(time_secs).or(date);
-        let choices = r.choices.value();
-        let Some(choice) = choices.as_ref().and_then(Value::as_array).and_then(|c| {
-            if c.len() > 1 {
-                self.b
-                    .note("only the first of a response's choices is read (`n` > 1)");
-            }
-            c.first()
-        }) else {
+        let choices = r.choices.items();
+        if choices.len() > 1 {
+            self.b
+                .note("only the first of a response's choices is read (`n` > 1)");
+        }
+        let Some(choice) = choices.first() else {
             return self.b.diag(
                 self.line,
                 0,
@@ -668,7 +932,7 @@ impl Chat {
             );
         };
         let mpath = format!("{path}.choices[0].message");
-        let Some(m) = choice.get("message").filter(|m| m.is_object()) else {
+        let Some(m) = &choice.message.0 else {
             return self.b.diag(
                 self.line,
                 0,
@@ -677,13 +941,13 @@ impl Chat {
                 "a choice without a `message`; skipped".into(),
             );
         };
-        let text = content_text(m.get("content"));
+        let text = content_text(m.content.0);
         let text = if text.is_empty() {
-            s(m, "refusal").unwrap_or("").to_owned()
+            m.refusal.get().unwrap_or("").to_owned()
         } else {
             text
         };
-        let annotations = util::arr(m, "annotations");
+        let annotations = m.annotations.items();
         if !text.is_empty() || !annotations.is_empty() {
             let sep = if self.answered { "\n\n" } else { "" };
             self.answered = true;
@@ -694,20 +958,22 @@ impl Chat {
             let mut apath = String::new();
             for (ai, a) in annotations.iter().enumerate() {
                 let apath = elem_path(&mut apath, &mpath, "annotations", ai);
-                match s(a, "type") {
+                match a.kind.get() {
                     Some("url_citation") => {
-                        let c = a.get("url_citation").unwrap_or(a);
-                        let n = |k: &str| c.get(k).and_then(Value::as_u64);
+                        let (url, title, start, end) = match &a.url_citation.0 {
+                            Some(c) => (&c.url, &c.title, c.start_index, c.end_index),
+                            None => (&a.url, &a.title, a.start_index, a.end_index),
+                        };
                         url_citation(
                             &mut self.b,
                             &self.linked,
                             &piece,
                             &offsets,
                             UrlCitation {
-                                url: s(c, "url").unwrap_or(""),
-                                title: s(c, "title"),
-                                start: n("start_index"),
-                                end: n("end_index"),
+                                url: url.get().unwrap_or(""),
+                                title: title.get(),
+                                start: start.0,
+                                end: end.0,
                             },
                             at,
                             (self.line, apath),
@@ -738,26 +1004,25 @@ impl Chat {
 
 /// A legacy `function_call`'s `arguments` as written (a string as it is, anything else as
 /// JSON text): what tells two calls of one name at one place apart.
-fn legacy_arguments(fc: &Value) -> String {
-    match fc.get("arguments") {
-        Some(Value::String(t)) => t.clone(),
-        Some(v) => v.to_string(),
-        None => String::new(),
-    }
+fn legacy_arguments(fc: &Function) -> String {
+    fc.arguments.0.map(lax::text_of).unwrap_or_default()
 }
 
 /// The legacy `function_call` of `name` that a `function` message after `history` answers:
 /// the latest one before it not answered by a `function` message of that name in between, as
 /// (its place, its `arguments` as written).
-fn answered_call(history: &[Value], name: &str) -> Option<(usize, String)> {
+fn answered_call(history: &[&RawValue], name: &str) -> Option<(usize, String)> {
     let mut answered = 0usize;
-    for (k, m) in history.iter().enumerate().rev() {
-        match s(m, "role") {
-            Some("function") if s(m, "name") == Some(name) => answered += 1,
+    for (k, raw) in history.iter().enumerate().rev() {
+        let m = serde_json::from_str::<Message>(raw.get()).unwrap_or_default();
+        match m.role.get() {
+            Some("function") if m.name.get() == Some(name) => answered += 1,
             Some("assistant") => {
                 let Some(fc) = m
-                    .get("function_call")
-                    .filter(|f| s(f, "name") == Some(name))
+                    .function_call
+                    .0
+                    .as_ref()
+                    .filter(|f| f.name.get() == Some(name))
                 else {
                     continue;
                 };
@@ -772,32 +1037,27 @@ fn answered_call(history: &[Value], name: &str) -> Option<(usize, String)> {
     None
 }
 
-/// A record's body: an object as it is; a JSON text (a proxy that logs bodies as strings) read.
-fn body(v: &Value) -> Value {
-    match v {
-        Value::String(t) => serde_json::from_str(t).unwrap_or(Value::Null),
-        Value::Object(o) if o.len() == 1 && o.get("body").is_some_and(Value::is_object) => {
-            o["body"].clone()
-        }
-        other => other.clone(),
-    }
-}
-
 /// Whether a text that is not one JSON document is JSON lines: its first line that is not
 /// blank is a JSON object of its own.
 fn is_lines(text: &str) -> bool {
     text.lines()
         .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| serde_json::from_str::<Map<String, Value>>(l).is_ok())
+        .is_some_and(|l| {
+            l.trim_start().starts_with('{')
+                && serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok()
+        })
 }
 
 /// A message's text: its `content` string, or the `text` of its parts joined with newlines.
-fn content_text(c: Option<&Value>) -> String {
-    match c {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(parts)) => parts
+fn content_text(c: Option<&RawValue>) -> String {
+    let Some(raw) = c else {
+        return String::new();
+    };
+    match serde_json::from_str::<TextOrList<Part>>(raw.get()) {
+        Ok(TextOrList::Text(t)) => t.into_owned(),
+        Ok(TextOrList::List(parts)) => parts
             .iter()
-            .filter_map(|p| s(p, "text").or_else(|| s(p, "refusal")))
+            .filter_map(|p| p.text.get().or_else(|| p.refusal.get()))
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
