@@ -397,11 +397,13 @@ fn reverse_keys(r: &mut Value) {
     }
 }
 
-/// The proxy's records with each body as a logging proxy may write it: as JSON text, under a
-/// lone `body` key, or with the replayed messages' keys in another order (the same messages,
-/// not new ones).
+/// The proxy's records as other logging proxies and libraries write them: bodies as JSON text,
+/// a request under `body` (alone, or beside the HTTP request's `method`, `url` and `headers`),
+/// `request_body` and `response_body`, a completion without `object`, LiteLLM's `messages`
+/// beside `response` with a Unix `startTime`, and the replayed messages' keys in another order
+/// (the same messages, not new ones).
 #[test]
-fn a_proxys_bodies_as_text_wrapped_or_reordered_give_the_same_conversation() {
+fn a_proxys_records_in_other_loggers_shapes_give_the_same_conversation() {
     let recs = records();
     let each = |f: &dyn Fn(&mut Value)| -> Vec<u8> {
         let mut out = String::new();
@@ -418,10 +420,40 @@ fn a_proxys_bodies_as_text_wrapped_or_reordered_give_the_same_conversation() {
             r[k] = Value::String(r[k].to_string());
         }
     });
-    let wrapped = each(&|r| {
-        for k in ["request", "response"] {
-            r[k] = json!({"body": r[k].take()});
-        }
+    let wrapped = each(&|r| r["request"] = json!({"body": r["request"].take()}));
+    let http = each(&|r| {
+        let body = r["request"].take();
+        r["request"] = json!({"method": "POST", "url": "https://api.openai.com/v1/chat/completions", "headers": {"content-type": "application/json"}, "body": body});
+    });
+    let http_text = each(&|r| {
+        let body = r["request"].take().to_string();
+        r["request"] = json!({"url": "/v1/chat/completions", "body": body});
+    });
+    let renamed = each(&|r| {
+        let map = r.as_object_mut().unwrap();
+        let (req, resp) = (
+            map.remove("request").unwrap(),
+            map.remove("response").unwrap(),
+        );
+        map.insert("request_body".into(), req);
+        map.insert("response_body".into(), resp);
+    });
+    let no_object = each(&|r| {
+        r["response"].as_object_mut().unwrap().remove("object");
+    });
+    // LiteLLM's standard logging payload: the request's fields at the top, the time in
+    // seconds.
+    let litellm = each(&|r| {
+        let t = r["timestamp"].as_str().unwrap();
+        let secs = provscope::model::Timestamp::parse(t).unwrap().0 as f64 / 1000.0;
+        *r = json!({
+            "id": "litellm-1",
+            "call_type": "acompletion",
+            "model": r["request"]["model"],
+            "messages": r["request"]["messages"],
+            "response": r["response"],
+            "startTime": secs,
+        });
     });
     // Each message written with its keys reversed; then only every other record's: a later
     // request's copy of an earlier message is not the same text, only the same JSON value.
@@ -438,21 +470,33 @@ fn a_proxys_bodies_as_text_wrapped_or_reordered_give_the_same_conversation() {
     for (name, data) in [
         ("text.jsonl", text),
         ("wrapped.jsonl", wrapped),
+        ("http.jsonl", http),
+        ("http-text.jsonl", http_text),
+        ("renamed.jsonl", renamed),
+        ("no-object.jsonl", no_object),
+        ("litellm.jsonl", litellm),
         ("reordered.jsonl", reordered),
         ("alternating.jsonl", alternating.into_bytes()),
     ] {
         let s = bytes(name, &data);
+        assert_eq!(s.format(), FORMAT, "{name}");
         check_proxy_session(&s, true);
     }
-    // `body` beside other keys is a field like any other: no request there.
-    let other = each(&|r| {
-        r["request"] = json!({"body": r["request"].take(), "headers": {}});
+    // A response under `body`: the same answers, at their place under it.
+    let resp = each(&|r| {
+        let body = r["response"].take();
+        r["response"] = json!({"status": 200, "headers": {}, "body": body});
     });
-    let s = bytes("other.jsonl", &other);
-    assert!(s.turns.iter().all(|t| t.user.is_empty()), "{:?}", s.turns);
-    let errs = errors(&s);
-    assert_eq!(errs.len(), recs.len(), "{errs:?}");
-    assert!(errs.iter().all(|e| e.contains("`messages`")), "{errs:?}");
+    let s = bytes("resp.jsonl", &resp);
+    assert_eq!(s.answers.len(), 2);
+    assert_eq!(s.answers[0].claims.len(), 2);
+    let w = warnings(&s);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains(":2: warning: $.response.body.choices[0].message.annotations[1]"),
+        "{w:?}"
+    );
+    assert!(errors(&s).is_empty(), "{:?}", diags(&s));
 }
 
 /// A value nested deeper than the JSON reader goes (hostile or broken input) costs only

@@ -472,15 +472,13 @@ pub enum Body<'a, T> {
     /// No such field.
     #[default]
     Absent,
-    /// An object: its fields as `T` reads them; the value of its key `body`, which `T` never
-    /// sees; and whether it has any other key (`{"body": {...}}` alone is a proxy's wrapper).
+    /// An object: its fields as `T` reads them, and the value of its key `body`, which `T`
+    /// never sees (a proxy's `{"body": ...}` or `{method, url, headers, body}`).
     Object {
         /// The object's fields.
         fields: T,
         /// The value of its key `body` (the last, when the key repeats).
         body: Option<&'a RawValue>,
-        /// Whether it has a key other than `body`.
-        other: bool,
     },
     /// A string: the JSON text of the body.
     Text(Cow<'a, str>),
@@ -495,18 +493,6 @@ impl<'a, T> Body<'a, T> {
     pub fn is_present(&self) -> bool {
         !matches!(self, Body::Absent)
     }
-
-    /// The object `{"body": {...}}` holds when that is its only key (a proxy's wrapper).
-    pub fn wrapped(&self) -> Option<&'a RawValue> {
-        match self {
-            Body::Object {
-                body: Some(b),
-                other: false,
-                ..
-            } if b.get().starts_with('{') => Some(b),
-            _ => None,
-        }
-    }
 }
 
 struct BodyVisitor<T>(PhantomData<T>);
@@ -517,20 +503,15 @@ impl<'de, T: Fields<'de>> Visitor<'de> for BodyVisitor<T> {
         f.write_str("any JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut fields, mut body, mut other) = (T::default(), None, false);
+        let (mut fields, mut body) = (T::default(), None);
         while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
             if k == "body" {
                 body = Some(map.next_value::<&'de RawValue>()?);
             } else {
-                other = true;
                 fields.field(&k, &mut map)?;
             }
         }
-        Ok(Body::Object {
-            fields,
-            body,
-            other,
-        })
+        Ok(Body::Object { fields, body })
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
         Ok(Body::Text(Cow::Borrowed(v)))

@@ -134,11 +134,39 @@ struct Record<'a> {
     completion: Completion<'a>,
     /// The record as a request body (`model`, `messages`).
     as_request: Request<'a>,
+    /// `request` (or `request_body`).
     request: Body<'a, Request<'a>>,
+    /// `response` (or `response_body`).
     response: Body<'a, Completion<'a>>,
-    /// `timestamp`, `created_at`, `startTime`, `start_time`: the first that is a string is
-    /// when a pair was recorded.
-    times: [Str<'a>; 4],
+    /// When the record was made: the first of [`TIME_KEYS`] that is a string or a number.
+    times: [Raw<'a>; TIME_KEYS.len()],
+}
+
+/// The keys a logging proxy writes the time of a record under, in the order they are read.
+const TIME_KEYS: [&str; 6] = [
+    "timestamp",
+    "created_at",
+    "startTime",
+    "start_time",
+    "date_time_utc",
+    "requestedAt",
+];
+
+impl Record<'_> {
+    /// When the record was made: RFC 3339 text, or Unix time in seconds (milliseconds past
+    /// 10^11, a date no log has in seconds).
+    fn time(&self) -> Option<Timestamp> {
+        self.times.iter().find_map(|t| {
+            let raw = t.0?.get();
+            if raw.starts_with('"') {
+                let text = serde_json::from_str::<Str>(raw).ok()?;
+                Some(text.get().and_then(util::time_str))
+            } else {
+                let n = serde_json::from_str::<F64>(raw).ok()?.0?;
+                Some(time_secs(if n.abs() >= 1e11 { n / 1000.0 } else { n }))
+            }
+        })?
+    }
 }
 
 impl<'de: 'a, 'a> Fields<'de> for Record<'a> {
@@ -154,13 +182,12 @@ impl<'de: 'a, 'a> Fields<'de> for Record<'a> {
                 self.completion.model = m;
             }
             "messages" => self.as_request.messages = map.next_value()?,
-            "request" => self.request = map.next_value()?,
-            "response" => self.response = map.next_value()?,
-            "timestamp" => self.times[0] = map.next_value()?,
-            "created_at" => self.times[1] = map.next_value()?,
-            "startTime" => self.times[2] = map.next_value()?,
-            "start_time" => self.times[3] = map.next_value()?,
-            _ => self.completion.field(key, map)?,
+            "request" | "request_body" => self.request = map.next_value()?,
+            "response" | "response_body" => self.response = map.next_value()?,
+            _ => match TIME_KEYS.iter().position(|k| *k == key) {
+                Some(i) => self.times[i] = map.next_value()?,
+                None => self.completion.field(key, map)?,
+            },
         }
         Ok(())
     }
@@ -209,8 +236,8 @@ pub fn sniff(h: &Head) -> bool {
         Some(o) => o == "chat.completion" || o == "chat.completion.chunk",
         None if h.has("messages") => h.has("model") && !anthropic_like(h.text),
         None => {
-            h.has("request")
-                && h.has("response")
+            (h.has("request") || h.has("request_body"))
+                && (h.has("response") || h.has("response_body"))
                 && (mentions(h.text, "chat.completion")
                     || (mentions(h.text, "messages") && !anthropic_like(h.text)))
         }
@@ -454,9 +481,15 @@ impl Chat {
         if object == Some("chat.completion") {
             self.read_completion(&r.completion, path, None);
         } else if r.as_request.messages.0.is_some() {
-            self.read_request(&r.as_request, path, None);
+            // A request body; or a logging library's record of a call, its `messages` beside
+            // its `response` (LiteLLM's standard logging payload).
+            let at = r.response.is_present().then(|| r.time()).flatten();
+            self.read_request(&r.as_request, path, at);
+            if r.response.is_present() {
+                self.response_body(&r.response, &format!("{path}.response"), at);
+            }
         } else if r.request.is_present() || r.response.is_present() {
-            let at = r.times.iter().find_map(Str::get).and_then(util::time_str);
+            let at = r.time();
             if r.request.is_present() {
                 self.request_body(&r.request, &format!("{path}.request"), at);
             }
@@ -476,14 +509,25 @@ impl Chat {
         }
     }
 
-    /// A record's `request`: an object (or the object a proxy's `{"body": ...}` wraps), or the
-    /// JSON text of one; anything else is a request without `messages`.
+    /// A record's `request`: an object, the JSON text of one, or an object whose `body` is the
+    /// request (a proxy's `{"body": ...}`, or `{method, url, headers, body}`: read when the
+    /// object has no `messages` of its own); anything else is a request without `messages`.
     fn request_body(&mut self, b: &Body<Request>, path: &str, at: Option<Timestamp>) {
-        if let Some(inner) = b.wrapped() {
-            let req = serde_json::from_str::<Request>(inner.get()).unwrap_or_default();
-            return self.read_request(&req, path, at);
-        }
         match b {
+            Body::Object {
+                fields,
+                body: Some(inner),
+                ..
+            } if fields.messages.0.is_none() => {
+                let path = format!("{path}.body");
+                match inner_text(inner) {
+                    Some(text) => {
+                        let req = serde_json::from_str::<Request>(&text).unwrap_or_default();
+                        self.read_request(&req, &path, at);
+                    }
+                    None => self.read_request(&Request::default(), &path, at),
+                }
+            }
             Body::Object { fields, .. } => self.read_request(fields, path, at),
             Body::Text(t) => match serde_json::from_str::<Body<Request>>(t) {
                 Ok(Body::Object { fields, .. }) => self.read_request(&fields, path, at),
@@ -493,22 +537,47 @@ impl Chat {
         }
     }
 
-    /// A record's `response`: a completion (or the one a proxy's `{"body": ...}` wraps, or the
-    /// JSON text of one), or a list of the chunks of a streamed one.
+    /// A record's `response`: a completion, the JSON text of one, an object whose `body` is
+    /// the completion (read when the object has neither `object` nor `choices` of its own), or
+    /// a list of the chunks of a streamed one.
     fn response_body(&mut self, b: &Body<Completion>, path: &str, at: Option<Timestamp>) {
-        if let Some(inner) = b.wrapped() {
-            let c = serde_json::from_str::<Completion>(inner.get()).unwrap_or_default();
-            return self.read_completion(&c, path, at);
-        }
         match b {
-            Body::Object { fields, .. } => self.read_completion(fields, path, at),
+            Body::Object {
+                fields,
+                body: Some(inner),
+                ..
+            } if fields.object.0.is_none() && fields.choices.0.is_none() => {
+                let path = format!("{path}.body");
+                match inner_text(inner) {
+                    Some(text) if text.trim_start().starts_with('[') => {
+                        let items = serde_json::from_str::<Value>(&text).unwrap_or_default();
+                        self.response_list(&items, &path, at);
+                    }
+                    Some(text) => {
+                        let c = serde_json::from_str::<Completion>(&text).unwrap_or_default();
+                        self.logged_completion(&c, &path, at);
+                    }
+                    None => self.read_completion(&Completion::default(), &path, at),
+                }
+            }
+            Body::Object { fields, .. } => self.logged_completion(fields, path, at),
             Body::List(items) => self.response_list(items, path, at),
             Body::Text(t) => match serde_json::from_str::<Body<Completion>>(t) {
-                Ok(Body::Object { fields, .. }) => self.read_completion(&fields, path, at),
+                Ok(Body::Object { fields, .. }) => self.logged_completion(&fields, path, at),
                 Ok(Body::List(items)) => self.response_list(&items, path, at),
                 _ => self.read_completion(&Completion::default(), path, at),
             },
             _ => self.read_completion(&Completion::default(), path, at),
+        }
+    }
+
+    /// A completion a proxy logged: some gateways drop its `object`, so one without `object`
+    /// that has `choices` is read as a completion.
+    fn logged_completion(&mut self, c: &Completion, path: &str, at: Option<Timestamp>) {
+        if c.object.0.is_none() && c.choices.0.is_some() {
+            self.completion(c, path, at);
+        } else {
+            self.read_completion(c, path, at);
         }
     }
 
@@ -910,6 +979,12 @@ impl Chat {
             }
             return;
         }
+        self.completion(r, path, date);
+    }
+
+    /// A completion's id, model and first choice's message (its `object` checked, or not
+    /// there in a proxy's record).
+    fn completion(&mut self, r: &Completion, path: &str, date: Option<Timestamp>) {
         if let Some(id) = r.id.get() {
             self.b.session_id(id);
         }
@@ -1035,6 +1110,16 @@ fn answered_call(history: &[&RawValue], name: &str) -> Option<(usize, String)> {
         }
     }
     None
+}
+
+/// The JSON text of a `body`: an object's or an array's as written, a string's contents (a
+/// body logged as JSON text); `None` for any other value.
+fn inner_text(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    let text = raw.get();
+    if text.starts_with('{') || text.starts_with('[') {
+        return Some(text.into());
+    }
+    serde_json::from_str::<Str>(text).ok()?.0
 }
 
 /// Whether a text that is not one JSON document is JSON lines: its first line that is not

@@ -53,13 +53,15 @@ pub fn key_bit(key: &str) -> u64 {
         "parent_run_id" => 1 << 37,
         "child_runs" => 1 << 38,
         "start_time" => 1 << 39,
+        "request_body" => 1 << 40,
+        "response_body" => 1 << 41,
         _ => 0,
     }
 }
 
 /// Every key [`key_bit`] gives a bit, for tests.
 #[cfg(test)]
-pub(crate) const ASKED_KEYS: [&str; 40] = [
+pub(crate) const ASKED_KEYS: [&str; 42] = [
     "event",
     "resourceSpans",
     "trace",
@@ -100,6 +102,8 @@ pub(crate) const ASKED_KEYS: [&str; 40] = [
     "parent_run_id",
     "child_runs",
     "start_time",
+    "request_body",
+    "response_body",
 ];
 
 /// What [`Head::asked`] holds when detection asked for a key without a bit: what it read is
@@ -549,7 +553,10 @@ mod tests {
         assert!(Head::first_keys("").is_none());
         // Every key detection asks for has its own bit.
         let bits: Vec<u64> = ASKED_KEYS.iter().map(|k| key_bit(k)).collect();
-        assert_eq!(bits.iter().fold(0, |a, b| a | b).count_ones(), 40);
+        assert_eq!(
+            bits.iter().fold(0, |a, b| a | b).count_ones(),
+            ASKED_KEYS.len() as u32
+        );
         assert!(!bits.contains(&UNKNOWN_KEY) && key_bit("events") == 0);
     }
 
