@@ -15,9 +15,7 @@ use super::api::{self, ApiFile};
 use super::build::{elem_path, json_path, raw_string, Builder, Loc, NewCall, NewResult};
 use super::cassette::Interaction;
 use super::cite::Offsets;
-use super::lax::{
-    self, lax_object, Body, Fields, List, Obj, Opt, Present, Raw, Str, TextOrList, F64, U64,
-};
+use super::lax::{self, lax_object, Body, Fields, List, Obj, Opt, Present, Raw, Str, F64, U64};
 use super::openai::{strip_utm, url_citation, UrlCitation, HOSTS};
 use super::sniff::Head;
 use super::sse;
@@ -60,7 +58,7 @@ lax_object! {
     /// A message of a request, or a choice's message.
     struct Message<'a> {
         role: Str<'a> = "role",
-        content: Raw<'a> = "content",
+        content: Content<'a> = "content",
         refusal: Str<'a> = "refusal",
         tool_calls: List<ToolCall<'a>> = "tool_calls",
         tool_call_id: Str<'a> = "tool_call_id",
@@ -123,6 +121,111 @@ lax_object! {
         title: Str<'a> = "title",
         start_index: U64 = "start_index",
         end_index: U64 = "end_index",
+    }
+}
+
+/// A message's `content`, read in the pass that reads the message: a string (borrowed where it
+/// has no escape), a list's parts and an object's members each kept as written (read further
+/// only where needed, and never nested deeper than that), or another value.
+#[derive(Default)]
+enum Content<'a> {
+    #[default]
+    Absent,
+    Text(std::borrow::Cow<'a, str>),
+    Parts(Vec<&'a RawValue>),
+    Object(Vec<(std::borrow::Cow<'a, str>, &'a RawValue)>),
+    Other(Value),
+}
+
+struct ContentVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ContentVisitor {
+    type Value = Content<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Content::Text(v.into()))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Content::Text(v.to_owned().into()))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Content::Text(v.into()))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut parts = Vec::new();
+        while let Some(p) = seq.next_element::<&'de RawValue>()? {
+            parts.push(p);
+        }
+        Ok(Content::Parts(parts))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some(lax::Key(k)) = map.next_key::<lax::Key<'de>>()? {
+            members.push((k, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(Content::Object(members))
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Content::Other(Value::Bool(v)))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Content::Other(v.into()))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Content::Other(v.into()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Content::Other(v.into()))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Content::Other(Value::Null))
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ContentVisitor)
+    }
+}
+
+impl Content<'_> {
+    /// The text of a message: its string, or the `text` (else `refusal`) of its parts joined
+    /// with newlines; empty for anything else.
+    fn text(&self) -> String {
+        match self {
+            Content::Text(t) => t.to_string(),
+            Content::Parts(parts) => parts
+                .iter()
+                .filter_map(|p| {
+                    let part = serde_json::from_str::<Part>(p.get()).ok()?;
+                    part.text.0.or(part.refusal.0)
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+
+    /// The content as a `Value` (a string as a text block needs none): for the result blocks
+    /// of a list or an object. The error of a part nested too deep to read.
+    fn value(&self) -> Result<Value, serde_json::Error> {
+        let parse = |r: &RawValue| serde_json::from_str::<Value>(r.get());
+        Ok(match self {
+            Content::Absent => Value::Null,
+            Content::Text(t) => Value::String(t.to_string()),
+            Content::Parts(parts) => {
+                Value::Array(parts.iter().map(|p| parse(p)).collect::<Result<_, _>>()?)
+            }
+            Content::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| Ok((k.to_string(), parse(v)?)))
+                    .collect::<Result<_, serde_json::Error>>()?,
+            ),
+            Content::Other(v) => v.clone(),
+        })
     }
 }
 
@@ -385,6 +488,10 @@ impl ApiFile for Chat {
 impl Chat {
     /// Reads a JSON document, or JSON lines (one record a line).
     fn read_json(&mut self, text: &str) {
+        if is_lines(text) {
+            self.read_lines(text);
+            return self.flush_chunks();
+        }
         match serde_json::from_str::<&RawValue>(text) {
             Ok(doc) if doc.get().starts_with('[') => {
                 let items = serde_json::from_str::<Vec<&RawValue>>(doc.get()).unwrap_or_default();
@@ -398,7 +505,6 @@ impl Chat {
                 }
             }
             Ok(doc) => self.record_text(doc.get(), ""),
-            Err(_) if is_lines(text) => self.read_lines(text),
             Err(e) => {
                 let msg = format!(
                     "malformed JSON: {}; nothing read",
@@ -683,12 +789,12 @@ impl Chat {
     fn message(&mut self, m: &Message, at: Option<Timestamp>, path: &str, history: &[&RawValue]) {
         match m.role.get() {
             Some("user") => {
-                let text = content_text(m.content.0);
+                let text = m.content.text();
                 self.b.turn(&text, at, self.loc(path));
                 self.answered = false;
             }
             Some("assistant") => {
-                let text = content_text(m.content.0);
+                let text = m.content.text();
                 let text = if text.is_empty() {
                     m.refusal.get().unwrap_or("").to_owned()
                 } else {
@@ -735,14 +841,10 @@ impl Chat {
     /// The result of call `id`: a `tool` or `function` message's `content` (a string or text
     /// parts); the URLs its text carries are what a `url_citation` may cite.
     fn result(&mut self, id: &str, m: &Message, at: Option<Timestamp>, path: &str) {
-        let content = match m.content.0 {
-            None => Vec::new(),
-            Some(raw) if raw.get().starts_with('"') => match serde_json::from_str::<Str>(raw.get())
-            {
-                Ok(Str(Some(t))) => vec![super::build::text_block(t.into_owned())],
-                _ => Vec::new(),
-            },
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+        let content = match &m.content {
+            Content::Absent => Vec::new(),
+            Content::Text(t) => vec![super::build::text_block(t.to_string())],
+            c => match c.value() {
                 Ok(v) => util::blocks(&v),
                 Err(e) => {
                     let cpath = format!("{path}.content");
@@ -1016,7 +1118,7 @@ impl Chat {
                 "a choice without a `message`; skipped".into(),
             );
         };
-        let text = content_text(m.content.0);
+        let text = m.content.text();
         let text = if text.is_empty() {
             m.refusal.get().unwrap_or("").to_owned()
         } else {
@@ -1122,30 +1224,22 @@ fn inner_text(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
     serde_json::from_str::<Str>(text).ok()?.0
 }
 
-/// Whether a text that is not one JSON document is JSON lines: its first line that is not
-/// blank is a JSON object of its own.
+/// Whether a text is JSON lines: its first line that is not blank is a JSON object of its own,
+/// and more follows it (a text that is one JSON document is never both).
 fn is_lines(text: &str) -> bool {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| {
-            l.trim_start().starts_with('{')
-                && serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok()
-        })
-}
-
-/// A message's text: its `content` string, or the `text` of its parts joined with newlines.
-fn content_text(c: Option<&RawValue>) -> String {
-    let Some(raw) = c else {
-        return String::new();
-    };
-    match serde_json::from_str::<TextOrList<Part>>(raw.get()) {
-        Ok(TextOrList::Text(t)) => t.into_owned(),
-        Ok(TextOrList::List(parts)) => parts
-            .iter()
-            .filter_map(|p| p.text.get().or_else(|| p.refusal.get()))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
+    let json_space = [' ', '\t', '\n', '\r'];
+    let mut rest = text;
+    loop {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        if !line.trim().is_empty() {
+            return !after.trim_matches(json_space).is_empty()
+                && line.trim_start().starts_with('{')
+                && serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok();
+        }
+        if after.is_empty() {
+            return false;
+        }
+        rest = after;
     }
 }
 
