@@ -482,8 +482,8 @@ pub enum Body<'a, T> {
     },
     /// A string: the JSON text of the body.
     Text(Cow<'a, str>),
-    /// An array, as a `Value`.
-    List(Value),
+    /// An array's elements.
+    List(Vec<Value>),
     /// Any other value (`null` included).
     Other,
 }
@@ -523,7 +523,7 @@ impl<'de, T: Fields<'de>> Visitor<'de> for BodyVisitor<T> {
         Ok(Body::Text(Cow::Owned(v)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Body::List)
+        Vec::<Value>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Body::List)
     }
     otherwise!('de, Body::Other; bool i64 u64 f64 unit none);
 }

@@ -656,8 +656,9 @@ impl Chat {
                 let path = format!("{path}.body");
                 match inner_text(inner) {
                     Some(text) if text.trim_start().starts_with('[') => {
-                        let items = serde_json::from_str::<Value>(&text).unwrap_or_default();
-                        self.response_list(&items, &path, at);
+                        if let Ok(items) = serde_json::from_str::<Vec<Value>>(&text) {
+                            self.response_list(&items, &path, at);
+                        }
                     }
                     Some(text) => {
                         let c = serde_json::from_str::<Completion>(&text).unwrap_or_default();
@@ -689,10 +690,7 @@ impl Chat {
 
     /// A response that is a list: the chunks of a streamed response, joined; anything else is
     /// no completion.
-    fn response_list(&mut self, items: &Value, path: &str, at: Option<Timestamp>) {
-        let Value::Array(items) = items else {
-            return;
-        };
+    fn response_list(&mut self, items: &[Value], path: &str, at: Option<Timestamp>) {
         if items.first().and_then(|c| s(c, "object")) != Some("chat.completion.chunk") {
             return self.read_completion(&Completion::default(), path, at);
         }
@@ -759,22 +757,15 @@ impl Chat {
             .enumerate()
             .take_while(|(i, m)| same_message(m.get(), self.prev.get(*i)))
             .count();
-        let mut from = common;
-        if common == self.prev.len()
-            && self.echo
-            && msgs
-                .get(from)
-                .map(|m| serde_json::from_str::<Message>(m.get()).unwrap_or_default())
-                .is_some_and(|m| m.role.get() == Some("assistant"))
-        {
-            // The response's message, replayed: its calls are known already (by id), and its
-            // text is the answer already read.
-            from += 1;
-        }
+        // The place of the response's message when this request replays it.
+        let echoed = (common == self.prev.len() && self.echo).then_some(common);
         let mut mpath = String::new();
-        for (i, raw) in msgs.iter().enumerate().skip(from) {
+        for (i, raw) in msgs.iter().enumerate().skip(common) {
             let mpath = elem_path(&mut mpath, path, "messages", i);
             match serde_json::from_str::<Message>(raw.get()) {
+                // The response's message, replayed: its calls are known already (by id), and
+                // its text is the answer already read.
+                Ok(m) if echoed == Some(i) && m.role.get() == Some("assistant") => {}
                 Ok(m) => self.message(&m, at, mpath, &msgs[..i]),
                 Err(e) => self.malformed(&e, mpath, false),
             }
