@@ -617,6 +617,129 @@ fn langfuse_exports_count_tool_observations_once() {
     );
 }
 
+/// A Langfuse trace download in which the planner runs the researcher as a tool (the OpenAI
+/// Agents SDK's `Agent.as_tool`: a TOOL observation holding the AGENT observation of the agent
+/// it ran), and a summarizer tool that calls a model of its own (a GENERATION right under the
+/// TOOL), observations in no particular order.
+pub fn langfuse_sub_agent_trace() -> serde_json::Value {
+    let o = |id: &str,
+             parent: Option<&str>,
+             kind: &str,
+             name: &str,
+             t: u32,
+             input: serde_json::Value,
+             output: serde_json::Value| {
+        serde_json::json!({"id": id, "traceId": "tr-1", "parentObservationId": parent, "type": kind,
+            "name": name, "startTime": format!("2025-09-30T10:00:{t:02}.000Z"),
+            "endTime": format!("2025-09-30T10:00:{t:02}.500Z"), "input": input, "output": output})
+    };
+    let null = serde_json::Value::Null;
+    let call = |id: &str, name: &str, args: &str| {
+        serde_json::json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args}}]})
+    };
+    let user = |t: &str| serde_json::json!([{"role": "user", "content": t}]);
+    let said = |t: &str| serde_json::json!({"role": "assistant", "content": t});
+    serde_json::json!({
+        "trace": {"id": "tr-1", "name": "Planner run", "input": "Plan a day in Paris"},
+        "observations": [
+            o("r2", Some("r0"), "TOOL", "get_weather", 5, serde_json::json!({"city": "Paris"}), serde_json::json!("sunny, 24C")),
+            o("r1", Some("r0"), "GENERATION", "response", 4, user("Research the weather in Paris"), call("call_w", "get_weather", "{\"city\": \"Paris\"}")),
+            o("r3", Some("r0"), "GENERATION", "response", 6, serde_json::json!([{"role": "user", "content": "Research the weather in Paris"}, {"role": "tool", "tool_call_id": "call_w", "content": "sunny, 24C"}]), said("Paris will be sunny, 24°C.")),
+            o("r0", Some("t1"), "AGENT", "Researcher", 3, null.clone(), null.clone()),
+            o("t1", Some("a0"), "TOOL", "research_agent", 2, serde_json::json!({"topic": "Paris weather"}), serde_json::json!("Paris will be sunny, 24°C.")),
+            o("g1", Some("a0"), "GENERATION", "response", 1, user("Plan a day in Paris"), call("call_r", "research_agent", "{\"topic\": \"Paris weather\"}")),
+            o("g2", Some("a0"), "GENERATION", "response", 7, user("Plan a day in Paris"), call("call_s", "summarize", "{\"text\": \"Louvre\"}")),
+            o("t2", Some("a0"), "TOOL", "summarize", 8, serde_json::json!({"text": "Louvre"}), serde_json::json!("A museum.")),
+            o("m1", Some("t2"), "GENERATION", "summarize-model", 8, user("Summarize: Louvre"), said("A museum.")),
+            o("g3", Some("a0"), "GENERATION", "response", 9, user("Plan a day in Paris"), said("Visit the Louvre, a museum; it will be sunny.")),
+            o("a0", None, "AGENT", "Planner", 0, null.clone(), null.clone()),
+        ]
+    })
+}
+
+#[test]
+fn langfuse_tool_observations_that_ran_an_agent_link_to_its_session() {
+    let v = load_any_bytes(
+        "planner",
+        "planner.trace.json",
+        langfuse_sub_agent_trace().to_string().as_bytes(),
+        &LoadOptions::default(),
+    );
+    let ids: Vec<&str> = v.iter().map(|s| s.id()).collect();
+    assert_eq!(ids, vec!["tr-1", "tr-1/call_r", "tr-1/call_s"]);
+    assert!(v.iter().all(|s| s.format() == "langfuse"));
+    let p = &v[0];
+    let calls: Vec<&str> = p.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, vec!["call_r", "call_s"], "not the sub-agents' calls");
+    let links: Vec<Option<&str>> = p
+        .calls
+        .iter()
+        .map(|c| c.sub_session.as_ref().map(|l| l.id.as_str()))
+        .collect();
+    assert_eq!(links, vec![Some("tr-1/call_r"), Some("tr-1/call_s")]);
+    let answers: Vec<&str> = p.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(
+        answers,
+        vec!["Visit the Louvre, a museum; it will be sunny."]
+    );
+    assert_eq!(p.turns.len(), 1);
+    // The researcher: its own call, result, turn and answer; named after its AGENT observation.
+    let r = &v[1];
+    let calls: Vec<&str> = r.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, vec!["call_w"]);
+    assert_eq!(
+        r.result("call_w").unwrap().block_text(0),
+        Some("sunny, 24C")
+    );
+    let answers: Vec<&str> = r.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(answers, vec!["Paris will be sunny, 24°C."]);
+    assert_eq!(r.turns[0].user, "Research the weather in Paris");
+    assert_eq!(
+        r.header.as_ref().unwrap().agent.as_deref(),
+        Some("Researcher")
+    );
+    // The summarizer's model call: no calls, its answer.
+    let m = &v[2];
+    assert!(m.calls.is_empty());
+    assert_eq!(m.answers.len(), 1);
+    assert_eq!(m.answers[0].text, "A museum.");
+    assert_eq!(m.turns[0].user, "Summarize: Louvre");
+}
+
+#[test]
+fn summary_and_verify_show_a_trace_sub_agent_as_its_own_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("planner.trace.json");
+    std::fs::write(&p, langfuse_sub_agent_trace().to_string()).unwrap();
+    let path = p.to_str().unwrap();
+    let rows = summary_rows(path);
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["session"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "planner.trace",
+            "planner.trace/call_r",
+            "planner.trace/call_s"
+        ],
+        "{rows:?}"
+    );
+    let calls: Vec<u64> = rows.iter().map(|r| r["calls"].as_u64().unwrap()).collect();
+    assert_eq!(calls, vec![2, 1, 0]);
+    let o = provscope(&["verify", "--format", "json", path]);
+    assert!(
+        o.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("\"tr-1/call_r\""), "{out}");
+    assert!(out.contains("\"tr-1/call_s\""), "{out}");
+}
+
 /// A cassette of one exchange: `req` sent, `resp` received.
 fn cassette(req: &serde_json::Value, resp: &serde_json::Value) -> Vec<u8> {
     format!(

@@ -583,3 +583,537 @@ fn indexed_messages_on_span_events_are_the_spans() {
         Some("Hello from an event.")
     );
 }
+
+/// A chat span (GenAI semconv messages): `input` ends with the user's message when `user` is
+/// given; the output holds `text` or one `tool_call`.
+fn chat(user: Option<&str>, text: Option<&str>, tool_call: Option<(&str, &str)>) -> Vec<Value> {
+    let mut a = vec![
+        attr("gen_ai.operation.name", json!("chat")),
+        attr("gen_ai.request.model", json!("gpt-4o")),
+    ];
+    if let Some(u) = user {
+        a.push(attr(
+            "gen_ai.input.messages",
+            json!(json!([{"role":"user","parts":[{"type":"text","content":u}]}]).to_string()),
+        ));
+    }
+    let mut parts = Vec::new();
+    if let Some(t) = text {
+        parts.push(json!({"type":"text","content":t}));
+    }
+    if let Some((id, name)) = tool_call {
+        parts.push(json!({"type":"tool_call","id":id,"name":name,"arguments":{}}));
+    }
+    a.push(attr(
+        "gen_ai.output.messages",
+        json!(json!([{"role":"assistant","parts":parts}]).to_string()),
+    ));
+    a
+}
+
+/// An `execute_tool` span of call `id`.
+fn tool(id: &str, name: &str, args: &str, result: &str) -> Vec<Value> {
+    vec![
+        attr("gen_ai.operation.name", json!("execute_tool")),
+        attr("gen_ai.tool.name", json!(name)),
+        attr("gen_ai.tool.call.id", json!(id)),
+        attr("gen_ai.tool.call.arguments", json!(args)),
+        attr("gen_ai.tool.call.result", json!(result)),
+    ]
+}
+
+/// An `invoke_agent` span of agent `name`.
+fn agent(name: &str) -> Vec<Value> {
+    vec![
+        attr("gen_ai.operation.name", json!("invoke_agent")),
+        attr("gen_ai.agent.name", json!(name)),
+    ]
+}
+
+/// An agent that runs another agent as a tool (the GenAI agent-span conventions: the
+/// `execute_tool` span of the call holds the `invoke_agent` span of the agent it ran), children
+/// first, as a batch span processor exports them. The travel planner's call `call_research`
+/// runs the researcher, whose own call `call_w` gets the weather; the researcher's answer is the
+/// call's result.
+pub fn sub_agent_spans(trace: &str) -> Vec<Value> {
+    vec![
+        span(
+            trace,
+            "s3",
+            Some("s0"),
+            "chat gpt-4o",
+            3,
+            5,
+            chat(None, Some("Paris will be sunny, 24°C."), None),
+        ),
+        span(
+            trace,
+            "s2",
+            Some("s0"),
+            "execute_tool get_weather",
+            1,
+            4,
+            tool(
+                "call_w",
+                "get_weather",
+                "{\"city\": \"Paris\"}",
+                "sunny, 24C",
+            ),
+        ),
+        span(
+            trace,
+            "s1",
+            Some("s0"),
+            "chat gpt-4o",
+            3,
+            3,
+            chat(
+                Some("Research the weather in Paris"),
+                None,
+                Some(("call_w", "get_weather")),
+            ),
+        ),
+        span(
+            trace,
+            "s0",
+            Some("p2"),
+            "invoke_agent researcher",
+            1,
+            3,
+            agent("researcher"),
+        ),
+        span(
+            trace,
+            "p2",
+            Some("p0"),
+            "execute_tool research_agent",
+            1,
+            2,
+            tool(
+                "call_research",
+                "research_agent",
+                "{\"topic\": \"Paris weather\"}",
+                "Paris will be sunny, 24°C.",
+            ),
+        ),
+        span(
+            trace,
+            "p1",
+            Some("p0"),
+            "chat gpt-4o",
+            3,
+            1,
+            chat(
+                Some("Plan a day in Paris"),
+                None,
+                Some(("call_research", "research_agent")),
+            ),
+        ),
+        span(
+            trace,
+            "p3",
+            Some("p0"),
+            "chat gpt-4o",
+            3,
+            6,
+            chat(
+                None,
+                Some("Visit the Louvre in the morning: it will be sunny."),
+                None,
+            ),
+        ),
+        span(
+            trace,
+            "p0",
+            None,
+            "invoke_agent travel-planner",
+            1,
+            0,
+            agent("travel-planner"),
+        ),
+    ]
+}
+
+/// [`sub_agent_spans`] as one OTLP/JSON document.
+pub fn sub_agent_trace(trace: &str) -> Value {
+    export(sub_agent_spans(trace))
+}
+
+/// Asserts the sessions of [`sub_agent_spans`] of trace `t`: the planner's, then the
+/// researcher's, linked from the call that ran it and holding only its own records.
+pub fn assert_sub_agent_sessions(v: &[Session], t: &str) {
+    let ids: Vec<&str> = v.iter().map(|s| s.id()).collect();
+    let sub_id = format!("{t}/call_research");
+    assert_eq!(ids, vec![t, sub_id.as_str()]);
+    let (parent, sub) = (&v[0], &v[1]);
+    let calls: Vec<&str> = parent.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        calls,
+        vec!["call_research"],
+        "the sub-agent's call is not the parent's"
+    );
+    let link = parent.calls[0].sub_session.as_deref().expect("a link");
+    assert_eq!(
+        (link.id.as_str(), link.path.as_deref()),
+        (sub_id.as_str(), None)
+    );
+    assert_eq!(parent.results.len(), 1);
+    let answers: Vec<&str> = parent.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(
+        answers,
+        vec!["Visit the Louvre in the morning: it will be sunny."]
+    );
+    assert_eq!(parent.turns.len(), 1);
+    assert_eq!(parent.turns[0].user, "Plan a day in Paris");
+    assert_eq!(
+        parent.header.as_ref().unwrap().agent.as_deref(),
+        Some("travel-planner")
+    );
+    let calls: Vec<&str> = sub.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, vec!["call_w"]);
+    assert!(sub.calls[0].sub_session.is_none());
+    assert_eq!(
+        sub.result("call_w").unwrap().block_text(0),
+        Some("sunny, 24C")
+    );
+    let answers: Vec<&str> = sub.answers.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(answers, vec!["Paris will be sunny, 24°C."]);
+    assert_eq!(sub.turns.len(), 1);
+    assert_eq!(sub.turns[0].user, "Research the weather in Paris");
+    assert_eq!(
+        sub.header.as_ref().unwrap().agent.as_deref(),
+        Some("researcher")
+    );
+    assert_eq!(sub.format(), parent.format());
+    assert_eq!(sub.source, parent.source, "the same file");
+}
+
+#[test]
+fn a_tool_call_that_ran_an_agent_links_to_the_agents_own_session() {
+    let v = load_json(&export(sub_agent_spans("t-sub")));
+    assert_sub_agent_sessions(&v, "t-sub");
+    assert!(v
+        .iter()
+        .all(|s| s.diagnostics.iter().all(|d| d.level != DiagLevel::Error)));
+    assert_eq!(v[1].name, "trace/call_research");
+}
+
+#[test]
+fn a_sub_agent_split_across_lines_and_out_of_order_is_still_cut_out() {
+    // The Collector writes what each batch held: the sub-agent's spans on one line, the
+    // parent's on a later one, and another conversation between them.
+    let dir = tempfile::tempdir().unwrap();
+    let spans = sub_agent_spans("t-lines");
+    let lines = [
+        export(spans[..4].to_vec()).to_string(),
+        stdio_example("other", None, true).to_string(),
+        export(spans[4..].to_vec()).to_string(),
+    ];
+    let p = dir.path().join("traces.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    let ids: Vec<&str> = v.iter().map(|s| s.id()).collect();
+    assert_eq!(ids, vec!["t-lines", "t-lines/call_research", "other"]);
+    assert_sub_agent_sessions(&v[..2], "t-lines");
+    assert_eq!(v[1].name, "traces#t-lines/call_research");
+    assert_eq!(v[2].calls.len(), 1, "the other conversation as before");
+    // One conversation over two lines: its sessions take the file's name.
+    let p = dir.path().join("one.jsonl");
+    std::fs::write(&p, format!("{}\n{}\n", lines[0], lines[2])).unwrap();
+    let v = load_file_sessions(&p, &LoadOptions::default());
+    assert_sub_agent_sessions(&v, "t-lines");
+    let names: Vec<&str> = v.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, vec!["one", "one/call_research"]);
+}
+
+#[test]
+fn nested_sub_agents_each_get_their_session() {
+    let t = "t-nest";
+    let mut spans = sub_agent_spans(t);
+    // The researcher's weather tool is itself an agent, which calls a forecast API.
+    spans.push(span(
+        t,
+        "n0",
+        Some("s2"),
+        "invoke_agent forecaster",
+        1,
+        4,
+        agent("forecaster"),
+    ));
+    spans.push(span(
+        t,
+        "n1",
+        Some("n0"),
+        "chat gpt-4o",
+        3,
+        4,
+        chat(
+            Some("Forecast Paris"),
+            Some("sunny"),
+            Some(("call_api", "forecast_api")),
+        ),
+    ));
+    spans.push(span(
+        t,
+        "n2",
+        Some("n0"),
+        "execute_tool forecast_api",
+        1,
+        4,
+        tool("call_api", "forecast_api", "{}", "{\"sky\": \"clear\"}"),
+    ));
+    let v = load_json(&export(spans));
+    let ids: Vec<&str> = v.iter().map(|s| s.id()).collect();
+    assert_eq!(
+        ids,
+        vec![t, "t-nest/call_research", "t-nest/call_research/call_w"]
+    );
+    assert_eq!(v[0].calls.len(), 1);
+    assert_eq!(v[1].calls.len(), 1);
+    assert_eq!(
+        v[1].calls[0].sub_session.as_ref().map(|l| l.id.as_str()),
+        Some("t-nest/call_research/call_w")
+    );
+    let calls: Vec<&str> = v[2].calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, vec!["call_api"]);
+    assert_eq!(v[2].answers[0].text, "sunny");
+    assert_eq!(
+        v[2].header.as_ref().unwrap().agent.as_deref(),
+        Some("forecaster")
+    );
+}
+
+#[test]
+fn an_mcp_server_span_under_a_tool_call_is_still_the_same_call_not_an_agent() {
+    // The stdio example's client and server spans: no agent below the call, nothing cut out.
+    let v = load_json(&stdio_example("t1", None, true));
+    assert_eq!(v.len(), 1);
+    assert!(v[0].calls[0].sub_session.is_none());
+}
+
+#[test]
+fn broken_parent_chains_split_nothing_and_never_panic() {
+    let t = "t-bad";
+    // A dangling parent: the research call's parent is not in the file; the call and its
+    // sub-agent are still found below it.
+    let mut dangling = sub_agent_spans(t);
+    dangling.pop();
+    let v = load_json(&export(dangling));
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[1].id(), "t-bad/call_research");
+    assert_eq!(v[0].calls.len(), 1);
+    // A cycle: the agent's parent is the call and the call's parent the agent.
+    let cyclic = vec![
+        span(t, "a", Some("b"), "invoke_agent x", 1, 0, agent("x")),
+        span(
+            t,
+            "b",
+            Some("a"),
+            "execute_tool x",
+            1,
+            1,
+            tool("call_x", "x", "{}", "ok"),
+        ),
+        span(
+            t,
+            "c",
+            Some("a"),
+            "chat gpt-4o",
+            3,
+            2,
+            chat(Some("hi"), Some("hello"), None),
+        ),
+        span(
+            t,
+            "d",
+            Some("d"),
+            "execute_tool self",
+            1,
+            3,
+            tool("call_self", "self", "{}", "ok"),
+        ),
+        span(
+            t,
+            "e",
+            Some("e"),
+            "chat gpt-4o",
+            3,
+            4,
+            chat(None, Some("again"), None),
+        ),
+    ];
+    let v = load_json(&export(cyclic));
+    assert_eq!(v.len(), 1, "a cycle cuts nothing out");
+    let total: usize = v.iter().map(|s| s.answers.len()).sum();
+    assert!(total >= 1);
+    // Two tool spans of one call id, each running an agent: two sessions, distinct ids, the
+    // call linking the first.
+    let twice = vec![
+        span(
+            t,
+            "x1",
+            None,
+            "execute_tool ask",
+            1,
+            0,
+            tool("call_dup", "ask", "{}", "one"),
+        ),
+        span(
+            t,
+            "x2",
+            Some("x1"),
+            "chat gpt-4o",
+            3,
+            0,
+            chat(Some("first"), Some("one"), None),
+        ),
+        span(
+            t,
+            "y1",
+            None,
+            "execute_tool ask",
+            1,
+            1,
+            tool("call_dup", "ask", "{}", "two"),
+        ),
+        span(
+            t,
+            "y2",
+            Some("y1"),
+            "chat gpt-4o",
+            3,
+            1,
+            chat(Some("second"), Some("two"), None),
+        ),
+    ];
+    let v = load_json(&export(twice));
+    let ids: Vec<&str> = v.iter().map(|s| s.id()).collect();
+    assert_eq!(ids, vec![t, "t-bad/call_dup", "t-bad/call_dup#2"]);
+    assert_eq!(v[0].calls.len(), 1);
+    assert_eq!(
+        v[0].calls[0].sub_session.as_ref().map(|l| l.id.as_str()),
+        Some("t-bad/call_dup")
+    );
+    assert_eq!(v[2].answers[0].text, "two");
+    // A tool span whose agent span has nothing below it: nothing to open, no split.
+    let empty = vec![
+        span(
+            t,
+            "p",
+            None,
+            "execute_tool helper",
+            1,
+            0,
+            tool("call_h", "helper", "{}", "done"),
+        ),
+        span(
+            t,
+            "q",
+            Some("p"),
+            "invoke_agent helper",
+            1,
+            0,
+            agent("helper"),
+        ),
+    ];
+    let v = load_json(&export(empty));
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].calls.len(), 1);
+    assert!(v[0].calls[0].sub_session.is_none());
+}
+
+#[test]
+fn mutated_parent_ids_and_orders_never_panic_and_links_resolve() {
+    // A small deterministic generator (xorshift): parent ids replaced by other ids, themselves,
+    // blanks or strangers; spans dropped, duplicated and shuffled; lines split anywhere.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let t = "t-mut";
+    let mut base = sub_agent_spans(t);
+    base.push(span(
+        t,
+        "n0",
+        Some("s2"),
+        "invoke_agent forecaster",
+        1,
+        4,
+        agent("forecaster"),
+    ));
+    base.push(span(
+        t,
+        "n1",
+        Some("n0"),
+        "chat gpt-4o",
+        3,
+        4,
+        chat(Some("Forecast"), Some("sunny"), None),
+    ));
+    let ids: Vec<String> = base
+        .iter()
+        .map(|s| s["spanId"].as_str().unwrap().to_owned())
+        .collect();
+    for _ in 0..300 {
+        let mut spans = base.clone();
+        for _ in 0..1 + next(4) {
+            let i = next(spans.len());
+            let p = match next(4) {
+                0 => ids[next(ids.len())].clone(),
+                1 => spans[i]["spanId"].as_str().unwrap().to_owned(),
+                2 => String::new(),
+                _ => "stranger".into(),
+            };
+            spans[i]["parentSpanId"] = json!(p);
+        }
+        match next(3) {
+            0 => {
+                let i = next(spans.len());
+                spans.remove(i);
+            }
+            1 => {
+                let i = next(spans.len());
+                let dup = spans[i].clone();
+                spans.push(dup);
+            }
+            _ => {}
+        }
+        for i in (1..spans.len()).rev() {
+            spans.swap(i, next(i + 1));
+        }
+        let cut = next(spans.len() + 1);
+        let text = format!(
+            "{}\n{}\n",
+            export(spans[..cut].to_vec()),
+            export(spans[cut..].to_vec())
+        );
+        let v = load_any_bytes(
+            "trace",
+            "trace.jsonl",
+            text.as_bytes(),
+            &LoadOptions::default(),
+        );
+        let all: Vec<&str> = v.iter().map(|s| s.id()).collect();
+        for s in &v {
+            for c in &s.calls {
+                if let Some(l) = &c.sub_session {
+                    assert!(
+                        all.contains(&l.id.as_str()),
+                        "{} links {} of {all:?}",
+                        c.id,
+                        l.id
+                    );
+                }
+            }
+        }
+        // Session ids are distinct; each sub-agent session is a tool call's.
+        let mut distinct = all.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), all.len(), "{all:?}");
+        assert!(v.len() <= 3, "{all:?}");
+    }
+}

@@ -483,6 +483,23 @@ impl Builder {
         self.session_id.clone()
     }
 
+    /// A builder for another session of the same source, read by the same importer (a
+    /// sub-agent's session cut out of a trace), named `name`.
+    pub fn sibling(&self, name: String) -> Builder {
+        let format = self.session.import.as_ref().map_or("", |i| i.format);
+        Builder::new(format, name, self.session.source.clone())
+    }
+
+    /// The session's name (its id when none is set).
+    pub fn session_name(&self) -> &str {
+        &self.session.name
+    }
+
+    /// The agent set so far, if any.
+    pub fn agent_so_far(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
     /// Links a recorded call to the session of the agent it ran.
     pub fn link_sub_session(&mut self, call_id: &str, sub: SubSession) {
         if let Some(c) = self.calls.iter_mut().rev().find(|c| c.call.id == call_id) {

@@ -16,7 +16,7 @@ use super::blocks::mcp_name;
 use super::build::{text_block, Builder, Loc, NewCall, NewResult};
 use super::lax::Key;
 use super::util::{self, s};
-use crate::model::{DiagLevel, Timestamp};
+use crate::model::{DiagLevel, Session, SubSession, Timestamp};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -470,6 +470,16 @@ impl SpanRec {
             || self.attr_str("traceloop.span.kind") == Some("tool")
     }
 
+    /// True for a span that runs an agent: the GenAI conventions' `invoke_agent` and
+    /// `create_agent`, a Langfuse `AGENT` observation, OpenInference's `AGENT` and
+    /// OpenLLMetry's `agent` span kinds.
+    pub fn is_agent_run(&self) -> bool {
+        matches!(self.op(), Some("invoke_agent" | "create_agent"))
+            || self.obs_type.as_deref() == Some("AGENT")
+            || self.attr_str("openinference.span.kind") == Some("AGENT")
+            || self.attr_str("traceloop.span.kind") == Some("agent")
+    }
+
     /// True for a span that calls a model.
     pub fn is_chat(&self) -> bool {
         matches!(
@@ -711,27 +721,303 @@ fn norm_id(id: &str) -> String {
     id.trim().to_owned()
 }
 
+/// Sub-agents nested deeper than this are not cut out (they stay in the session of the agent
+/// at this depth): a trace of agents nested without end never recurses without end.
+const MAX_SUB_DEPTH: usize = 16;
+
+/// At most this many steps up a chain of parent ids (a cyclic or absurdly deep chain stops
+/// there: its spans are not split).
+const MAX_HOPS: usize = 256;
+
 /// Builds the turns, calls, results and answers of one conversation from its spans (in any
-/// order; they are sorted by start time here).
-pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
+/// order; they are sorted by start time here), and returns the sessions of the agents its tool
+/// calls ran (see [`sub_agent_scopes`]), each already linked from its call in `b`, nested
+/// sub-agents after the sub-agent that ran them.
+pub fn build(b: &mut Builder, spans: Vec<SpanRec>) -> Vec<Session> {
+    let mut out = Vec::new();
+    build_at(b, spans, 0, &mut out);
+    out
+}
+
+/// [`build`] at `depth` sub-agents below the conversation given, the sub-agents' sessions put
+/// in `out`.
+fn build_at(b: &mut Builder, mut spans: Vec<SpanRec>, depth: usize, out: &mut Vec<Session>) {
     spans.sort_by_key(|s| (s.start, s.line));
     for sp in spans.iter_mut() {
         sp.read_messages(false);
     }
+    let parent = parents(&spans);
+    let scopes = if depth < MAX_SUB_DEPTH {
+        sub_agent_scopes(&spans, &parent)
+    } else {
+        None
+    };
+    let Some(scopes) = scopes else {
+        build_one(b, &spans, &parent, &mut []);
+        return;
+    };
+    // The conversation's own spans, and each sub-agent's (by its call span), in start order.
+    let mut main: Vec<SpanRec> = Vec::new();
+    let mut main_at = vec![usize::MAX; spans.len()];
+    let mut subs: Vec<(usize, Vec<SpanRec>)> = Vec::new();
+    let mut sub_of: HashMap<usize, usize> = HashMap::default();
+    for (i, sp) in spans.into_iter().enumerate() {
+        match scopes[i] {
+            None => {
+                main_at[i] = main.len();
+                main.push(sp);
+            }
+            Some(c) => {
+                let k = *sub_of.entry(c).or_insert_with(|| {
+                    subs.push((c, Vec::new()));
+                    subs.len() - 1
+                });
+                subs[k].1.push(sp);
+            }
+        }
+    }
+    // The conversation's agent and model are its own spans', not a sub-agent's.
+    if let Some(a) = main.iter().find_map(|s| s.attr_str("gen_ai.agent.name")) {
+        b.agent(a);
+    }
+    if let Some(m) = main.iter().find_map(|s| s.attr_str("gen_ai.request.model")) {
+        b.model(m);
+    }
+    // The call ids the calls that ran sub-agents get, by their place in `main`.
+    let mut want: Vec<(usize, Option<String>)> =
+        subs.iter().map(|(c, _)| (main_at[*c], None)).collect();
+    want.sort_unstable_by_key(|(i, _)| *i);
+    let main_parent = parents(&main);
+    build_one(b, &main, &main_parent, &mut want);
+    let parent_id = b
+        .session_id_so_far()
+        .unwrap_or_else(|| b.session_name().to_owned());
+    let mut used: HashSet<String> = HashSet::default();
+    for (c, sub_spans) in subs {
+        let call = &main[main_at[c]];
+        let call_id = want
+            .binary_search_by_key(&main_at[c], |(i, _)| *i)
+            .ok()
+            .and_then(|k| want[k].1.clone())
+            .unwrap_or_else(|| format!("span:{}", call.span_id));
+        // Two tool spans of one call id (a span exported twice, a reused id) that both ran an
+        // agent: the second's session gets an id of its own, and the call links the first.
+        let mut key = call_id.clone();
+        let mut n = 1;
+        while used.contains(&key) {
+            n += 1;
+            key = format!("{call_id}#{n}");
+        }
+        used.insert(key.clone());
+        let id = format!("{parent_id}/{key}");
+        let mut sb = b.sibling(format!("{}/{key}", b.session_name()));
+        sb.session_id(&id);
+        let agent = sub_spans
+            .iter()
+            .find_map(|s| s.attr_str("gen_ai.agent.name"))
+            .or_else(|| {
+                sub_spans.iter().find(|s| s.is_agent_run()).map(|s| {
+                    let n = s.name.as_str();
+                    n.strip_prefix("invoke_agent ")
+                        .or_else(|| n.strip_prefix("create_agent "))
+                        .unwrap_or(n)
+                })
+            })
+            .filter(|a| !a.trim().is_empty())
+            .or(b.agent_so_far())
+            .unwrap_or("otel")
+            .to_owned();
+        sb.agent(&agent);
+        if let Some(m) = sub_spans
+            .iter()
+            .find_map(|s| s.attr_str("gen_ai.request.model"))
+        {
+            sb.model(m);
+        }
+        // The task the call gave is the sub-agent's user message when no model call of its
+        // own recorded one.
+        if !sub_spans.iter().any(|s| user_message(s).is_some()) {
+            if let Some(args) = tool_args(call) {
+                let task = util::text_of(&unstring(&args));
+                if !task.trim().is_empty() {
+                    sb.turn(&task, call.start, call.loc());
+                }
+            }
+        }
+        if n == 1 {
+            b.link_sub_session(
+                &call_id,
+                SubSession {
+                    id: id.clone(),
+                    path: None,
+                },
+            );
+        }
+        let at = out.len();
+        build_at(&mut sb, sub_spans, depth + 1, out);
+        out.insert(at, sb.finish());
+    }
+}
+
+/// Each span's parent, by its place in `spans` (the last span of a repeated id; none when the
+/// parent id is missing or names no span here).
+fn parents(spans: &[SpanRec]) -> Vec<Option<usize>> {
     let by_id: HashMap<&str, usize> = spans
         .iter()
         .enumerate()
         .map(|(i, s)| (s.span_id.as_str(), i))
         .collect();
+    spans
+        .iter()
+        .map(|s| s.parent_id.as_deref().and_then(|p| by_id.get(p).copied()))
+        .collect()
+}
+
+/// What a span is to the cut of sub-agents out of a conversation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// It executes a tool call.
+    Tool,
+    /// It runs an agent or calls a model.
+    Agent,
+    /// Anything else (a framework's step, an HTTP request).
+    Other,
+}
+
+/// The sub-agent each span belongs to, as the place of the tool span of the call that ran it
+/// (the outermost such call: nested sub-agents are cut out of the sub-agent's own spans), or
+/// `None` for the conversation's own spans; `None` altogether when no tool call ran an agent.
+///
+/// A tool span (`execute_tool`, a Langfuse `TOOL` observation, the older emitters' tool spans)
+/// ran an agent when a span below it, with no other tool span between, runs an agent
+/// (`invoke_agent`/`create_agent`, a Langfuse `AGENT` observation, OpenInference's and
+/// OpenLLMetry's agent spans) or calls a model: that span and everything below it are the
+/// sub-agent's. A tool span directly below a tool span is the same call (the MCP client and
+/// server spans of one call). Parent ids that are missing or name no span end a chain; a chain
+/// longer than [`MAX_HOPS`] (a cycle) splits nothing.
+fn sub_agent_scopes(spans: &[SpanRec], parent: &[Option<usize>]) -> Option<Vec<Option<usize>>> {
+    let mark: Vec<Mark> = spans
+        .iter()
+        .map(|s| {
+            if s.is_tool() {
+                Mark::Tool
+            } else if s.is_agent_run() || s.is_chat() {
+                Mark::Agent
+            } else {
+                Mark::Other
+            }
+        })
+        .collect();
+    // The nearest ancestor that is a tool or agent span.
+    let marked_parent = |i: usize| -> Option<usize> {
+        let mut cur = parent[i];
+        for _ in 0..MAX_HOPS {
+            let p = cur?;
+            if mark[p] != Mark::Other {
+                return Some(p);
+            }
+            cur = parent[p];
+        }
+        None
+    };
+    // Most conversations run no agent from a tool: nothing to cut.
+    let cut = (0..spans.len())
+        .any(|i| mark[i] == Mark::Agent && marked_parent(i).is_some_and(|p| mark[p] == Mark::Tool));
+    if !cut {
+        return None;
+    }
+    let up: Vec<Option<usize>> = (0..spans.len()).map(marked_parent).collect();
+    // The call a tool span is part of: the outermost of the tool spans directly nested.
+    let call_of = |t: usize| -> usize {
+        let mut cur = t;
+        for _ in 0..MAX_HOPS {
+            match up[cur] {
+                Some(p) if mark[p] == Mark::Tool && p != t => cur = p,
+                _ => return cur,
+            }
+        }
+        cur
+    };
+    let mut scopes: Vec<Option<usize>> = (0..spans.len())
+        .map(|i| {
+            let mut cur = i;
+            let mut found = None;
+            for _ in 0..MAX_HOPS {
+                let Some(m) = up[cur] else {
+                    return found;
+                };
+                if mark[m] == Mark::Tool {
+                    let c = call_of(m);
+                    if mark[cur] == Mark::Agent {
+                        found = Some(c);
+                    }
+                    cur = c;
+                } else {
+                    cur = m;
+                }
+            }
+            None
+        })
+        .collect();
+    // What a sub-agent recorded: a model call or a tool call of its own. One that recorded
+    // neither (an agent span alone) has nothing to open: it stays in the conversation.
+    let with_content: HashSet<usize> = scopes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mark[*i] == Mark::Tool || spans[*i].is_chat())
+        .filter_map(|(_, s)| *s)
+        .collect();
+    // A call span that is not the conversation's own (a chain cut short by the hop limit):
+    // what it ran stays in the conversation too.
+    let stray: HashSet<usize> = scopes
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&c| scopes[c].is_some() || !with_content.contains(&c))
+        .collect();
+    if !stray.is_empty() {
+        for s in scopes.iter_mut() {
+            if s.is_some_and(|c| stray.contains(&c)) {
+                *s = None;
+            }
+        }
+    }
+    scopes.iter().any(Option::is_some).then_some(scopes)
+}
+
+/// The user message a model call span starts a turn with: the last user message with text,
+/// when its input ends with a user message.
+fn user_message(sp: &SpanRec) -> Option<String> {
+    if !sp.is_chat() {
+        return None;
+    }
+    let ins = sp.ins.as_deref().unwrap_or_default();
+    let u = ins
+        .iter()
+        .rev()
+        .find(|m| m.role == "user" && !m.texts.is_empty())?;
+    ins.last()
+        .is_some_and(|m| m.role == "user")
+        .then(|| u.texts.join("\n"))
+}
+
+/// Builds one conversation's turns, calls, results and answers from its spans, sorted and read;
+/// `parent` is each span's parent ([`parents`]). `want` lists (sorted) the places of tool spans
+/// whose call id is asked for: each gets the id its call was recorded under.
+fn build_one(
+    b: &mut Builder,
+    spans: &[SpanRec],
+    parent: &[Option<usize>],
+    want: &mut [(usize, Option<String>)],
+) {
     let tool_ancestor = |i: usize| -> bool {
-        let mut cur = spans[i].parent_id.as_deref();
+        let mut cur = parent[i];
         let mut hops = 0;
-        while let Some(p) = cur {
-            let Some(&j) = by_id.get(p) else { break };
+        while let Some(j) = cur {
             if spans[j].is_tool() {
                 return true;
             }
-            cur = spans[j].parent_id.as_deref();
+            cur = parent[j];
             hops += 1;
             if hops > 256 {
                 break;
@@ -802,21 +1088,18 @@ pub fn build(b: &mut Builder, spans: &mut [SpanRec]) {
             continue;
         }
         if sp.is_tool() {
-            tool_span(b, sp, alias.get(&i).cloned(), &mut no_content);
+            let id = tool_span(b, sp, alias.get(&i).cloned(), &mut no_content);
+            if let Ok(k) = want.binary_search_by_key(&i, |(at, _)| *at) {
+                want[k].1 = Some(id);
+            }
         } else if sp.is_chat() {
             if sp.ins.is_none() && sp.outs.is_none() {
                 no_content += 1;
             }
             let ins = sp.ins.as_deref().unwrap_or_default();
             // A new user message starts a turn; the repeated history does not.
-            if let Some(u) = ins
-                .iter()
-                .rev()
-                .find(|m| m.role == "user" && !m.texts.is_empty())
-            {
-                let text = u.texts.join("\n");
-                let last_is_user = ins.last().is_some_and(|m| m.role == "user");
-                if last_is_user && user_seen.as_deref() != Some(text.as_str()) {
+            if let Some(text) = user_message(sp) {
+                if user_seen.as_deref() != Some(text.as_str()) {
                     b.turn(&text, sp.start, sp.loc());
                     user_seen = Some(text);
                 }
@@ -954,7 +1237,13 @@ fn entity_input(v: &Value) -> Value {
     }
 }
 
-fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &mut usize) {
+/// Records a tool span's call and result; returns the call's id.
+fn tool_span(
+    b: &mut Builder,
+    sp: &SpanRec,
+    alias: Option<String>,
+    no_content: &mut usize,
+) -> String {
     let mcp = sp.attr_str("mcp.method.name") == Some("tools/call");
     let name = tool_name(sp);
     let rpc = sp.attr_str("jsonrpc.request.id").map(norm_id);
@@ -968,7 +1257,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         })
         .unwrap_or_else(|| format!("span:{}", sp.span_id));
     if b.has_call(&id) {
-        return;
+        return id;
     }
     let server_name = if mcp {
         Some(
@@ -1025,7 +1314,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         },
     };
     b.result(NewResult {
-        call_id: id,
+        call_id: id.clone(),
         content,
         is_error,
         at: sp.end.or(sp.start),
@@ -1033,6 +1322,7 @@ fn tool_span(b: &mut Builder, sp: &SpanRec, alias: Option<String>, no_content: &
         json_path: sp.loc().path,
         ..NewResult::default()
     });
+    id
 }
 
 #[cfg(test)]

@@ -197,7 +197,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         .enumerate()
         .map(|(i, raw)| (*raw, format!("observations[{i}]")))
         .collect();
-    let ids_only = read_trace(&mut b, &trace, input_path, &observations);
+    let (ids_only, subs) = read_trace(&mut b, &trace, input_path, &observations);
     if ids_only > 0 {
         b.diag(
             0,
@@ -207,7 +207,9 @@ pub fn import(input: &Input) -> Vec<Session> {
             ids_only_message(ids_only, 1),
         );
     }
-    vec![b.finish()]
+    let mut out = vec![b.finish()];
+    out.extend(subs);
+    out
 }
 
 /// A trace's input as JSON: written as a string of JSON, or (as the Vercel AI SDK's traces
@@ -248,7 +250,8 @@ lax_object! {
 fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
     let new = || Builder::new(NAME, input.name.clone(), input.source.clone());
     let mut file = new();
-    let mut out = Vec::new();
+    // Each trace's session, with the sessions of the sub-agents its tool calls ran.
+    let mut out: Vec<(Session, Vec<Session>)> = Vec::new();
     // Observation items by trace id, in the order first seen.
     let mut groups: Vec<(String, Vec<(&RawValue, String)>)> = Vec::new();
     // Each group's place in `groups`, by trace id (a page of many traces is not scanned per
@@ -295,12 +298,13 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
                     .map(|(j, r)| (*r, format!("{path}.observations[{j}]")))
                     .collect();
                 let mut b = new();
-                let ids = read_trace(&mut b, &trace, &format!("{path}.input"), &observations);
+                let (ids, subs) =
+                    read_trace(&mut b, &trace, &format!("{path}.input"), &observations);
                 if ids > 0 {
                     ids_only += ids;
                     traces_ids_only += 1;
                 }
-                out.push(b.finish());
+                out.push((b.finish(), subs));
             }
             _ => file.diag(
                 0,
@@ -314,8 +318,8 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
     for (trace_id, observations) in &groups {
         let mut b = new();
         b.session_id(trace_id);
-        read_trace(&mut b, &Trace::default(), "", observations);
-        out.push(b.finish());
+        let (_, subs) = read_trace(&mut b, &Trace::default(), "", observations);
+        out.push((b.finish(), subs));
     }
     if ids_only > 0 {
         file.diag(
@@ -344,14 +348,25 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
             }
         }
     }
-    // The sessions of one file are told apart by their trace (as OTLP's conversations are).
+    // The sessions of one file are told apart by their trace (as OTLP's conversations are); a
+    // sub-agent's session keeps its part after its trace's name.
     if out.len() > 1 {
-        for s in &mut out {
+        for (s, subs) in &mut out {
             let id = s.id();
             let short = id.get(..12).unwrap_or(id);
-            s.name = format!("{}#{short}", input.name);
+            let name = format!("{}#{short}", input.name);
+            for sub in subs.iter_mut() {
+                if let Some(rest) = sub.name.strip_prefix(s.name.as_str()) {
+                    sub.name = format!("{name}{rest}");
+                }
+            }
+            s.name = name;
         }
     }
+    let mut out: Vec<Session> = out
+        .into_iter()
+        .flat_map(|(s, subs)| std::iter::once(s).chain(subs))
+        .collect();
     let f = file.finish();
     match out.first_mut() {
         Some(first) => {
@@ -371,13 +386,14 @@ fn list(input: &Input, items: &[&RawValue], meta: &Raw) -> Vec<Session> {
 
 /// Reads one trace into `b`: its fields (`input` at `input_path`, none when it is empty) and
 /// its observations, each at its path. Returns how many observations were only ids (strings),
-/// which are skipped.
+/// which are skipped, and the sessions of the sub-agents its tool calls ran
+/// ([`genai::build`]).
 fn read_trace(
     b: &mut Builder,
     trace: &Trace,
     input_path: &str,
     observations: &[(&RawValue, String)],
-) -> usize {
+) -> (usize, Vec<Session>) {
     if let Some(id) = trace.id.get() {
         b.session_id(id);
     }
@@ -468,6 +484,6 @@ fn read_trace(
             b.turn(u, start, super::build::Loc::path(0, input_path));
         }
     }
-    genai::build(b, &mut spans);
-    ids_only
+    let subs = genai::build(b, spans);
+    (ids_only, subs)
 }

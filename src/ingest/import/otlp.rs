@@ -736,8 +736,8 @@ struct Group {
     first: u64,
     /// Its traces that later lines still mention.
     open: usize,
-    /// Built (no later line can add to it).
-    built: Option<Session>,
+    /// Built (no later line can add to it): its session and its sub-agents'.
+    built: Option<Vec<Session>>,
 }
 
 /// What the streamed reading keeps: the plan, the conversations, and the spans of traces whose
@@ -911,7 +911,7 @@ fn finish(input: &Input, spans: Vec<Box<SpanRec>>, diags: Vec<Diagnostic>) -> Ve
         } else {
             format!("{}#{}", input.name, short(&key))
         };
-        out.push(build_group(
+        out.extend(build_group(
             input,
             name,
             &key,
@@ -933,33 +933,40 @@ fn finish_sessions(input: &Input, mut out: Vec<Session>, diags: Vec<Diagnostic>)
     out
 }
 
-/// The session of one conversation, from its spans in file order.
+/// The session of one conversation, from its spans in file order, followed by the sessions of
+/// the sub-agents its tool calls ran ([`genai::build`]).
 fn build_group(
     input: &Input,
     name: String,
     key: &str,
     spans: impl IntoIterator<Item = (u64, Box<SpanRec>)>,
-) -> Session {
+) -> Vec<Session> {
     let mut spans: Vec<(u64, Box<SpanRec>)> = spans.into_iter().collect();
     // Spans of a trace that waited for its conversation join it out of file order.
     spans.sort_by_key(|(seq, _)| *seq);
-    let mut group: Vec<SpanRec> = spans.into_iter().map(|(_, sp)| *sp).collect();
+    let group: Vec<SpanRec> = spans.into_iter().map(|(_, sp)| *sp).collect();
     let mut b = Builder::new(NAME, name, input.source.clone());
     b.session_id(key);
-    b.agent(
-        group
-            .iter()
-            .find_map(|s| s.attrs.get("gen_ai.agent.name").and_then(Value::as_str))
-            .unwrap_or("otel"),
-    );
-    if let Some(m) = group
+    // Read before the build takes the spans; set after it, which names the conversation's own
+    // agent and model first when it cut sub-agents out (the first value wins).
+    let agent = group
+        .iter()
+        .find_map(|s| s.attrs.get("gen_ai.agent.name").and_then(Value::as_str))
+        .unwrap_or("otel")
+        .to_owned();
+    let model = group
         .iter()
         .find_map(|s| s.attrs.get("gen_ai.request.model").and_then(Value::as_str))
-    {
-        b.model(m);
+        .map(str::to_owned);
+    let subs = genai::build(&mut b, group);
+    b.agent(&agent);
+    if let Some(m) = model {
+        b.model(&m);
     }
-    genai::build(&mut b, &mut group);
-    b.finish()
+    let mut out = Vec::with_capacity(1 + subs.len());
+    out.push(b.finish());
+    out.extend(subs);
+    out
 }
 
 /// Reads a file of export requests as a stream (see [`import`]); `None` when it must be read
@@ -1005,7 +1012,7 @@ fn import_streamed(input: &Input, plan: Plan) -> Option<Vec<Session>> {
     groups.sort_by_key(|g| g.first);
     let out = groups
         .into_iter()
-        .map(|g| {
+        .flat_map(|g| {
             let name = if n == 1 {
                 input.name.clone()
             } else {
@@ -1013,11 +1020,11 @@ fn import_streamed(input: &Input, plan: Plan) -> Option<Vec<Session>> {
             };
             match g.built {
                 // Built while streaming under its name among several.
-                Some(mut s) => {
+                Some(mut built) => {
                     if n == 1 {
-                        rename(&mut s, name, &g.key);
+                        rename(&mut built, &name, &g.key);
                     }
-                    s
+                    built
                 }
                 None => build_group(input, name, &g.key, g.spans),
             }
@@ -1026,15 +1033,36 @@ fn import_streamed(input: &Input, plan: Plan) -> Option<Vec<Session>> {
     Some(finish_sessions(input, out, diags))
 }
 
-/// Gives a session built under a provisional name its final one (the session id is the name
-/// when the conversation's key is blank, as `Builder::session_id` decides).
-fn rename(s: &mut Session, name: String, key: &str) {
-    if let Some(h) = s.header.as_mut() {
+/// Gives a conversation's sessions built under a provisional name their final one: the
+/// conversation's session is `name`, its sub-agents' keep their part after it (the session id
+/// is the name when the conversation's key is blank, as `Builder::session_id` decides, and so
+/// begins the sub-agents' ids).
+fn rename(built: &mut [Session], name: &str, key: &str) {
+    let Some(old) = built.first().map(|s| s.name.clone()) else {
+        return;
+    };
+    for s in built.iter_mut() {
+        let new = match s.name.strip_prefix(old.as_str()) {
+            Some(rest) => format!("{name}{rest}"),
+            None => continue,
+        };
         if key.trim().is_empty() {
-            h.session_id = name.clone();
+            let fix = |id: &mut String| {
+                if let Some(rest) = id.strip_prefix(old.as_str()) {
+                    *id = format!("{name}{rest}");
+                }
+            };
+            if let Some(h) = s.header.as_mut() {
+                fix(&mut h.session_id);
+            }
+            for c in &mut s.calls {
+                if let Some(l) = c.sub_session.as_mut() {
+                    fix(&mut l.id);
+                }
+            }
         }
+        s.name = new;
     }
-    s.name = name;
 }
 
 fn short(id: &str) -> &str {
