@@ -761,3 +761,45 @@ fn the_documented_key_table_is_the_keymap() {
         "docs/explorer.md's key table differs from the keymap; it should read:\n{table}"
     );
 }
+
+#[test]
+fn a_on_a_trace_call_that_ran_an_agent_opens_the_agents_session_from_the_same_file() {
+    // An OTLP trace whose tool call ran another agent: both sessions come from one file; `a`
+    // on the turn of the call selects the sub-agent's, Back returns to the parent.
+    let bytes = crate::importers_otlp::sub_agent_trace("t-tui").to_string();
+    let sessions = provscope::ingest::load_any_bytes(
+        "trace",
+        "trace.json",
+        bytes.as_bytes(),
+        &LoadOptions::default(),
+    );
+    let mut a = new_app(&Config::default(), false).unwrap();
+    update(&mut a, Msg::Load(LoadMsg::Sessions(loaded(sessions))));
+    update(&mut a, Msg::Load(LoadMsg::Done));
+    open_session(&mut a, "trace");
+    assert_eq!(a.current().unwrap().session.id(), "t-tui");
+    let turn = a.current().unwrap().session.calls[0].turn;
+    a.sel_turn = a
+        .current()
+        .unwrap()
+        .session
+        .turns
+        .iter()
+        .position(|t| t.index == turn)
+        .unwrap();
+    let before = screen(&mut a, 120, 40);
+    assert!(before.contains("Plan a day in Paris"), "{before}");
+    let effects = update(&mut a, crate::tui_util::key('a'));
+    assert!(effects.is_empty(), "no file to load: {effects:?}");
+    assert_eq!(a.view, View::Session);
+    assert_eq!(
+        a.current().unwrap().session.id(),
+        "t-tui/call_research",
+        "status: {}",
+        a.status
+    );
+    let after = screen(&mut a, 120, 40);
+    assert!(after.contains("Research the weather in Paris"), "{after}");
+    update(&mut a, Action::Back);
+    assert_eq!(a.current().unwrap().session.id(), "t-tui");
+}
