@@ -31,6 +31,7 @@ mod importers_langsmith;
 mod importers_locations;
 mod importers_managed;
 mod importers_otlp;
+mod importers_responses;
 mod importers_robust;
 mod importers_shapes;
 mod importers_sse;

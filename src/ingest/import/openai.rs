@@ -45,6 +45,8 @@ lax_object! {
         name: Str<'a> = "name",
         server_label: Str<'a> = "server_label",
         arguments: Raw<'a> = "arguments",
+        input: Raw<'a> = "input",
+        operation: Raw<'a> = "operation",
         output: Raw<'a> = "output",
         error: Raw<'a> = "error",
         action: Raw<'a> = "action",
@@ -109,6 +111,16 @@ fn source_url<'a>(url: &Raw<'a>) -> Option<(std::borrow::Cow<'a, str>, Option<&'
 }
 
 const NAME: &str = "openai-responses";
+
+/// The input items that carry the output of a call the app ran, found by its `call_id`.
+const APP_CALL_OUTPUTS: [&str; 6] = [
+    "function_call_output",
+    "custom_tool_call_output",
+    "computer_call_output",
+    "local_shell_call_output",
+    "shell_call_output",
+    "apply_patch_call_output",
+];
 pub(super) const HOSTS: &[&str] = &["api.openai.com", "openai.azure.com"];
 
 pub fn sniff(h: &Head) -> bool {
@@ -134,6 +146,9 @@ struct Conv {
     seen_inputs: usize,
     /// Whether the current turn's answer already has text from an earlier message.
     answered: bool,
+    /// The `call_id` of each app-run call whose item `id` differs from it: an output may name
+    /// its call by either (`local_shell_call_output` carries only an `id`).
+    call_of_item: HashMap<String, String>,
 }
 
 pub fn import(input: &Input) -> Vec<Session> {
@@ -142,6 +157,7 @@ pub fn import(input: &Input) -> Vec<Session> {
         linked: HashMap::default(),
         seen_inputs: 0,
         answered: false,
+        call_of_item: HashMap::default(),
     };
     // The built-in tools' server and names, held by each of their calls, results and
     // citations.
@@ -219,26 +235,33 @@ impl Conv {
                 self.b.turn(&text, at, Loc::path(0, path));
                 self.answered = false;
             }
-            "function_call_output" => {
-                let Some(id) = s(item, "call_id") else {
+            kind if APP_CALL_OUTPUTS.contains(&kind) => {
+                // `local_shell_call_output` names its call by `id` only.
+                let Some(named) = s(item, "call_id").or_else(|| s(item, "id")) else {
                     return self.b.diag(
                         0,
                         0,
                         &format!("{path}.call_id"),
                         DiagLevel::Error,
-                        "a function_call_output without `call_id`; skipped".into(),
+                        format!("a {kind} without `call_id`; skipped"),
                     );
                 };
-                if self.b.has_result(id) {
+                let id = self
+                    .call_of_item
+                    .get(named)
+                    .map_or(named, String::as_str)
+                    .to_owned();
+                if self.b.has_result(&id) {
                     return;
                 }
+                // Text, a list of content parts, or one object (a computer call's screenshot).
                 let content = match item.get("output") {
                     Some(Value::String(t)) => vec![text_block(t.clone())],
-                    Some(v @ Value::Array(_)) => util::blocks(v),
+                    Some(v @ (Value::Array(_) | Value::Object(_))) => util::blocks(v),
                     _ => Vec::new(),
                 };
                 self.record(NewResult {
-                    call_id: id.to_owned(),
+                    call_id: id,
                     content,
                     at,
                     json_path: Some(json_path(path)),
@@ -359,6 +382,8 @@ impl Conv {
                     ..NewCall::default()
                 });
             }
+            "custom_tool_call" | "computer_call" | "local_shell_call" | "shell_call"
+            | "apply_patch_call" => self.app_call(item, kind, at, path),
             "mcp_call" => {
                 let Some(id) = item.id.get() else {
                     return self.b.diag(
@@ -517,8 +542,8 @@ impl Conv {
             | "mcp_approval_request"
             | "mcp_approval_response"
             | "" => {}
-            other => {
-                // code_interpreter_call, image_generation_call, computer_call, ...: a call run
+            other if other.ends_with("_call") => {
+                // code_interpreter_call, image_generation_call, ...: a call run
                 // by OpenAI, its output kept as received.
                 let Some(id) = item.id.get().or_else(|| item.call_id.get()) else {
                     return;
@@ -551,7 +576,46 @@ impl Conv {
                     ..NewResult::default()
                 });
             }
+            // Other items (`item_reference`, `compaction`, ...) hold no call, result or answer.
+            _ => {}
         }
+    }
+
+    /// A call of a tool the app runs (a custom tool, the computer, a shell, apply_patch): its
+    /// output comes back in the next request (`<type>_output`), read by [`Conv::input_item`].
+    /// Its arguments are what the model wrote: a custom tool's `input` text (as a JSON
+    /// string), the computer's or shell's `action`, apply_patch's `operation`.
+    fn app_call(&mut self, item: &Item, kind: &str, at: Option<Timestamp>, path: &str) {
+        let Some(id) = item.call_id.get().or_else(|| item.id.get()) else {
+            return self.b.diag(
+                0,
+                0,
+                &format!("{path}.call_id"),
+                DiagLevel::Error,
+                format!("a {kind} without `call_id`; skipped"),
+            );
+        };
+        if let Some(item_id) = item.id.get().filter(|i| *i != id) {
+            self.call_of_item.insert(item_id.to_owned(), id.to_owned());
+        }
+        if self.b.has_call(id) {
+            return;
+        }
+        let (tool, args) = match kind {
+            "custom_tool_call" => (item.name.get().unwrap_or(""), item.input),
+            "apply_patch_call" => ("apply_patch", item.operation),
+            _ => (kind.strip_suffix("_call").unwrap_or(kind), item.action),
+        };
+        let arguments = args.0.and_then(lax::raw_value);
+        self.b.call(NewCall {
+            id: id.into(),
+            server: "app".into(),
+            tool: tool.into(),
+            arguments,
+            at,
+            json_path: Some(json_path(path)),
+            ..NewCall::default()
+        });
     }
 
     fn arguments(&mut self, v: Raw, path: &str) -> Option<Box<serde_json::value::RawValue>> {
