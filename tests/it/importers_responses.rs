@@ -175,8 +175,11 @@ fn a_response_alone_holds_the_calls_without_results_and_no_reference_is_a_call()
 
 #[test]
 fn an_output_without_a_call_id_is_an_error_at_its_path() {
+    // Its own item id is no call's id: only a local shell call's output names its call by `id`.
     let mut outs = outputs();
-    outs[3].as_object_mut().unwrap().remove("call_id");
+    let out = outs[3].as_object_mut().unwrap();
+    out.remove("call_id");
+    out.insert("id".into(), json!("sho_1"));
     let s = load(&cassette_with(outs));
     let errs = errors(&s);
     assert_eq!(errs.len(), 1, "{errs:?}");
@@ -187,7 +190,7 @@ fn an_output_without_a_call_id_is_an_error_at_its_path() {
     );
     // The other outputs still load.
     assert_eq!(s.results.len(), 4);
-    assert!(s.result("call_sh").is_none());
+    assert!(s.result("call_sh").is_none() && s.result("sho_1").is_none());
 }
 
 #[test]

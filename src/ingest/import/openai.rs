@@ -236,8 +236,13 @@ impl Conv {
                 self.answered = false;
             }
             kind if APP_CALL_OUTPUTS.contains(&kind) => {
-                // `local_shell_call_output` names its call by `id` only.
-                let Some(named) = s(item, "call_id").or_else(|| s(item, "id")) else {
+                // `local_shell_call_output` names its call by `id` only (the id of any other
+                // output is its own, not its call's).
+                let named = match kind {
+                    "local_shell_call_output" => s(item, "call_id").or_else(|| s(item, "id")),
+                    _ => s(item, "call_id"),
+                };
+                let Some(named) = named else {
                     return self.b.diag(
                         0,
                         0,
