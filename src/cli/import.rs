@@ -56,45 +56,35 @@ fn to_native(ctx: &mut Ctx, st: &Settings, a: &ImportArgs) -> CmdResult {
     let inputs = st.pipeline.discover(&a.paths);
     ctx.diags(&inputs.errors);
     let mut bad = inputs.has_errors();
-    let mut used = std::collections::HashSet::new();
-    let mut written = 0;
+    let mut out = NativeOut {
+        dir,
+        used: std::collections::HashSet::new(),
+        written: 0,
+        group: Vec::new(),
+    };
     let mut failed = None;
     st.pipeline.run(&inputs, |c| {
-        let s = &c.session;
+        let s = c.session;
         ctx.diags(&s.diagnostics);
         bad |= s.has_errors();
         if s.header.is_none() && s.calls.is_empty() && s.answers.is_empty() {
             return true;
         }
-        let base = native::file_name(s);
-        let mut name = base.clone();
-        let mut n = 1;
-        while !used.insert(name.clone()) {
-            n += 1;
-            name = format!("{}-{n}.jsonl", base.trim_end_matches(".jsonl"));
-        }
-        let path = dir.join(&name);
-        let mut body = Vec::new();
-        let res = native::write_session(s, &mut body)
-            .and_then(|()| crate::export::write_new(&path, &body, true));
-        match res {
-            Ok(()) => {
-                written += 1;
-                let _ = writeln!(
-                    ctx.human(),
-                    "{}  {}  ->  {}",
-                    s.format(),
-                    s.source,
-                    path.display()
-                );
-                true
-            }
-            Err(e) => {
-                failed = Some(CliError::write(&path, e));
-                false
+        // The sessions of one file are written together, so that a link between two of them
+        // (a sub-agent cut out of a trace) can name the other's log.
+        if out.group.first().is_some_and(|g| g.source != s.source) {
+            if let Err(e) = out.flush(ctx) {
+                failed = Some(e);
+                return false;
             }
         }
+        out.group.push(s);
+        true
     });
+    if failed.is_none() {
+        failed = out.flush(ctx).err();
+    }
+    let written = out.written;
     if let Some(e) = failed {
         return Err(e);
     }
@@ -105,6 +95,67 @@ fn to_native(ctx: &mut Ctx, st: &Settings, a: &ImportArgs) -> CmdResult {
     )
     .map_err(CliError::stdout)?;
     Ok(if bad { Exit::InputErrors } else { Exit::Ok })
+}
+
+/// Where `import --to provscope` writes: the log names given so far, and the sessions of the
+/// file being read.
+struct NativeOut<'a> {
+    dir: &'a std::path::Path,
+    used: std::collections::HashSet<String>,
+    written: usize,
+    group: Vec<crate::model::Session>,
+}
+
+impl NativeOut<'_> {
+    /// Writes the held sessions of one file, each into a log of its own (never over an existing
+    /// file). A call's link to a sub-agent session of the same file, which names no log, names
+    /// the log that session is written to, so that `verify` follows it there.
+    fn flush(&mut self, ctx: &mut Ctx) -> Result<(), CliError> {
+        let mut group = std::mem::take(&mut self.group);
+        let names: Vec<String> = group
+            .iter()
+            .map(|s| {
+                let base = native::file_name(s);
+                let mut name = base.clone();
+                let mut n = 1;
+                while !self.used.insert(name.clone()) {
+                    n += 1;
+                    name = format!("{}-{n}.jsonl", base.trim_end_matches(".jsonl"));
+                }
+                name
+            })
+            .collect();
+        let by_id: std::collections::HashMap<String, String> = group
+            .iter()
+            .zip(&names)
+            .map(|(s, n)| (s.id().to_owned(), n.clone()))
+            .collect();
+        for s in &mut group {
+            for c in &mut s.calls {
+                if let Some(link) = c.sub_session.as_deref_mut() {
+                    if link.path.is_none() {
+                        link.path = by_id.get(&link.id).cloned();
+                    }
+                }
+            }
+        }
+        for (s, name) in group.iter().zip(&names) {
+            let path = self.dir.join(name);
+            let mut body = Vec::new();
+            native::write_session(s, &mut body)
+                .and_then(|()| crate::export::write_new(&path, &body, true))
+                .map_err(|e| CliError::write(&path, e))?;
+            self.written += 1;
+            let _ = writeln!(
+                ctx.human(),
+                "{}  {}  ->  {}",
+                s.format(),
+                s.source,
+                path.display()
+            );
+        }
+        Ok(())
+    }
 }
 
 /// `import` into the case store.

@@ -740,6 +740,70 @@ fn summary_and_verify_show_a_trace_sub_agent_as_its_own_session() {
     assert!(out.contains("\"tr-1/call_s\""), "{out}");
 }
 
+#[test]
+fn import_to_provscope_links_a_trace_sub_agent_to_the_log_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("planner.trace.json");
+    std::fs::write(&p, langfuse_sub_agent_trace().to_string()).unwrap();
+    let out = dir.path().join("native");
+    let o = provscope(&[
+        "import",
+        "--to",
+        "provscope",
+        p.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "{files:?}");
+    // Every link of every written log names a log written beside it, whose session is the one
+    // linked.
+    let mut links = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(out.join(f)).unwrap();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let Some(link) = v.get("sub_session") else {
+                continue;
+            };
+            links += 1;
+            let target = link["path"].as_str().unwrap_or_else(|| panic!("{link}"));
+            assert!(files.iter().any(|x| x == target), "{target} in {files:?}");
+            let head: serde_json::Value = serde_json::from_str(
+                std::fs::read_to_string(out.join(target))
+                    .unwrap()
+                    .lines()
+                    .next()
+                    .unwrap(),
+            )
+            .unwrap();
+            assert_eq!(head["session_id"], link["session_id"], "{link}");
+        }
+    }
+    assert_eq!(links, 2);
+    // The parent's log alone leads to its sub-agent's: the link is followed from its path.
+    let parent = provscope::ingest::load_file_sessions(
+        &out.join("planner.trace.jsonl"),
+        &provscope::ingest::LoadOptions::default(),
+    );
+    let sub = parent[0]
+        .calls
+        .iter()
+        .find_map(|c| c.sub_session.as_deref())
+        .unwrap();
+    assert_eq!(sub.id, "tr-1/call_r");
+    assert_eq!(sub.path.as_deref(), Some("planner.trace_call_r.jsonl"));
+}
+
 /// A cassette of one exchange: `req` sent, `resp` received.
 fn cassette(req: &serde_json::Value, resp: &serde_json::Value) -> Vec<u8> {
     format!(
