@@ -1010,18 +1010,15 @@ fn build_one(
     parent: &[Option<usize>],
     want: &mut [(usize, Option<String>)],
 ) {
+    // Up the chain of parents as `sub_agent_scopes` goes, bounded by the same limit.
     let tool_ancestor = |i: usize| -> bool {
         let mut cur = parent[i];
-        let mut hops = 0;
-        while let Some(j) = cur {
+        for _ in 0..=MAX_HOPS {
+            let Some(j) = cur else { break };
             if spans[j].is_tool() {
                 return true;
             }
             cur = parent[j];
-            hops += 1;
-            if hops > 256 {
-                break;
-            }
         }
         false
     };
