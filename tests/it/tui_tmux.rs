@@ -851,3 +851,65 @@ fn follow_shows_a_log_that_record_is_writing() {
     assert!(s.contains("session.jsonl"), "{s}");
     tmux.quit();
 }
+
+/// `a` on the turn of a call that ran another agent opens that agent's session: in a trace
+/// (the sub-agent cut out of the same file) and in the native logs `import --to provscope`
+/// writes of it, opened alone (the link names the sub-agent's log).
+#[test]
+fn a_opens_the_sub_agent_session_of_a_trace_and_of_its_native_logs() {
+    if !crate::peers::tool("tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cases.sqlite");
+    let trace = dir.path().join("trip.json");
+    let doc = super::importers_otlp::sub_agent_trace("t-sub");
+    std::fs::write(&trace, doc.to_string()).unwrap();
+    let bin = env!("CARGO_BIN_EXE_provscope");
+    let tmux = Tmux::new("provscope-sub");
+    tmux.start(
+        "trace",
+        &format!(
+            "{bin} --db {} {}; echo EXIT=$?; sleep 60",
+            quoted(&db),
+            quoted(&trace)
+        ),
+    );
+    let s = tmux.wait_for("2 sessions");
+    assert!(s.contains("trip/call_research"), "{s}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Plan a day in Paris");
+    tmux.keys(&["a"]);
+    let s = tmux.wait_for("Research the weather in Paris");
+    assert!(s.contains("Session │ trip/call_research"), "{s}");
+    assert!(s.contains("call_w"), "the sub-agent's own call: {s}");
+    tmux.quit();
+
+    let native = dir.path().join("native");
+    let o = std::process::Command::new(bin)
+        .args(["import", "--to", "provscope", "-o"])
+        .arg(&native)
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // The parent's log alone: a single session opens straight into the session view.
+    tmux.start(
+        "native",
+        &format!(
+            "{bin} --db {} {}; echo EXIT=$?; sleep 60",
+            quoted(&db),
+            quoted(&native.join("trip.jsonl"))
+        ),
+    );
+    tmux.wait_for("Plan a day in Paris");
+    tmux.keys(&["a"]);
+    let s = tmux.wait_for("Research the weather in Paris");
+    assert!(s.contains("call_w"), "{s}");
+    tmux.quit();
+}
